@@ -1,0 +1,7 @@
+"""quiz: terminal exam prep for AI infrastructure (training vs inference memory, precision, storage).
+
+This package's top level imports nothing heavy: the core (``quiz.bank``, ``quiz.study``,
+``quiz.footprint``) never imports Textual, and the TUI (``quiz.tui``) is imported only when run.
+"""
+
+__version__ = "0.1.0"

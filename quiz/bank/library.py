@@ -1,0 +1,104 @@
+"""A library: the banks loaded from one or more files or folders, with question ids unique across it.
+
+Built by :func:`quiz.bank.load.load_library`; consumed by the study session and the TUI.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from quiz.bank.model import BankInfo, Question
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One problem found in a bank file.
+
+    ``line`` and ``column`` are 1-based; 0 means "the whole file" (an unreadable file, say).
+    ``str()`` gives the ``path:line:col: severity: message`` form that editors and CI understand.
+    """
+
+    path: str
+    line: int
+    column: int
+    message: str
+    severity: Literal["error", "warning"] = "error"
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}:{self.column}" if self.line else self.path
+        return f"{where}: {self.severity}: {self.message}"
+
+
+@dataclass(frozen=True)
+class LoadedBank:
+    """One bank file after validation: where it came from, its header and its questions."""
+
+    path: Path
+    info: BankInfo
+    questions: tuple[Question, ...]
+
+
+@dataclass(frozen=True)
+class Library:
+    """All banks of a study run. Question ids are unique across the library.
+
+    ``topics`` maps topic key → display name over every bank (the first bank to name a topic wins);
+    a topic used by a question but not declared anywhere shows under its key.
+    """
+
+    banks: tuple[LoadedBank, ...]
+    topics: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def questions(self) -> list[Question]:
+        """Every question, in file order, bank by bank."""
+        return [q for bank in self.banks for q in bank.questions]
+
+    @property
+    def title(self) -> str:
+        """The bank's title, or a summary title for several banks."""
+        if len(self.banks) == 1:
+            return self.banks[0].info.title
+        return f"{len(self.banks)} banks: " + ", ".join(b.info.title for b in self.banks)
+
+    @property
+    def pass_mark(self) -> float:
+        """The strictest pass mark of the library's banks (a fraction 0–1)."""
+        return max((b.info.pass_mark for b in self.banks), default=0.7)
+
+    def topic_name(self, key: str) -> str:
+        """Display name of a topic key (the key itself when no bank declares it)."""
+        return self.topics.get(key, key)
+
+    def question(self, question_id: str) -> Question:
+        """Return the question with this id. Raises ``KeyError`` if there is none."""
+        for q in self.questions:
+            if q.id == question_id:
+                return q
+        raise KeyError(question_id)
+
+
+@dataclass
+class LoadReport:
+    """What loading produced: the library (None when any error was found) and every diagnostic,
+    errors and warnings, in file order."""
+
+    library: Library | None
+    diagnostics: list[Diagnostic]
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        """The diagnostics of severity ``error``."""
+        return [d for d in self.diagnostics if d.severity == "error"]
+
+    @property
+    def warnings(self) -> list[Diagnostic]:
+        """The diagnostics of severity ``warning``."""
+        return [d for d in self.diagnostics if d.severity == "warning"]
+
+    @property
+    def ok(self) -> bool:
+        """True when no error was found (warnings allowed)."""
+        return not self.errors

@@ -1,0 +1,270 @@
+"""The question bank model (format v1): pydantic models for a bank and its questions.
+
+The YAML loader (:mod:`quiz.bank.load`) builds plain values in which every scalar is the string the
+author typed, then validates them with :meth:`BankFile.model_validate`. Only a few fields are coerced
+from text (``version``, ``pass_mark``, ``shuffle``); every other text field must be a string, so a
+list or a mapping where text belongs is an error rather than a rendered Python ``repr``.
+
+Cross-field rules (the answer key names an option; one distractor review per wrong option and none
+for a right one) are raised as :class:`pydantic.ValidationError` entries whose ``loc`` points at the
+offending key, so the loader can report ``path:line:col`` for them like any other error.
+
+The format is documented for instructors in ``question_bank/FORMAT.md``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import InitErrorDetails, PydanticCustomError
+
+OPTION_KEYS = "ABCDEFGH"
+"""Allowed option keys, in order. At most eight options: the TUI binds A–H (and 1–8) to them."""
+
+SLUG_PATTERN = r"^[a-z0-9][a-z0-9._-]*$"
+"""Bank ids, question ids and topic keys: lowercase letters, digits, ``.``, ``_`` and ``-``."""
+
+Slug = Annotated[StrictStr, Field(pattern=SLUG_PATTERN, max_length=120)]
+OptionKey = Annotated[StrictStr, Field(pattern=r"^[A-H]$")]
+
+
+def _not_blank(value: str) -> str:
+    if not value.strip():
+        raise PydanticCustomError("blank_text", "must not be empty")
+    return value
+
+
+Text = Annotated[StrictStr, Field(min_length=1)]
+"""Required text: a string (never a list or mapping), not blank. Kept exactly as written."""
+
+
+class _Strict(BaseModel):
+    """Base for every bank model: unknown keys are errors, models are immutable."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=False)
+
+
+class TableInfographic(_Strict):
+    """A table: ``columns`` (header cells) and ``rows`` (each a list of cells, same length)."""
+
+    columns: list[Text] = Field(min_length=1)
+    rows: list[list[StrictStr]] = Field(min_length=1)
+    caption: StrictStr | None = None
+
+    @model_validator(mode="after")
+    def _rows_match_columns(self) -> TableInfographic:
+        errors = [
+            InitErrorDetails(
+                type=PydanticCustomError(
+                    "row_length",
+                    "this row has {got} cells but the table has {want} columns",
+                    {"got": len(row), "want": len(self.columns)},
+                ),
+                loc=("rows", i),
+                input=row,
+            )
+            for i, row in enumerate(self.rows)
+            if len(row) != len(self.columns)
+        ]
+        if errors:
+            raise ValidationError.from_exception_data("TableInfographic", errors)
+        return self
+
+
+class Infographic(_Strict):
+    """An infographic: exactly one of ``table``, ``text`` (a preformatted diagram) or
+    ``footprint`` (a calculator scenario drawn by :mod:`quiz.footprint`)."""
+
+    table: TableInfographic | None = None
+    text: Text | None = None
+    footprint: dict[StrictStr, Any] | None = None
+    caption: StrictStr | None = None
+
+    @model_validator(mode="after")
+    def _exactly_one_kind(self) -> Infographic:
+        kinds = [k for k in ("table", "text", "footprint") if getattr(self, k) is not None]
+        if len(kinds) != 1:
+            raise PydanticCustomError(
+                "infographic_kind",
+                "an infographic needs exactly one of 'table', 'text' or 'footprint' (found {found})",
+                {"found": ", ".join(kinds) or "none"},
+            )
+        return self
+
+    @property
+    def kind(self) -> Literal["table", "text", "footprint"]:
+        """Which kind this infographic is."""
+        if self.table is not None:
+            return "table"
+        if self.text is not None:
+            return "text"
+        return "footprint"
+
+
+class WorkedExample(_Strict):
+    """A calculator scenario whose derivation steps are shown after the answer."""
+
+    footprint: dict[StrictStr, Any]
+    caption: StrictStr | None = None
+
+
+class Question(_Strict):
+    """One question.
+
+    ``stem`` is written ``question:`` in YAML. ``answer`` is one option key, or a list of two or
+    more keys for a multiple-response ("choose N") question. ``distractor_review`` has one entry per
+    wrong option and none for a right one.
+    """
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    id: Slug
+    topic: Slug
+    difficulty: Literal["easy", "medium", "hard"] | None = None
+    tags: list[Slug] = Field(default_factory=list)
+    stem: Text = Field(alias="question")
+    options: dict[OptionKey, Text]
+    answer: OptionKey | list[OptionKey]
+    shuffle: bool = True
+    short_explanation: Text
+    infographic: Infographic | None = None
+    full_explanation: Text
+    distractor_review: dict[OptionKey, Text]
+    worked_example: WorkedExample | None = None
+    references: list[Text] = Field(default_factory=list)
+
+    _check_blank = field_validator("stem", "short_explanation", "full_explanation")(_not_blank)
+
+    @field_validator("options")
+    @classmethod
+    def _options_lettered_in_order(cls, options: dict[str, str]) -> dict[str, str]:
+        if len(options) < 2:
+            raise PydanticCustomError("too_few_options", "a question needs at least 2 options")
+        expected = OPTION_KEYS[: len(options)]
+        if "".join(options) != expected:
+            raise PydanticCustomError(
+                "option_letters",
+                "options must be lettered {expected} in this order (found {found})",
+                {"expected": ", ".join(expected), "found": ", ".join(options)},
+            )
+        return options
+
+    @property
+    def answer_keys(self) -> frozenset[str]:
+        """The set of right option keys (one key for a single-answer question)."""
+        return frozenset([self.answer] if isinstance(self.answer, str) else self.answer)
+
+    @property
+    def multiple_response(self) -> bool:
+        """True when the answer is a list: the student must choose exactly ``len(answer_keys)``."""
+        return isinstance(self.answer, list)
+
+    @model_validator(mode="after")
+    def _answer_and_reviews_agree(self) -> Question:
+        errors: list[InitErrorDetails] = []
+
+        def err(loc: tuple[str | int, ...], kind: str, msg: str, value: Any, **ctx: Any) -> None:
+            errors.append(
+                InitErrorDetails(
+                    type=PydanticCustomError(kind, msg, ctx or None), loc=loc, input=value
+                )
+            )
+
+        keys = [self.answer] if isinstance(self.answer, str) else list(self.answer)
+        if isinstance(self.answer, list):
+            if len(self.answer) < 2:
+                err(("answer",), "answer_list_short",
+                    "a list answer is for multiple response and needs 2 or more keys; "
+                    "write a single key as 'answer: {key}'", self.answer,
+                    key=self.answer[0] if self.answer else "A")
+            seen: set[str] = set()
+            for i, key in enumerate(self.answer):
+                if key in seen:
+                    err(("answer", i), "answer_duplicate", "{key} is listed twice", key, key=key)
+                seen.add(key)
+            if len(set(self.answer)) >= len(self.options) and len(self.options) >= 2:
+                err(("answer",), "answer_all_options",
+                    "every option is right: at least one option must be a distractor", self.answer)
+        for i, key in enumerate(keys):
+            if key not in self.options:
+                loc: tuple[str | int, ...] = ("answer",) if isinstance(self.answer, str) else (
+                    "answer", i)
+                err(loc, "answer_not_option",
+                    "the answer {key} is not one of the options ({options})", key,
+                    key=key, options=", ".join(self.options))
+        right = set(keys)
+        for key in self.distractor_review:
+            if key in right:
+                err(("distractor_review", key), "review_for_answer",
+                    "{key} is a right answer: the distractor review is only for wrong options; "
+                    "remove this entry", key, key=key)
+            elif key not in self.options:
+                err(("distractor_review", key), "review_not_option",
+                    "there is no option {key} to review (options: {options})", key,
+                    key=key, options=", ".join(self.options))
+        missing = [k for k in self.options if k not in right and k not in self.distractor_review]
+        if missing:
+            err(("distractor_review",), "review_missing",
+                "add a review for each wrong option: missing {missing}", self.distractor_review,
+                missing=", ".join(missing))
+        if errors:
+            raise ValidationError.from_exception_data("Question", errors)
+        return self
+
+
+class BankInfo(_Strict):
+    """The ``bank:`` header: a stable ``id``, a ``title``, a format ``version``, the exam
+    ``pass_mark`` (a fraction 0–1) and the ``topics`` (key → display name)."""
+
+    id: Slug
+    title: Text
+    version: int = Field(default=1, ge=1)
+    pass_mark: float = Field(default=0.7, ge=0.0, le=1.0)
+    description: StrictStr | None = None
+    topics: dict[Slug, Text] = Field(default_factory=dict)
+
+
+class BankFile(_Strict):
+    """One bank file: the ``bank:`` header and its ``questions``.
+
+    Question ids are unique within the file (and across a library: see
+    :func:`quiz.bank.load.load_library`); every question's topic is declared in ``bank.topics``
+    when that mapping is given.
+    """
+
+    bank: BankInfo
+    questions: list[Question] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _ids_unique_topics_known(self) -> BankFile:
+        errors: list[InitErrorDetails] = []
+        first: dict[str, int] = {}
+        for i, q in enumerate(self.questions):
+            if q.id in first:
+                errors.append(InitErrorDetails(
+                    type=PydanticCustomError(
+                        "duplicate_id",
+                        "question id {id!r} is already used by question {n} of this file",
+                        {"id": q.id, "n": first[q.id] + 1}),
+                    loc=("questions", i, "id"), input=q.id))
+            else:
+                first[q.id] = i
+            if self.bank.topics and q.topic not in self.bank.topics:
+                errors.append(InitErrorDetails(
+                    type=PydanticCustomError(
+                        "unknown_topic",
+                        "topic {topic!r} is not declared in bank.topics ({known})",
+                        {"topic": q.topic, "known": ", ".join(self.bank.topics)}),
+                    loc=("questions", i, "topic"), input=q.topic))
+        if errors:
+            raise ValidationError.from_exception_data("BankFile", errors)
+        return self

@@ -1,0 +1,1 @@
+"""The footprint calculator: training vs inference memory and storage, with derivations."""

@@ -1,0 +1,46 @@
+"""Where quiz finds its bundled bank and keeps its data.
+
+All paths are resolved here so that tests can redirect them (``QUIZ_DATA_DIR``) and an installed
+wheel finds its files wherever the current directory is.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+DATA_DIR_ENV = "QUIZ_DATA_DIR"
+"""Environment variable that overrides the user data folder (used by tests and ``--data-dir``)."""
+
+
+def bundled_bank_dir() -> Path:
+    """Return the folder of the shipped question banks.
+
+    In an installed wheel the banks live in ``quiz/_bundled_bank``; in a source checkout they live in
+    ``question_bank/`` beside the package.
+
+    Raises:
+        FileNotFoundError: if neither folder exists (a broken installation).
+    """
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "_bundled_bank", here.parent / "question_bank"):
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError(
+        f"the bundled question bank is missing (looked in {here / '_bundled_bank'} and "
+        f"{here.parent / 'question_bank'}); reinstall quiz"
+    )
+
+
+def data_dir() -> Path:
+    """Return (and create) the folder for progress data: ``$QUIZ_DATA_DIR`` or the platform's
+    user data folder from ``platformdirs``."""
+    override = os.environ.get(DATA_DIR_ENV)
+    if override:
+        path = Path(override)
+    else:
+        from platformdirs import user_data_path
+
+        path = user_data_path("quiz", appauthor=False)
+    path.mkdir(parents=True, exist_ok=True)
+    return path
