@@ -1,0 +1,141 @@
+"""The Textual app: screens, global keys, command palette. It arranges and presents; the study
+logic lives in :mod:`quiz.study` and the bank in :mod:`quiz.bank`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import replace
+from pathlib import Path
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+
+from quiz.bank.library import Library
+from quiz.study.session import SessionConfig, SessionError, StudySession
+from quiz.tui.messages import RetryQuestions, StartSession
+from quiz.tui.screens.start import StartScreen
+
+CSS_DIR = Path(__file__).parent
+
+
+class QuizApp(App[int]):
+    """Study a :class:`~quiz.bank.library.Library`: start screen → questions → summary."""
+
+    CSS_PATH = CSS_DIR / "app.tcss"
+    TITLE = "quiz"
+    BINDINGS = [
+        Binding("ctrl+q", "request_quit", "Quit", priority=True, show=False),
+        Binding("m", "footprint", "Calculator"),
+    ]
+
+    def __init__(self, library: Library, *, seed: int | None = None, shuffle: bool = True) -> None:
+        super().__init__()
+        self.library = library
+        self.seed = seed
+        self.shuffle = shuffle
+        self.session: StudySession | None = None
+        self.last_config: SessionConfig | None = None
+
+    def on_mount(self) -> None:
+        self.title = self.library.title
+        self.push_screen(StartScreen(self.library, shuffle=self.shuffle, seed=self.seed))
+
+    # -- sessions ---------------------------------------------------------------------------
+    def start_session(self, config: SessionConfig) -> None:
+        """Draw a session from the library and show its first question."""
+        from quiz.tui.screens.question import QuestionScreen
+
+        try:
+            session = StudySession.from_questions(
+                self.library.questions, config, topic_names=self.library.topics)
+        except SessionError as exc:
+            self.notify(str(exc), severity="error", markup=False)
+            return
+        self.session = session
+        self.last_config = config
+        self._back_to_start()
+        self.push_screen(QuestionScreen(session, title=self.library.title))
+
+    def on_start_session(self, message: StartSession) -> None:
+        self.start_session(message.config)
+
+    def on_retry_questions(self, message: RetryQuestions) -> None:
+        base = self.last_config or SessionConfig(shuffle=self.shuffle, seed=self.seed)
+        self.start_session(replace(base, question_ids=message.question_ids, topics=None,
+                                   count=None))
+
+    def _back_to_start(self) -> None:
+        while len(self.screen_stack) > 2:
+            self.pop_screen()
+
+    # -- actions ----------------------------------------------------------------------------
+    def action_new_session(self) -> None:
+        """Back to the start screen to choose a new session."""
+        self._back_to_start()
+
+    def action_help(self) -> None:
+        """Show the keys."""
+        from quiz.tui.screens.help import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def action_summary(self) -> None:
+        """Show the summary of the current session."""
+        from quiz.tui.screens.summary import SummaryScreen
+
+        if self.session is None:
+            self.notify("No session yet: start one first.", markup=False)
+        elif not isinstance(self.screen, SummaryScreen):
+            self.push_screen(SummaryScreen(self.session, pass_mark=self.library.pass_mark))
+
+    def action_footprint(self) -> None:
+        """Open the footprint calculator; from a question, pre-filled with its worked example."""
+        from quiz.tui.screens.footprint import FootprintScreen
+
+        if isinstance(self.screen, FootprintScreen):
+            return
+        spec = None
+        if self.session is not None and type(self.screen).__name__ == "QuestionScreen":
+            q = self.session.current.question
+            if q.worked_example is not None:
+                spec = dict(q.worked_example.footprint)
+            elif q.infographic is not None and q.infographic.footprint is not None:
+                spec = dict(q.infographic.footprint)
+        self.push_screen(FootprintScreen(spec))
+
+    def action_request_quit(self) -> None:
+        """Quit after a confirmation."""
+        from quiz.tui.screens.confirm import ConfirmScreen
+
+        if isinstance(self.screen, ConfirmScreen):
+            return
+        answered = len(self.session.outcomes) if self.session else 0
+        text = "Quit quiz?"
+        if answered:
+            text += f"\n\nThis session's {answered} answer{'s' * (answered != 1)} will not be kept."
+
+        def done(confirmed: bool | None) -> None:
+            if confirmed:
+                self.exit(0)
+
+        self.push_screen(ConfirmScreen(text, yes="Quit", no="Stay"), done)
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        """Command palette entries: the main actions, then Textual's own."""
+        yield SystemCommand("New session", "Choose topics and start over", self.action_new_session)
+        yield SystemCommand("Summary", "Score so far, per topic", self.action_summary)
+        yield SystemCommand("Footprint calculator",
+                            "Training vs inference memory, with the derivation",
+                            self.action_footprint)
+        yield SystemCommand("Help", "Show the keys", self.action_help)
+        yield SystemCommand("Quit", "Quit quiz (asks first)", self.action_request_quit)
+        for command in super().get_system_commands(screen):
+            if command.title != "Quit":
+                yield command
+
+
+def make_app(library: Library, *, seed: int | None = None, shuffle: bool = True) -> QuizApp:
+    """The app factory used by the CLI and the tests."""
+    return QuizApp(library, seed=seed, shuffle=shuffle)

@@ -1,0 +1,252 @@
+"""The question screen: progress, stem, options; after the answer, the reveal.
+
+On this screen the letters A–H and digits 1–8 belong to the options, so no action key here is a
+letter from A to H (next is ``n``, previous ``p``, quit ``q``, help ``?``).
+"""
+
+from __future__ import annotations
+
+from textual import events
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Static
+
+from quiz.bank.model import OPTION_KEYS
+from quiz.study.session import Outcome, SessionError, StudySession
+from quiz.tui.text import assemble, literal
+from quiz.tui.widgets.option_item import OptionItem
+from quiz.tui.widgets.reveal import Reveal
+
+
+class QuestionScreen(Screen[None]):
+    """Asks the session's questions one at a time and reveals each answer's explanations."""
+
+    BINDINGS = [
+        Binding("n", "next", "Next"),
+        Binding("p", "previous", "Previous"),
+        Binding("right", "next", "Next", show=False),
+        Binding("left", "previous", "Previous", show=False),
+        Binding("up", "move(-1)", "Up", show=False),
+        Binding("down", "move(1)", "Down", show=False),
+        Binding("enter", "submit", "Answer", show=False),
+        Binding("space", "toggle", "Toggle", show=False),
+        Binding("s", "app.summary", "Summary"),
+        Binding("question_mark", "app.help", "Help"),
+        Binding("q", "app.request_quit", "Quit"),
+        Binding("escape", "app.request_quit", "Quit", show=False),
+        Binding("pageup", "scroll(-1)", "Page up", show=False),
+        Binding("pagedown", "scroll(1)", "Page down", show=False),
+        Binding("home", "scroll_home", "Top", show=False),
+        Binding("end", "scroll_end", "Bottom", show=False),
+    ]
+
+    def __init__(self, session: StudySession, *, title: str = "quiz") -> None:
+        super().__init__()
+        self.session = session
+        self.bank_title = title
+        self.highlight = 0
+        self.ticked: set[str] = set()
+
+    # -- layout -----------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(id="status", markup=False)
+        with VerticalScroll(id="body"):
+            yield Static(id="stem", markup=False)
+            yield Static(id="hint", markup=False)
+            yield Vertical(id="options")
+            yield Vertical(id="reveal")
+        yield Footer()
+
+    async def on_mount(self) -> None:
+        self.title = self.bank_title
+        self.query_one("#body").can_focus = False
+        await self.show_question()
+
+    # -- drawing ----------------------------------------------------------------------------
+    async def show_question(self) -> None:
+        """Draw the current question: answered ones with their reveal, others without."""
+        shown = self.session.current
+        outcome = self.session.outcome()
+        self.highlight = 0
+        self.ticked = set()
+        self._draw_status()
+        self.query_one("#stem", Static).update(literal(shown.question.stem))
+        self.query_one("#hint", Static).update(self._hint(outcome))
+        options = self.query_one("#options", Vertical)
+        await options.remove_children()
+        items = [
+            OptionItem(opt, multiple=shown.question.multiple_response, id=f"option-{opt.letter}")
+            for opt in shown.options
+        ]
+        await options.mount_all(items)
+        reveal = self.query_one("#reveal", Vertical)
+        await reveal.remove_children()
+        if outcome is not None:
+            self._mark_options(items, outcome)
+            await reveal.mount(Reveal(outcome))
+        else:
+            items[0].highlighted = True
+        self.query_one("#body", VerticalScroll).scroll_home(animate=False)
+
+    def _draw_status(self) -> None:
+        shown = self.session.current
+        score = self.session.score
+        q = shown.question
+        parts = [f"Question {shown.number}/{shown.total}", self.session.topic_names.get(q.topic,
+                                                                                          q.topic)]
+        if q.difficulty:
+            parts.append(q.difficulty)
+        left = " · ".join(parts)
+        right = f"Score {score.correct}/{score.answered}"
+        self.query_one("#status", Static).update(assemble((left, "bold"), "   ", right))
+
+    def _hint(self, outcome: Outcome | None):
+        shown = self.session.current
+        letters = shown.letters
+        span = f"{letters[0]}–{letters[-1]}"
+        if outcome is not None:
+            last = "s Summary" if self.session.at_last else "n Next"
+            return assemble(("Answered. ", "bold"), f"{last} · p Previous · ↑↓ scroll")
+        if shown.question.multiple_response:
+            return assemble((f"Choose {shown.choose}. ", "bold"),
+                            f"Toggle with {span} or 1–{len(letters)} (or ↑↓ Space), "
+                            "then press Enter.")
+        return assemble(("Choose one. ", "bold"),
+                        f"Press {span} or 1–{len(letters)}, or ↑↓ and Enter, or click.")
+
+    def _items(self) -> list[OptionItem]:
+        return list(self.query(OptionItem))
+
+    def _mark_options(self, items: list[OptionItem], outcome: Outcome) -> None:
+        right = {o.letter for o in outcome.right}
+        chosen = {o.letter for o in outcome.chosen}
+        for item in items:
+            item.highlighted = False
+            item.chosen = item.option.letter in chosen
+            if item.option.letter in right:
+                item.verdict = "right"
+            elif item.option.letter in chosen:
+                item.verdict = "wrong"
+
+    # -- input ------------------------------------------------------------------------------
+    def on_key(self, event: events.Key) -> None:
+        """Letters A–H and digits 1–8 pick the option shown under that letter/number."""
+        char = (event.character or "").upper()
+        if not char or len(char) != 1:
+            return
+        shown = self.session.current
+        if char in OPTION_KEYS or char in "12345678":
+            index = OPTION_KEYS.index(char) if char in OPTION_KEYS else int(char) - 1
+            event.stop()
+            event.prevent_default()
+            if index < len(shown.options):
+                self.pick(shown.options[index].letter)
+            elif self.session.outcome() is None:
+                self.notify(f"There is no option {char} here (options: "
+                            f"{', '.join(shown.letters)}).", severity="warning", markup=False)
+
+    def on_option_item_clicked(self, message: OptionItem.Clicked) -> None:
+        self.pick(message.letter)
+
+    def pick(self, letter: str) -> None:
+        """Answer with ``letter`` (single answer) or toggle it (multiple response)."""
+        if self.session.outcome() is not None:
+            return
+        items = self._items()
+        for i, item in enumerate(items):
+            item.highlighted = item.option.letter == letter
+            if item.highlighted:
+                self.highlight = i
+        if self.session.current.question.multiple_response:
+            self.ticked ^= {letter}
+            for item in items:
+                item.chosen = item.option.letter in self.ticked
+        else:
+            self._answer({letter})
+
+    def _answer(self, letters: set[str]) -> None:
+        try:
+            outcome = self.session.answer(letters)
+        except SessionError as exc:
+            self.notify(str(exc), severity="warning", markup=False)
+            return
+        self._mark_options(self._items(), outcome)
+        self._draw_status()
+        self.query_one("#hint", Static).update(self._hint(outcome))
+        reveal = Reveal(outcome)
+        self.query_one("#reveal", Vertical).mount(reveal)
+        self.call_after_refresh(self._scroll_to_verdict)
+
+    def _scroll_to_verdict(self) -> None:
+        verdict = self.query("#verdict")
+        if verdict:
+            self.query_one("#body", VerticalScroll).scroll_to_widget(
+                verdict.first(), animate=False, top=True)
+
+    # -- actions ----------------------------------------------------------------------------
+    def action_move(self, delta: int) -> None:
+        """Move the option cursor (before the answer) or scroll the reveal (after)."""
+        if self.session.outcome() is not None:
+            body = self.query_one("#body", VerticalScroll)
+            (body.scroll_down if delta > 0 else body.scroll_up)(animate=False)
+            return
+        items = self._items()
+        self.highlight = (self.highlight + delta) % len(items)
+        for i, item in enumerate(items):
+            item.highlighted = i == self.highlight
+        items[self.highlight].scroll_visible(animate=False)
+
+    def action_toggle(self) -> None:
+        """Space: toggle the highlighted option of a multiple-response question."""
+        if self.session.current.question.multiple_response:
+            self.pick(self.session.current.options[self.highlight].letter)
+
+    async def action_submit(self) -> None:
+        """Enter: answer with the highlighted option, or submit the ticked ones; once answered,
+        go on to the next question."""
+        shown = self.session.current
+        if self.session.outcome() is not None:
+            await self.action_next()
+        elif shown.question.multiple_response:
+            if len(self.ticked) != shown.choose:
+                self.notify(f"Choose {shown.choose} options ({len(self.ticked)} chosen so far).",
+                            severity="warning", markup=False)
+                return
+            self._answer(set(self.ticked))
+        else:
+            self._answer({shown.options[self.highlight].letter})
+
+    async def action_next(self) -> None:
+        """Go to the next question; after the last one, to the summary."""
+        if self.session.at_last:
+            if self.session.outcome() is not None:
+                self.app.action_summary()  # type: ignore[attr-defined]
+            else:
+                self.notify("This is the last question.", markup=False)
+            return
+        self.session.next()
+        await self.show_question()
+
+    async def action_previous(self) -> None:
+        """Go back one question (answered ones show their reveal)."""
+        if self.session.position == 0:
+            self.notify("This is the first question.", markup=False)
+            return
+        self.session.previous()
+        await self.show_question()
+
+    def action_scroll(self, pages: int) -> None:
+        """Scroll the body by a page."""
+        body = self.query_one("#body", VerticalScroll)
+        (body.scroll_page_down if pages > 0 else body.scroll_page_up)(animate=False)
+
+    def action_scroll_home(self) -> None:
+        """Scroll to the top."""
+        self.query_one("#body", VerticalScroll).scroll_home(animate=False)
+
+    def action_scroll_end(self) -> None:
+        """Scroll to the bottom."""
+        self.query_one("#body", VerticalScroll).scroll_end(animate=False)

@@ -1,0 +1,25 @@
+"""Bank text is data: turn it into Textual ``Content`` that is never parsed as markup and never
+carries terminal control characters."""
+
+from __future__ import annotations
+
+from textual.content import Content
+
+from quiz.bank.text import terminal_safe
+
+
+def literal(text: str, style: str = "") -> Content:
+    """Return ``text`` as literal Content: square brackets, backslashes and emoji shown as
+    written, control characters replaced by visible symbols (see :func:`terminal_safe`), and
+    a trailing newline (from a YAML block scalar) dropped."""
+    content = Content(terminal_safe(text.rstrip("\n")))
+    return content.stylize(style) if style else content
+
+
+def assemble(*parts: str | tuple[str, str]) -> Content:
+    """Join literal pieces of text, each optionally styled: ``assemble(("A", "bold"), " text")``.
+    Every piece is made terminal-safe; none is parsed as markup."""
+    safe: list[str | tuple[str, str]] = [
+        (terminal_safe(p[0]), p[1]) if isinstance(p, tuple) else terminal_safe(p) for p in parts
+    ]
+    return Content.assemble(*safe)

@@ -1,0 +1,83 @@
+"""The infographic of a question: a table, a preformatted diagram, or a footprint chart drawn by
+the calculator."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Static
+
+from quiz.bank.model import Infographic
+from quiz.bank.text import terminal_safe
+from quiz.tui.text import literal
+
+
+def _cell(text: str) -> Text:
+    # Rich would parse a plain str cell as console markup: always hand it a Text.
+    return Text(terminal_safe(text))
+
+
+def table_renderable(columns: list[str], rows: list[list[str]]) -> Table:
+    """A Rich table of literal cells (never markup), sized to the terminal."""
+    table = Table(expand=False, show_lines=False, header_style="bold", pad_edge=True)
+    for col in columns:
+        table.add_column(_cell(col), overflow="fold")
+    for row in rows:
+        table.add_row(*(_cell(c) for c in row))
+    return table
+
+
+class FootprintChart(Static):
+    """Stacked bars for a footprint scenario, redrawn at the widget's width."""
+
+    def __init__(self, spec: dict[str, Any], *, id: str | None = None,
+                 classes: str | None = None) -> None:
+        self.spec = spec
+        super().__init__(id=id, classes=classes, markup=False)
+
+    def on_resize(self) -> None:
+        self.update(literal(self.render_chart(max(self.size.width, 20))))
+
+    def render_chart(self, width: int) -> str:
+        """The chart as plain text at ``width`` columns (the calculator draws it)."""
+        from quiz.footprint.render import render_bars
+        from quiz.footprint.spec import FootprintSpec
+        from quiz.footprint import estimate
+
+        report = estimate(FootprintSpec.from_mapping(self.spec))
+        units = str(self.spec.get("units", "GB"))
+        return render_bars(report, width=width, units=units)
+
+
+class InfographicView(Vertical):
+    """Shows an :class:`~quiz.bank.model.Infographic` of any kind, with its caption."""
+
+    DEFAULT_CSS = """
+    InfographicView { height: auto; }
+    InfographicView .preformatted { width: auto; text-wrap: nowrap; }
+    InfographicView .caption { color: $text-muted; text-style: italic; }
+    """
+
+    def __init__(self, infographic: Infographic, *, id: str | None = None,
+                 classes: str | None = None) -> None:
+        self.infographic = infographic
+        super().__init__(id=id, classes=classes)
+
+    def compose(self) -> ComposeResult:
+        info = self.infographic
+        if info.table is not None:
+            yield Static(table_renderable(list(info.table.columns),
+                                          [list(r) for r in info.table.rows]), classes="table")
+            caption = info.table.caption or info.caption
+        elif info.text is not None:
+            yield Static(literal(info.text), classes="preformatted", markup=False)
+            caption = info.caption
+        else:
+            yield FootprintChart(dict(info.footprint or {}), classes="footprint")
+            caption = info.caption
+        if caption:
+            yield Static(literal(caption), classes="caption", markup=False)

@@ -1,0 +1,37 @@
+"""A question's worked example: the calculator's derivation steps, one line per item."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Static
+
+from quiz.bank.model import WorkedExample
+from quiz.tui.text import literal
+
+
+class WorkedExampleView(Vertical):
+    """Derivation steps for a :class:`~quiz.bank.model.WorkedExample`, computed by the footprint
+    calculator (never hand-typed numbers)."""
+
+    DEFAULT_CSS = """
+    WorkedExampleView { height: auto; }
+    WorkedExampleView .caption { color: $text-muted; text-style: italic; }
+    """
+
+    def __init__(self, example: WorkedExample, *, id: str | None = None,
+                 classes: str | None = None) -> None:
+        self.example = example
+        super().__init__(id=id, classes=classes)
+
+    def compose(self) -> ComposeResult:
+        from quiz.footprint import estimate
+        from quiz.footprint.render import derivation_steps
+        from quiz.footprint.spec import FootprintSpec
+
+        spec = dict(self.example.footprint)
+        report = estimate(FootprintSpec.from_mapping(spec))
+        steps = derivation_steps(report, units=str(spec.get("units", "GB")))
+        if self.example.caption:
+            yield Static(literal(self.example.caption), classes="caption", markup=False)
+        yield Static(literal("\n".join(steps)), classes="steps", markup=False)

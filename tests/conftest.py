@@ -1,0 +1,59 @@
+"""Shared fixtures: every test runs with its own data folder, a fixed seed and no cursor blink."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from quiz.bank.library import Library, LoadedBank
+from quiz.bank.model import BankFile
+
+
+@pytest.fixture(autouse=True)
+def _isolated_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Point the user data folder at a temporary one: tests never touch the real home."""
+    data = tmp_path / "quiz-data"
+    monkeypatch.setenv("QUIZ_DATA_DIR", str(data))
+    return data
+
+
+@pytest.fixture(autouse=True)
+def _no_cursor_blink(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Blinking cursors make screenshots differ from run to run."""
+    from textual.widgets import Input
+
+    monkeypatch.setattr(Input, "cursor_blink", False, raising=False)
+
+
+def question_data(qid: str = "q1", *, topic: str = "memory", answer: Any = "B",
+                  options: dict[str, str] | None = None, **extra: Any) -> dict[str, Any]:
+    """A valid question as plain data (what the YAML loader builds), with overrides."""
+    opts = options or {"A": "Alpha", "B": "Bravo", "C": "Charlie", "D": "Delta"}
+    right = {answer} if isinstance(answer, str) else set(answer)
+    data: dict[str, Any] = {
+        "id": qid,
+        "topic": topic,
+        "question": f"Stem of {qid}?",
+        "options": opts,
+        "answer": answer,
+        "short_explanation": f"Short explanation of {qid}.",
+        "full_explanation": f"Full explanation of {qid}.",
+        "distractor_review": {k: f"{v} is wrong because reasons." for k, v in opts.items()
+                              if k not in right},
+    }
+    data.update(extra)
+    return data
+
+
+def make_library(*questions: dict[str, Any], topics: dict[str, str] | None = None,
+                 title: str = "Test bank") -> Library:
+    """A one-bank library validated by the real model (no YAML involved)."""
+    bank = BankFile.model_validate({
+        "bank": {"id": "test-bank", "title": title,
+                 "topics": topics or {"memory": "Memory footprint", "precision": "Precision"}},
+        "questions": list(questions),
+    })
+    return Library(banks=(LoadedBank(Path("test.yaml"), bank.bank, tuple(bank.questions)),),
+                   topics=dict(bank.bank.topics))
