@@ -9,7 +9,7 @@ from __future__ import annotations
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
@@ -52,7 +52,9 @@ class QuestionScreen(Screen[None]):
     # -- layout -----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static(id="status", markup=False)
+        with Horizontal(id="status"):
+            yield Static(id="status-left", markup=False)
+            yield Static(id="status-right", markup=False)
         with VerticalScroll(id="body"):
             yield Static(id="stem", markup=False)
             yield Static(id="hint", markup=False)
@@ -99,9 +101,9 @@ class QuestionScreen(Screen[None]):
                                                                                           q.topic)]
         if q.difficulty:
             parts.append(q.difficulty)
-        left = " · ".join(parts)
-        right = f"Score {score.correct}/{score.answered}"
-        self.query_one("#status", Static).update(assemble((left, "bold"), "   ", right))
+        self.query_one("#status-left", Static).update(literal(" · ".join(parts), "bold"))
+        self.query_one("#status-right", Static).update(
+            f"Score {score.correct}/{score.answered}")
 
     def _hint(self, outcome: Outcome | None):
         shown = self.session.current

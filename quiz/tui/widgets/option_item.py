@@ -2,23 +2,38 @@
 
 from __future__ import annotations
 
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.content import Content
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Static
 
 from quiz.study.session import ShownOption
-from quiz.tui.text import assemble
+from quiz.tui.text import assemble, literal
 
 
-class OptionItem(Static):
-    """An option as the student sees it: ``letter`` and text. Clicking it posts
-    :class:`OptionItem.Clicked`; its look comes from CSS classes set by its reactives."""
+class OptionItem(Horizontal):
+    """An option as the student sees it: a marker column (letter, tick box or radio, verdict)
+    and the option text, wrapped under itself. Clicking it posts :class:`OptionItem.Clicked`;
+    its look comes from CSS classes set by its reactives."""
 
     DEFAULT_CSS = """
     OptionItem {
-        padding: 0 1;
-        margin: 0 0 0 0;
         height: auto;
+        padding: 0 1 0 0;
+    }
+    OptionItem > .marker {
+        width: 7;
+        padding: 0 0 0 1;
+    }
+    OptionItem > .option-text {
+        width: 1fr;
+    }
+    OptionItem > .verdict-mark {
+        width: auto;
+        padding: 0 0 0 1;
+        text-style: bold;
     }
     """
 
@@ -40,35 +55,42 @@ class OptionItem(Static):
                  classes: str | None = None) -> None:
         self.option = option
         self.multiple = multiple
-        super().__init__(id=id, classes=classes, markup=False)
+        super().__init__(id=id, classes=classes)
+
+    def compose(self) -> ComposeResult:
+        yield Static(self._marker(), classes="marker", markup=False)
+        yield Static(literal(self.option.text), classes="option-text", markup=False)
+        yield Static("", classes="verdict-mark", markup=False)
+
+    @property
+    def text(self) -> str:
+        """The option text as shown."""
+        return self.query_one(".option-text", Static).visual.plain  # type: ignore[union-attr]
 
     def watch_highlighted(self, value: bool) -> None:
         self.set_class(value, "-highlighted")
 
     def watch_chosen(self, value: bool) -> None:
         self.set_class(value, "-chosen")
-        self.update(self._label())
+        if self.is_mounted:
+            self.query_one(".marker", Static).update(self._marker())
 
     def watch_verdict(self, value: str) -> None:
         self.set_class(value == "right", "-right")
         self.set_class(value == "wrong", "-wrong")
-        self.update(self._label())
+        if self.is_mounted:
+            mark = {"right": "✓ right", "wrong": "✗ your choice"}.get(value, "")
+            self.query_one(".verdict-mark", Static).update(mark)
 
     def on_mount(self) -> None:
-        self.update(self._label())
+        self.watch_verdict(self.verdict)
 
     def on_click(self) -> None:
         self.post_message(self.Clicked(self.option.letter))
 
-    def _label(self):
+    def _marker(self) -> Content:
         if self.multiple:
             mark = "[x]" if self.chosen else "[ ]"
         else:
             mark = "(•)" if self.chosen else "( )"
-        suffix = ""
-        if self.verdict == "right":
-            suffix = "  ✓ right"
-        elif self.verdict == "wrong":
-            suffix = "  ✗ your choice"
-        return assemble((f"{self.option.letter}", "bold"), f" {mark} ", self.option.text,
-                        (suffix, "bold"))
+        return assemble((self.option.letter, "bold"), f" {mark}")

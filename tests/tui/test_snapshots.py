@@ -1,0 +1,45 @@
+"""SVG snapshots of the screens a student sees, at 80×24. Update them only after reading the
+diff report: `pytest tests/tui/test_snapshots.py --snapshot-update`."""
+
+from __future__ import annotations
+
+from quiz.tui.app import make_app
+from tests.conftest import make_library, question_data
+
+
+def _library():
+    return make_library(
+        question_data(
+            "memory-001",
+            answer="D",
+            question="How does training memory compare with inference memory for [INT8] models?",
+            options={
+                "A": "About the same: both load the same weights.",
+                "B": "Inference needs more, because of concurrent pipelines.",
+                "C": "Training needs minimal VRAM.",
+                "D": "Training needs far more: gradients, optimizer states, activations.",
+            },
+            short_explanation="Training is the heavy lift; inference the light one.",
+            infographic={"table": {"columns": ["Aspect", "Training", "Inference"],
+                                   "rows": [["Gradients", "Same size as weights", "None"],
+                                            ["Bytes/param", "16", "2 (BF16)"]]}},
+            full_explanation="Training keeps weights, gradients, optimizer states and "
+                             "activations; inference only the weights.",
+            difficulty="easy",
+        ),
+        title="AI infrastructure: training vs inference",
+    )
+
+
+def test_question_before_answer(snap_compare) -> None:
+    assert snap_compare(make_app(_library(), shuffle=False), terminal_size=(80, 24),
+                        press=["enter"])
+
+
+def test_reveal_after_wrong_answer(snap_compare) -> None:
+    assert snap_compare(make_app(_library(), shuffle=False), terminal_size=(80, 24),
+                        press=["enter", "b"])
+
+
+def test_start_screen(snap_compare) -> None:
+    assert snap_compare(make_app(_library(), shuffle=False), terminal_size=(80, 24))
