@@ -1,9 +1,10 @@
 """The question bank model (format v1): pydantic models for a bank and its questions.
 
-The YAML loader (:mod:`quiz.bank.load`) builds plain values in which every scalar is the string the
-author typed, then validates them with :meth:`BankFile.model_validate`. Only a few fields are coerced
-from text (``version``, ``pass_mark``, ``shuffle``); every other text field must be a string, so a
-list or a mapping where text belongs is an error rather than a rendered Python ``repr``.
+The YAML loader (:mod:`quiz.bank.load`) builds plain values in which every scalar is the string
+the author typed, then validates them with :meth:`BankFile.model_validate`. Only a few fields are
+coerced from text (``version``, ``pass_mark``, ``shuffle``); every other text field must be a
+string, so a list or a mapping where text belongs is an error rather than a rendered Python
+``repr``.
 
 Cross-field rules (the answer key names an option; one distractor review per wrong option and none
 for a right one) are raised as :class:`pydantic.ValidationError` entries whose ``loc`` points at the
@@ -95,7 +96,8 @@ class Infographic(_Strict):
         if len(kinds) != 1:
             raise PydanticCustomError(
                 "infographic_kind",
-                "an infographic needs exactly one of 'table', 'text' or 'footprint' (found {found})",
+                "an infographic needs exactly one of 'table', 'text' or 'footprint' "
+                "(found {found})",
                 {"found": ", ".join(kinds) or "none"},
             )
         return self
@@ -253,7 +255,7 @@ class BankFile(_Strict):
                 errors.append(InitErrorDetails(
                     type=PydanticCustomError(
                         "duplicate_id",
-                        "question id {id!r} is already used by question {n} of this file",
+                        "question id '{id}' is already used by question {n} of this file",
                         {"id": q.id, "n": first[q.id] + 1}),
                     loc=("questions", i, "id"), input=q.id))
             else:
@@ -262,7 +264,7 @@ class BankFile(_Strict):
                 errors.append(InitErrorDetails(
                     type=PydanticCustomError(
                         "unknown_topic",
-                        "topic {topic!r} is not declared in bank.topics ({known})",
+                        "topic '{topic}' is not declared in bank.topics ({known})",
                         {"topic": q.topic, "known": ", ".join(self.bank.topics)}),
                     loc=("questions", i, "topic"), input=q.topic))
         if errors:
