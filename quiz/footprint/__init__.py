@@ -1,1 +1,96 @@
-"""The footprint calculator: training vs inference memory and storage, with derivations."""
+"""The footprint calculator: training vs inference memory and storage, with derivations.
+
+A pure core (no Textual, no rich): :class:`FootprintSpec` says what to estimate,
+:func:`estimate` returns a :class:`Report` of items with exact byte counts, formulas and sources,
+and :mod:`quiz.footprint.render` draws it as plain text. Importing this package is cheap: the
+names below are loaded on first use.
+
+    >>> from quiz.footprint import FootprintSpec, estimate, render_report
+    >>> report = estimate(FootprintSpec.from_mapping({"model": "llama-2-7b"}))
+    >>> report.inference.item("weights").bytes
+    13476831232
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS = {
+    "FootprintSpec": "quiz.footprint.spec",
+    "TrainingSpec": "quiz.footprint.spec",
+    "InferenceSpec": "quiz.footprint.spec",
+    "StorageSpec": "quiz.footprint.spec",
+    "estimate": "quiz.footprint.engine",
+    "Report": "quiz.footprint.report",
+    "PhaseEstimate": "quiz.footprint.report",
+    "StorageEstimate": "quiz.footprint.report",
+    "Item": "quiz.footprint.report",
+    "Omitted": "quiz.footprint.report",
+    "ModelSummary": "quiz.footprint.report",
+    "render_report": "quiz.footprint.render",
+    "render_bars": "quiz.footprint.render",
+    "render_table": "quiz.footprint.render",
+    "derivation_steps": "quiz.footprint.render",
+    "explain_notes": "quiz.footprint.explain",
+    "format_bytes": "quiz.footprint.units",
+    "parse_count": "quiz.footprint.units",
+    "parse_size": "quiz.footprint.units",
+    "parse_bool": "quiz.footprint.units",
+    "model_presets": "quiz.footprint.presets",
+    "gpu_presets": "quiz.footprint.presets",
+}
+
+__all__ = [
+    "FootprintSpec",
+    "InferenceSpec",
+    "Item",
+    "ModelSummary",
+    "Omitted",
+    "PhaseEstimate",
+    "Report",
+    "StorageEstimate",
+    "StorageSpec",
+    "TrainingSpec",
+    "derivation_steps",
+    "estimate",
+    "explain_notes",
+    "format_bytes",
+    "gpu_presets",
+    "model_presets",
+    "parse_bool",
+    "parse_count",
+    "parse_size",
+    "render_bars",
+    "render_report",
+    "render_table",
+]
+
+if TYPE_CHECKING:
+    from quiz.footprint.engine import estimate
+    from quiz.footprint.explain import explain_notes
+    from quiz.footprint.presets import gpu_presets, model_presets
+    from quiz.footprint.render import derivation_steps, render_bars, render_report, render_table
+    from quiz.footprint.report import (
+        Item,
+        ModelSummary,
+        Omitted,
+        PhaseEstimate,
+        Report,
+        StorageEstimate,
+    )
+    from quiz.footprint.spec import FootprintSpec, InferenceSpec, StorageSpec, TrainingSpec
+    from quiz.footprint.units import format_bytes, parse_bool, parse_count, parse_size
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'quiz.footprint' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(list(globals()) + __all__)

@@ -1,0 +1,205 @@
+"""The calculator's entry point: :func:`estimate` turns a :class:`FootprintSpec` into a
+:class:`~quiz.footprint.report.Report`.
+
+Pure arithmetic on exact integers (bytes), no I/O after the presets are read once; one estimate
+takes tens of microseconds (``benchmarks/bench_footprint.py``), so the TUI can recompute on every
+keystroke.
+
+Fit (with a GPU preset; memory as the driver reports it, framework overhead not counted):
+
+training
+    ``headroom`` = GPU memory − per-device total of the described layout (negative: short).
+    ``gpus_needed`` = the fewest GPUs dp' × tp × pp, keeping tp, pp, ZeRO stage and micro-batch
+    and varying the data-parallel size dp', for which the per-device total fits; ``None`` when
+    no dp' is enough (ZeRO-0 replicates the model states on every device; activations are never
+    sharded by dp).
+inference
+    ``gpus_needed`` = ⌈total / GPU memory⌉, the footprint split evenly (tensor parallelism);
+    ``headroom`` = gpus_needed × GPU memory − total.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from quiz.footprint.inference import inference_items, kv_dtype
+from quiz.footprint.report import ModelSummary, Omitted, PhaseEstimate, Report, StorageEstimate
+from quiz.footprint.storage import storage_items
+from quiz.footprint.training import bytes_per_param_text, model_state_bytes, training_items
+from quiz.footprint.units import format_bytes, format_count
+
+if TYPE_CHECKING:
+    from quiz.footprint.presets import GpuPreset
+    from quiz.footprint.resolve import ResolvedModel
+    from quiz.footprint.spec import FootprintSpec, TrainingSpec
+
+MAX_DP = 2**24
+"""Largest data-parallel size tried when searching the fewest GPUs."""
+
+
+def estimate(spec: FootprintSpec) -> Report:
+    """Estimate the memory (per device) and storage of ``spec``.
+
+    Args:
+        spec: a validated :class:`~quiz.footprint.spec.FootprintSpec`.
+
+    Returns:
+        A :class:`~quiz.footprint.report.Report`: the model (total and active parameters), one
+        :class:`~quiz.footprint.report.PhaseEstimate` per requested phase (items with exact bytes,
+        formula and source; totals; fit on the GPU preset), storage, the items that could not be
+        computed (``omitted``) and the conventions used.
+
+    Raises:
+        Nothing for a validated spec (validation already rejected every impossible case).
+    """
+    r = spec.resolved
+    gpu = spec.gpu_preset
+    omitted: list[Omitted] = []
+    training = inference = None
+    if spec.phase != "inference":
+        training = _training(spec.training, r, gpu, omitted)
+    if spec.phase != "training":
+        inference = _inference(spec, r, gpu, omitted)
+    s_items, s_omitted = storage_items(spec, r)
+    omitted.extend(s_omitted)
+    storage = StorageEstimate(s_items, sum(i.bytes for i in s_items))
+    model = ModelSummary(r.name, r.preset, r.params, r.active_params, r.params_note)
+    return Report(
+        model=model,
+        training=training,
+        inference=inference,
+        storage=storage,
+        omitted=omitted,
+        conventions=_conventions(spec, r, gpu),
+        gpu=gpu,
+        units=spec.units,
+        spec=spec,
+    )
+
+
+def _training(
+    t: TrainingSpec, r: ResolvedModel, gpu: GpuPreset | None, omitted: list[Omitted]
+) -> PhaseEstimate:
+    items, missing = training_items(t, r)
+    omitted.extend(missing)
+    total = sum(i.bytes for i in items)
+    needed = headroom = None
+    if gpu is not None:
+        headroom = gpu.memory_bytes - total
+        needed = _fewest_training_gpus(t, r, gpu.memory_bytes, total)
+    recompute = {
+        "none": "no recomputation",
+        "selective": "selective recomputation",
+        "full": "full recomputation",
+    }[t.recompute]
+    convention = (
+        f"{bytes_per_param_text(t)}; ZeRO-{t.zero} over dp {t.dp}"
+        f"{' (no effect with dp 1)' if t.dp == 1 and t.zero else ''}; model states split evenly "
+        + (
+            f"over tp × pp; activations: Korthikanti et al. 2022 Table 2, {recompute}"
+            f"{', sequence parallel' if t.sequence_parallel and t.tp > 1 else ''}"
+            if any(i.name == "activations" for i in items)
+            else "over tp × pp; activations not estimated (no architecture)"
+        )
+    )
+    setup = (
+        f"{t.devices} device{'s' if t.devices != 1 else ''} = dp {t.dp} × tp {t.tp} × pp {t.pp}, "
+        f"ZeRO-{t.zero}, {t.precision}, {t.optimizer}, micro-batch {t.micro_batch} × "
+        f"{format_count(t.seq_len)} tokens, {recompute}"
+    )
+    return PhaseEstimate("training", items, total, t.devices, needed, headroom, convention, setup)
+
+
+def _fewest_training_gpus(t: TrainingSpec, r: ResolvedModel, memory: int, total: int) -> int | None:
+    states = model_state_bytes(t, r, t.dp)
+    if states is None:
+        return None
+    other = total - states  # activations: the same for every dp
+
+    def fits(dp: int) -> bool:
+        value = model_state_bytes(t, r, dp)
+        return value is not None and value + other <= memory
+
+    mp = t.tp * t.pp
+    if fits(1):
+        return mp
+    if t.zero == 0:
+        return None
+    hi = 2
+    while not fits(hi):
+        hi *= 2
+        if hi > MAX_DP:
+            return None
+    lo = hi // 2  # does not fit
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if fits(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi * mp
+
+
+def _inference(
+    spec: FootprintSpec, r: ResolvedModel, gpu: GpuPreset | None, omitted: list[Omitted]
+) -> PhaseEstimate:
+    inf = spec.inference
+    items, missing = inference_items(inf, r)
+    omitted.extend(missing)
+    total = sum(i.bytes for i in items)
+    needed = headroom = None
+    if gpu is not None:
+        needed = max(1, -(-total // gpu.memory_bytes))
+        headroom = needed * gpu.memory_bytes - total
+    group = f" (groups of {inf.group_size})" if inf.weights in ("int4", "int8") else ""
+    kv = kv_dtype(inf).upper()
+    kept = ", embeddings and LM head kept 16-bit" if inf.weights in ("fp8", "int8", "int4") else ""
+    convention = (
+        f"weights {inf.weights.upper()}{group}{kept}; "
+        f"KV cache {kv} = 2 × layers × KV heads × head dim × bytes per token; activations: one "
+        "layer's transient working set; the footprint split evenly over the GPUs needed"
+    )
+    setup = (
+        f"{inf.weights.upper()} weights{group}, {kv} KV cache, batch {inf.batch} × "
+        f"{format_count(inf.context)} tokens of context"
+    )
+    return PhaseEstimate("inference", items, total, 1, needed, headroom, convention, setup)
+
+
+def _conventions(spec: FootprintSpec, r: ResolvedModel, gpu: GpuPreset | None) -> list[str]:
+    notes = [
+        f"Parameters: {format_count(r.params)} ({r.params_note}).",
+        f"Sizes are exact byte counts, printed in {spec.units}: GB = 10^9 bytes, GiB = 2^30 bytes.",
+    ]
+    arch = r.arch
+    if arch is not None and arch.experts > 1:
+        notes.append(
+            f"Mixture of experts: memory counts all {arch.experts} experts; "
+            f"{arch.active_experts} are active per token = {format_count(r.active_params)} "
+            "active parameters (compute, not memory)."
+        )
+    if spec.phase != "inference" and r.layers:
+        notes.append(
+            "Training activations use Korthikanti et al.'s formula for a GPT layer (4h MLP, "
+            "dropout, attention scores stored unless recomputed); for gated (SwiGLU) or "
+            "mixture-of-experts MLPs it is an approximation, and embedding/output-layer "
+            "activations (logits) are not counted."
+        )
+    if r.context and spec.phase != "inference" and spec.training.seq_len > r.context:
+        notes.append(
+            f"seq_len {format_count(spec.training.seq_len)} is longer than the "
+            f"{format_count(r.context)} tokens the model was trained with."
+        )
+    if r.context and spec.phase != "training" and spec.inference.context > r.context:
+        notes.append(
+            f"context {format_count(spec.inference.context)} is longer than the model's "
+            f"{format_count(r.context)} tokens."
+        )
+    if gpu is not None:
+        notes.append(
+            f"{gpu.name}: {format_count(gpu.memory_bytes)} bytes "
+            f"({format_bytes(gpu.memory_bytes, 'GB')} = {format_bytes(gpu.memory_bytes, 'GiB')}) "
+            f"as the driver reports it; datasheet: {gpu.datasheet}. CUDA context, allocator and "
+            "framework overhead are not counted."
+        )
+    return notes

@@ -1,0 +1,127 @@
+"""``--explain``: how common tools and sources would count the same case.
+
+Sources disagree on a few conventions; each note states ours, the alternatives with their
+source, and what they give for this case:
+
+* bytes per parameter for mixed-precision Adam: 16 (Rajbhandari et al. 2020, ZeRO, sec. 3.1:
+  16-bit gradients) vs 18 (Hugging Face Transformers, "GPU memory usage" guide
+  ``model_memory_anatomy``: FP32 gradients; EleutherAI cookbook ``calc_transformer_mem.py``
+  default ``bytes_per_grad_ele = 4``) vs 20 (the Ultra-Scale Playbook, FP32 gradient copies kept
+  beside the 16-bit ones);
+* GB (10^9) vs GiB (2^30);
+* what "activation checkpointing" means: full (Hugging Face ``gradient_checkpointing_enable``
+  checkpoints every decoder layer) vs selective (Megatron-LM ``--recompute-activations``);
+  FlashAttention never materialises the s × s scores;
+* KV cache with or without grouped-query attention;
+* quantized weights as "params × bits / 8" vs with 16-bit embeddings and group scales.
+"""
+
+from __future__ import annotations
+
+from quiz.footprint.inference import KV_BYTES, WEIGHT_BITS, kv_dtype
+from quiz.footprint.report import Report
+from quiz.footprint.training import activation_bytes_per_layer, grad_dtype, has_master
+from quiz.footprint.units import format_bytes, format_count
+
+
+def explain_notes(report: Report, *, units: str = "GB") -> list[str]:
+    """Notes comparing this estimate's conventions with other tools', with this case's numbers.
+
+    Returns:
+        A list of paragraphs (plain text, no line breaks).
+    """
+    spec, notes = report.spec, []
+    psi = report.model.params
+
+    def b(n: int) -> str:
+        return format_bytes(n, units)
+
+    if report.training is not None:
+        t = spec.training
+        if t.optimizer in ("adam", "adamw") and has_master(t):
+            ours = 16 if grad_dtype(t) != "fp32" else 18
+            notes.append(
+                f"Bytes per parameter, mixed-precision Adam: this estimate counts {ours} "
+                f"({'16-bit' if ours == 16 else 'FP32'} gradients) = {b(ours * psi)} of model "
+                f"states for {format_count(psi)} parameters before any sharding. The ZeRO paper "
+                f"(sec. 3.1) counts 16 = 2 + 2 + 12 → {b(16 * psi)}; Hugging Face's \"GPU "
+                'memory usage" guide counts 18 = 6 (FP16 and FP32 weights) + 4 (FP32 gradients) '
+                f"+ 8 (Adam) → {b(18 * psi)}, as does EleutherAI's calc_transformer_mem.py "
+                "(4-byte gradients by default); the Ultra-Scale Playbook gets 20 when FP32 "
+                f"gradient copies are kept beside the 16-bit ones → {b(20 * psi)}. "
+                "--grad-precision fp32 gives the 18-byte count."
+            )
+        r = spec.resolved
+        if report.training.item("activations") is not None and r.layers and r.hidden and r.heads:
+            e = 4 if t.precision == "fp32" else 2
+            vals = {}
+            for mode in ("none", "selective", "full"):
+                per = activation_bytes_per_layer(
+                    s=t.seq_len,
+                    b=t.micro_batch,
+                    h=r.hidden,
+                    a=r.heads,
+                    t=t.tp,
+                    sequence_parallel=t.sequence_parallel,
+                    recompute=mode,
+                    act_bytes=e,
+                )
+                total = r.layers * per
+                vals[mode] = -(-total.numerator // total.denominator)
+            notes.append(
+                '"Activation checkpointing" means different things: Hugging Face '
+                "Transformers' gradient_checkpointing_enable() recomputes every decoder layer "
+                "from its input (--recompute full here); Megatron-LM's --recompute-activations "
+                "recomputes only the attention scores (--recompute selective); FlashAttention "
+                "never stores the s × s scores, so without recomputation it costs about what "
+                f"'selective' does. This case: none {b(vals['none'])}, selective "
+                f"{b(vals['selective'])}, full {b(vals['full'])} per device."
+            )
+        notes.append(
+            "Not counted here, counted by some tools: ZeRO communication buckets and a "
+            "miscellaneous per-GPU overhead (EleutherAI's calc_transformer_mem.py has flags for "
+            "both), the CUDA context (several hundred MiB) and allocator fragmentation."
+        )
+    if report.inference is not None:
+        inf = spec.inference
+        r = spec.resolved
+        kv = report.inference.item("kv_cache")
+        if kv is not None and r.heads and r.kv_heads and r.head_dim and r.layers:
+            kb = KV_BYTES[kv_dtype(inf)]
+            gqa = 2 * r.layers * r.kv_heads * r.head_dim * kb
+            mha = 2 * r.layers * r.heads * r.head_dim * kb
+            if gqa != mha:
+                notes.append(
+                    f"KV cache per token: {format_count(gqa)} bytes with grouped-query attention "
+                    f"({r.kv_heads} key/value heads). A calculator that sizes it from the hidden "
+                    f"size or the {r.heads} query heads counts {format_count(mha)} bytes per "
+                    f"token, {mha // gqa}× too much: {b(kv.bytes * mha // gqa)} instead of "
+                    f"{b(kv.bytes)}."
+                )
+            else:
+                notes.append(
+                    f"KV cache per token: {format_count(gqa)} bytes. This model uses multi-head "
+                    "attention (as many key/value heads as query heads), so counts with and "
+                    "without grouped-query attention agree."
+                )
+        bits = WEIGHT_BITS[inf.weights]
+        if bits < 16:
+            w = report.inference.item("weights")
+            q = report.inference.item("quantization_overhead")
+            naive = -(-psi * bits // 8)
+            ours = (w.bytes if w else 0) + (q.bytes if q else 0)
+            notes.append(
+                f'Quantized weights: "params × {bits}/8" gives {b(naive)}; this estimate keeps '
+                "embeddings, LM head and norms in 16 bits and adds the group scales and zero "
+                f"points as published GPTQ/AWQ checkpoints do: {b(ours)} "
+                f"({(ours - naive) / naive:+.1%})."
+            )
+    total = max((p.total_bytes for p in report.phases), default=0)
+    if total:
+        notes.append(
+            f"GB or GiB: {format_count(total)} bytes = {format_bytes(total, 'GB')} = "
+            f'{format_bytes(total, "GiB")}. Datasheets\' "80GB" on an A100 is 80 GiB '
+            "(nvidia-smi: 81,920 MiB = 85.90 GB); nvidia-smi prints MiB; EleutherAI's "
+            "calculator prints GiB; disks and this tool's default print GB."
+        )
+    return notes

@@ -1,0 +1,263 @@
+"""Inference memory: weights (possibly quantized), quantization scales, KV cache, activations.
+
+Weights
+    FP32/FP16/BF16: params × 4/2/2 bytes. FP8/INT8/INT4 (weight-only quantization as in GPTQ,
+    Frantar et al. 2023, and AWQ, Lin et al. 2024): the linear layers inside the transformer
+    blocks are quantized; embeddings, the LM head, norms, biases and the MoE router stay 16-bit,
+    as in the published GPTQ/AWQ checkpoints. Never below params × bytes per parameter of the
+    chosen format: the 16-bit parts only add to it.
+Quantization overhead (convention, exact)
+    INT8/INT4: one FP16 scale and one zero point of the weight's own width (8 or 4 bits) per group
+    of ``group_size`` consecutive input weights of each output row, i.e.
+    ``out × ceil(in / group)`` groups per matrix — the layout of AutoGPTQ/AWQ checkpoints
+    (``scales`` FP16, ``qzeros`` packed at the weight width). The ``g_idx`` act-order index some
+    GPTQ checkpoints add (4 bytes per input channel) is not counted. Llama-2-7B INT4, group 128:
+    6,476,005,376 quantized weights × 0.5 + 262,410,240 16-bit weights × 2 + 50,593,792 groups ×
+    2.5 bytes = 3,889,307,648 bytes.
+    FP8: one FP32 scale per quantized matrix (per-tensor scaling, as in FP8 checkpoints for vLLM
+    and TensorRT-LLM); ``group_size`` does not apply.
+KV cache
+    2 (K and V) × layers × kv_heads × head_dim × bytes × tokens × batch (Pope et al. 2023,
+    Efficiently Scaling Transformer Inference, sec. 2; grouped-query attention: Ainslie et al.
+    2023); a sliding-window layer keeps at most ``window`` tokens (Jiang et al. 2023, Mistral 7B,
+    sec. 2, rolling buffer cache). Llama-2-70B at 16 bits: 327,680 bytes per token.
+Activations (transient)
+    Inference keeps no activations for a backward pass; a layer's working set is freed before the
+    next layer runs. Convention: one layer's activations for the whole prefill (context × batch
+    tokens), Korthikanti et al. 2022 Table 2 without the attention-score term (fused attention):
+    sbh(16e + 2) = 34·sbh at 16 bits — the assumption of EleutherAI's calc_transformer_mem.py.
+    Logits and framework workspace are not counted.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from quiz.footprint.model_arch import quant_groups
+from quiz.footprint.report import Item, Omitted
+from quiz.footprint.units import format_count
+
+if TYPE_CHECKING:
+    from quiz.footprint.resolve import ResolvedModel
+    from quiz.footprint.spec import InferenceSpec
+
+WEIGHT_BITS = {"fp32": 32, "fp16": 16, "bf16": 16, "fp8": 8, "int8": 8, "int4": 4}
+"""Bits per weight of each inference weight format."""
+KV_BYTES = {"fp32": 4, "fp16": 2, "bf16": 2, "fp8": 1, "int8": 1}
+"""Bytes per cached key/value element of each KV dtype."""
+GPTQ_SRC = (
+    "Frantar et al. 2023 (GPTQ) and Lin et al. 2024 (AWQ): group-wise weight-only quantization; "
+    "layout of AutoGPTQ/AWQ checkpoints"
+)
+KV_SRC = (
+    "Pope et al. 2023, Efficiently Scaling Transformer Inference, sec. 2; Ainslie et al. 2023 (GQA)"
+)
+
+
+def kv_dtype(spec: InferenceSpec) -> str:
+    """The KV cache dtype: ``kv_dtype`` if given, else FP32 for FP32 weights, FP16 for FP16
+    weights and BF16 otherwise."""
+    if spec.kv_dtype:
+        return spec.kv_dtype
+    return spec.weights if spec.weights in ("fp32", "fp16") else "bf16"
+
+
+def kv_bytes_per_token(
+    *, layers: int, kv_heads: int, head_dim: int, bytes_per_value: int = 2
+) -> int:
+    """KV cache bytes per token of one sequence: 2 × layers × kv_heads × head_dim × bytes.
+
+    Llama-2-7B (32 layers, 32 KV heads of 128) at 16 bits: 524,288; Llama-2-70B (80 layers,
+    8 KV heads): 327,680.
+    """
+    return 2 * layers * kv_heads * head_dim * bytes_per_value
+
+
+def weight_bytes(spec: InferenceSpec, r: ResolvedModel) -> tuple[int, int | None]:
+    """``(weights, quantization_overhead)`` in bytes for the whole model; the overhead is 0 for
+    16/32-bit weights and ``None`` when it cannot be computed (FP8 without an architecture)."""
+    bits = WEIGHT_BITS[spec.weights]
+    psi = r.params
+    if bits >= 16:
+        return psi * bits // 8, 0
+    counts = r.counts
+    if counts is None or r.arch is None:
+        weights = -(-psi * bits // 8)
+        if spec.weights == "fp8":
+            return weights, None
+        groups = -(-psi // spec.group_size)
+        return weights, -(-groups * (16 + bits) // 8)
+    weights = -(-counts.quantizable * bits // 8) + counts.kept_16bit * 2
+    if spec.weights == "fp8":
+        return weights, counts.quantized_matrices * 4
+    groups = quant_groups(r.arch, spec.group_size)
+    return weights, -(-groups * (16 + bits) // 8)
+
+
+def inference_items(spec: InferenceSpec, r: ResolvedModel) -> tuple[list[Item], list[Omitted]]:
+    """The inference items for one model replica.
+
+    Returns:
+        ``(items, omitted)``: weights, quantization_overhead (quantized formats), kv_cache,
+        activations — those that can be computed — and the others with their reasons.
+    """
+    items: list[Item] = []
+    omitted: list[Omitted] = []
+    fmt = spec.weights
+    bits = WEIGHT_BITS[fmt]
+    weights, overhead = weight_bytes(spec, r)
+    psi = r.params
+    if bits >= 16:
+        items.append(
+            Item(
+                "weights",
+                weights,
+                f"{format_count(psi)} params × {bits // 8} bytes ({fmt.upper()})",
+                "bytes per parameter of the storage format (IEEE 754 / bfloat16)",
+            )
+        )
+    elif r.counts is not None:
+        c = r.counts
+        per = "0.5 byte" if bits == 4 else "1 byte"
+        items.append(
+            Item(
+                "weights",
+                weights,
+                f"{format_count(c.quantizable)} quantized params (attention and MLP matrices) × "
+                f"{per} ({fmt.upper()}) + {format_count(c.kept_16bit)} params kept 16-bit "
+                "(embeddings, LM head, norms, biases, router) × 2 bytes",
+                GPTQ_SRC,
+            )
+        )
+    else:
+        per = "0.5 byte" if bits == 4 else "1 byte"
+        items.append(
+            Item(
+                "weights",
+                weights,
+                f"{format_count(psi)} params × {per} ({fmt.upper()}); without an architecture "
+                "every parameter counts as quantized (real checkpoints keep embeddings 16-bit: "
+                "larger)",
+                GPTQ_SRC,
+            )
+        )
+    if bits < 16:
+        _overhead_item(spec, r, overhead, items, omitted)
+    _kv_item(spec, r, items, omitted)
+    _activation_item(spec, r, items, omitted)
+    return items, omitted
+
+
+def _overhead_item(spec, r, overhead, items, omitted) -> None:  # noqa: ANN001
+    fmt = spec.weights
+    if overhead is None:
+        omitted.append(
+            Omitted(
+                "quantization_overhead",
+                "FP8 per-tensor scales need the number of weight matrices: give a model preset "
+                "or a full architecture",
+                "inference",
+            )
+        )
+        return
+    if fmt == "fp8":
+        n = r.counts.quantized_matrices
+        items.append(
+            Item(
+                "quantization_overhead",
+                overhead,
+                f"{format_count(n)} quantized matrices × 4 bytes (one FP32 per-tensor scale each)",
+                "per-tensor FP8 weight scales (weight_scale) of vLLM / TensorRT-LLM FP8 "
+                "checkpoints",
+            )
+        )
+        return
+    bits = WEIGHT_BITS[fmt]
+    g = spec.group_size
+    if r.arch is not None:
+        groups = quant_groups(r.arch, g)
+        what = f"{format_count(groups)} groups (out_features × ⌈in_features / {g}⌉ per matrix)"
+    else:
+        groups = -(-r.params // g)
+        what = f"{format_count(groups)} groups (⌈{format_count(r.params)} params / {g}⌉)"
+    zero = "0.5-byte" if bits == 4 else "1-byte"
+    items.append(
+        Item(
+            "quantization_overhead",
+            overhead,
+            f"{what} × (2-byte FP16 scale + {zero} {fmt.upper()} zero point)",
+            GPTQ_SRC,
+        )
+    )
+
+
+def _kv_item(spec, r, items, omitted) -> None:  # noqa: ANN001
+    if not (r.layers and r.kv_heads and r.head_dim):
+        omitted.append(
+            Omitted(
+                "kv_cache",
+                "the KV cache needs the layers, key/value heads and head size: give a model "
+                "preset or --layers --hidden --heads (and --kv-heads for grouped-query "
+                "attention)",
+                "inference",
+            )
+        )
+        return
+    dtype = kv_dtype(spec)
+    kb = KV_BYTES[dtype]
+    ctx, batch = spec.context, spec.batch
+    sliding = r.sliding_layers if r.sliding_window else 0
+    full_layers = r.layers - sliding
+    window_tokens = min(ctx, r.sliding_window) if sliding else 0
+    token_layers = full_layers * ctx + sliding * window_tokens
+    n_bytes = 2 * r.kv_heads * r.head_dim * kb * batch * token_layers
+    seqs = f"{batch} sequence" + ("s" if batch != 1 else "")
+    if sliding:
+        tokens = (
+            f"({full_layers} full layers × {format_count(ctx)} tokens + {sliding} "
+            f"sliding-window layers × min({format_count(ctx)}, window "
+            f"{format_count(r.sliding_window)}) tokens)"
+        )
+    else:
+        tokens = f"{r.layers} layers × {format_count(ctx)} tokens"
+    gqa = ""
+    if r.heads and r.kv_heads != r.heads:
+        gqa = f" (grouped-query: {r.kv_heads} of {r.heads} heads)"
+    src = KV_SRC + (
+        "; Jiang et al. 2023, Mistral 7B, sec. 2 (rolling buffer cache)" if sliding else ""
+    )
+    items.append(
+        Item(
+            "kv_cache",
+            n_bytes,
+            f"2 (K and V) × {r.kv_heads} KV heads{gqa} × {r.head_dim} head dim × {kb} bytes "
+            f"({dtype.upper()}) × {seqs} × {tokens}",
+            src,
+        )
+    )
+
+
+def _activation_item(spec, r, items, omitted) -> None:  # noqa: ANN001
+    if not r.hidden:
+        omitted.append(
+            Omitted(
+                "activations",
+                "transient activations need the hidden size: give a model preset or --hidden",
+                "inference",
+            )
+        )
+        return
+    e = 4 if spec.weights == "fp32" else 2
+    coef = 16 * e + 2
+    tokens = spec.context * spec.batch
+    items.append(
+        Item(
+            "activations",
+            tokens * r.hidden * coef,
+            f"one layer at a time: {format_count(spec.context)} tokens × {spec.batch} × "
+            f"{format_count(r.hidden)} hidden × {coef} bytes (sbh·{coef}, no attention scores)",
+            "Korthikanti et al. 2022 Table 2 for one layer without the s×s scores (fused "
+            "attention); one layer's peak, as EleutherAI cookbook calc_transformer_mem.py "
+            "assumes for inference",
+        )
+    )

@@ -1,0 +1,247 @@
+"""Model and GPU presets, read once from the YAML data in ``quiz/footprint/presets/``.
+
+The files ship inside the wheel (hatchling packages everything under ``quiz/``) and are found
+next to this module, so an installed ``quiz`` works from any directory. Numbers may be written
+as YAML numbers or as text (``"7B"``): both go through :mod:`quiz.footprint.units`.
+
+Public functions: :func:`model_presets`, :func:`gpu_presets`, :func:`get_model`, :func:`get_gpu`,
+:func:`suggest`.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from quiz.footprint.model_arch import Architecture, count_params
+from quiz.footprint.units import parse_bool, parse_count
+
+PRESET_DIR = Path(__file__).resolve().parent / "presets"
+"""Folder of the shipped preset files (``models.yaml``, ``gpus.yaml``)."""
+
+
+class PresetError(ValueError):
+    """A preset file is missing, malformed, or names an unknown preset."""
+
+
+@dataclass(frozen=True, slots=True)
+class ModelPreset:
+    """A named model: its architecture, where each number comes from, and its published count.
+
+    ``published_rounded`` marks a published count that is a rounded figure (GPT-3's "175.0B"):
+    the computed count is then checked within a tolerance instead of exactly.
+    """
+
+    id: str
+    name: str
+    arch: Architecture
+    context: int | None
+    source: str
+    published_params: int
+    published_params_source: str
+    published_rounded: bool = False
+    sources: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def params(self) -> int:
+        """Parameter count computed from the architecture (not the published figure)."""
+        return count_params(self.arch).total
+
+
+@dataclass(frozen=True, slots=True)
+class GpuPreset:
+    """A device: its memory in bytes as the driver reports it, and the source of that number."""
+
+    id: str
+    name: str
+    memory_bytes: int
+    datasheet: str
+    source: str
+
+
+def load_yaml(text: str) -> Any:
+    """Parse preset YAML with the project's safe loader (:func:`quiz.yamlio.safe_load`: PyYAML's
+    safe loader, the C one when libyaml is available; numbers load as numbers).
+
+    Raises:
+        yaml.YAMLError: malformed YAML.
+    """
+    from quiz.yamlio import safe_load  # imported here: presets are read on first use
+
+    return safe_load(text)
+
+
+def _read(name: str) -> dict[str, Any]:
+    path = PRESET_DIR / name
+    try:
+        data = load_yaml(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise PresetError(f"cannot read the preset file {path}: {exc}") from exc
+    if not isinstance(data, dict) or len(data) != 1:
+        raise PresetError(f"{path}: expected a single top-level mapping")
+    (body,) = data.values()
+    if not isinstance(body, dict):
+        raise PresetError(f"{path}: expected a mapping of presets")
+    return body
+
+
+def _count(entry: dict[str, Any], key: str, where: str, default: Any = None) -> Any:
+    if key not in entry:
+        if default is None:
+            raise PresetError(f"{where}: missing {key!r}")
+        return default
+    try:
+        return parse_count(entry[key])
+    except (TypeError, ValueError) as exc:
+        raise PresetError(f"{where}: {key}: {exc}") from exc
+
+
+def _flag(entry: dict[str, Any], key: str, where: str, default: bool) -> bool:
+    if key not in entry:
+        return default
+    try:
+        return parse_bool(entry[key])
+    except ValueError as exc:
+        raise PresetError(f"{where}: {key}: {exc}") from exc
+
+
+def _text(entry: dict[str, Any], key: str, where: str) -> str:
+    value = entry.get(key)
+    if not isinstance(value, str) or not value.strip():
+        raise PresetError(f"{where}: {key!r} must be non-empty text")
+    return " ".join(value.split())
+
+
+_MODEL_KEYS = frozenset(
+    "name layers hidden heads kv_heads head_dim ffn vocab tied_embeddings gated_mlp norm "
+    "linear_bias learned_positions experts active_experts sliding_window sliding_layers context "
+    "source sources published_params published_params_source published_params_rounded".split()
+)
+
+
+def _model(pid: str, entry: Any) -> ModelPreset:
+    where = f"models.yaml: {pid}"
+    if not isinstance(entry, dict):
+        raise PresetError(f"{where}: expected a mapping")
+    unknown = set(entry) - _MODEL_KEYS
+    if unknown:
+        raise PresetError(f"{where}: unknown keys {sorted(unknown)}")
+    norm = entry.get("norm", "rmsnorm")
+    if norm not in ("rmsnorm", "layernorm"):
+        raise PresetError(f"{where}: norm must be rmsnorm or layernorm")
+    heads = _count(entry, "heads", where)
+    hidden = _count(entry, "hidden", where)
+    experts = _count(entry, "experts", where, 1)
+    window = entry.get("sliding_window")
+    layers = _count(entry, "layers", where)
+    arch = Architecture(
+        layers=layers,
+        hidden=hidden,
+        heads=heads,
+        kv_heads=_count(entry, "kv_heads", where, heads),
+        head_dim=_count(entry, "head_dim", where, hidden // heads),
+        ffn=_count(entry, "ffn", where),
+        vocab=_count(entry, "vocab", where),
+        tied_embeddings=_flag(entry, "tied_embeddings", where, False),
+        gated_mlp=_flag(entry, "gated_mlp", where, True),
+        norm=norm,
+        linear_bias=_flag(entry, "linear_bias", where, False),
+        learned_positions=_count(entry, "learned_positions", where, 0),
+        experts=experts,
+        active_experts=_count(entry, "active_experts", where, experts),
+        sliding_window=None if window is None else _count(entry, "sliding_window", where),
+        sliding_layers=_count(entry, "sliding_layers", where, layers if window else 0),
+    )
+    sources = entry.get("sources") or {}
+    if not isinstance(sources, dict):
+        raise PresetError(f"{where}: sources must be a mapping")
+    return ModelPreset(
+        id=pid,
+        name=_text(entry, "name", where),
+        arch=arch,
+        context=_count(entry, "context", where, 0) or None,
+        source=_text(entry, "source", where),
+        published_params=_count(entry, "published_params", where),
+        published_params_source=_text(entry, "published_params_source", where),
+        published_rounded=_flag(entry, "published_params_rounded", where, False),
+        sources={str(k): " ".join(str(v).split()) for k, v in sources.items()},
+    )
+
+
+@cache
+def model_presets() -> dict[str, ModelPreset]:
+    """All model presets by id (``"llama-2-7b"`` ...), read from ``models.yaml`` once.
+
+    Raises:
+        PresetError: the file is missing or malformed (a broken installation or a bad edit).
+    """
+    return {str(pid): _model(str(pid), entry) for pid, entry in _read("models.yaml").items()}
+
+
+@cache
+def gpu_presets() -> dict[str, GpuPreset]:
+    """All GPU presets by id (``"h100-80gb"`` ...), read from ``gpus.yaml`` once.
+
+    Raises:
+        PresetError: the file is missing or malformed.
+    """
+    result = {}
+    for pid, entry in _read("gpus.yaml").items():
+        where = f"gpus.yaml: {pid}"
+        if not isinstance(entry, dict):
+            raise PresetError(f"{where}: expected a mapping")
+        result[str(pid)] = GpuPreset(
+            id=str(pid),
+            name=_text(entry, "name", where),
+            memory_bytes=_count(entry, "memory_bytes", where),
+            datasheet=_text(entry, "datasheet", where),
+            source=_text(entry, "source", where),
+        )
+    return result
+
+
+def suggest(name: str, choices: list[str] | tuple[str, ...]) -> str | None:
+    """Return the choice closest to ``name`` (difflib ratio ≥ 0.6), or ``None``."""
+    lowered = name.strip().lower()
+    close = difflib.get_close_matches(lowered, list(choices), n=1, cutoff=0.6)
+    if close:
+        return close[0]
+    for choice in choices:  # "70b" → "llama-2-70b": a unique substring is a good hint too
+        if lowered and lowered in choice and sum(lowered in c for c in choices) == 1:
+            return choice
+    return None
+
+
+def _lookup(kind: str, name: str, table: dict[str, Any]) -> Any:
+    key = name.strip().lower()
+    if key in table:
+        return table[key]
+    hint = suggest(key, tuple(table))
+    message = f"unknown {kind} preset {name!r}"
+    if hint:
+        message += f"; did you mean {hint!r}?"
+    else:
+        message += f" (known: {', '.join(table)})"
+    raise PresetError(message)
+
+
+def get_model(name: str) -> ModelPreset:
+    """Return the model preset ``name`` (case-insensitive).
+
+    Raises:
+        PresetError: unknown name, with a "did you mean" hint when one is close
+            (``"llama-7b"`` → ``"unknown model preset 'llama-7b'; did you mean 'llama-2-7b'?"``).
+    """
+    return _lookup("model", name, model_presets())
+
+
+def get_gpu(name: str) -> GpuPreset:
+    """Return the GPU preset ``name`` (case-insensitive).
+
+    Raises:
+        PresetError: unknown name, with a "did you mean" hint when one is close.
+    """
+    return _lookup("GPU", name, gpu_presets())

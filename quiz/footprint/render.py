@@ -1,0 +1,348 @@
+"""Plain-text rendering of a report: tables, stacked bars, derivation steps (no rich, no Textual).
+
+Every line of :func:`render_report` and :func:`render_bars` fits in ``width`` terminal cells
+(box-drawing and block characters count one cell each). Sizes are printed with
+:func:`~quiz.footprint.units.format_bytes`: ``GB`` = 10^9 bytes, ``GiB`` = 2^30 bytes.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from typing import TYPE_CHECKING
+
+from quiz.footprint.units import format_bytes, format_count, format_short, unit_base
+
+if TYPE_CHECKING:
+    from quiz.footprint.report import Item, PhaseEstimate, Report
+
+__all__ = ["derivation_steps", "format_bytes", "render_bars", "render_report", "render_table"]
+
+MIN_WIDTH = 40
+"""Narrowest output produced; a smaller ``width`` is raised to this."""
+
+FILL = {
+    "weights": "█",
+    "quantization_overhead": "▀",
+    "gradients": "▓",
+    "master_weights": "▒",
+    "optimizer_states": "░",
+    "activations": "▚",
+    "kv_cache": "▄",
+    "dataset": "▓",
+    "checkpoints": "▒",
+    "inference_artifact": "█",
+}
+"""Fill character of each item in the stacked bars (the same item looks the same in every bar)."""
+
+_PHASE_TITLE = {"training": "Training", "inference": "Inference"}
+
+
+def _label(name: str) -> str:
+    return name.replace("_", " ")
+
+
+def _wrap(text: str, width: int, indent: str = "") -> list[str]:
+    return textwrap.wrap(
+        text,
+        width,
+        initial_indent=indent,
+        subsequent_indent=" " * len(indent),
+        break_on_hyphens=False,
+    ) or [""]
+
+
+def render_table(
+    items: list[Item], total: int, total_label: str, *, width: int = 80, units: str = "GB"
+) -> str:
+    """A box-drawn table of ``items`` (item, size, formula) with a total row.
+
+    The formula column takes the remaining width and wraps. Raises ``ValueError`` for units other
+    than ``"GB"``/``"GiB"``.
+    """
+    width = max(width, MIN_WIDTH)
+    names = [_label(i.name) for i in items] + ["item", "total"]
+    sizes = [format_bytes(i.bytes, units) for i in items] + [format_bytes(total, units)]
+    nw = max(len(n) for n in names)
+    sw = max(max(len(s) for s in sizes), len("size"))
+    fw = width - nw - sw - 10
+    if fw < 28:  # narrow: each formula on its own full-width rows under its item
+        return _narrow_table(items, sizes, total_label, nw, sw, width)
+
+    def row(a: str, b: str, c: str) -> str:
+        return f"│ {a:<{nw}} │ {b:>{sw}} │ {c:<{fw}} │"
+
+    def rule(left: str, mid: str, right: str) -> str:
+        return f"{left}{'─' * (nw + 2)}{mid}{'─' * (sw + 2)}{mid}{'─' * (fw + 2)}{right}"
+
+    lines = [rule("┌", "┬", "┐"), row("item", "size", "formula"), rule("├", "┼", "┤")]
+    for item, size in zip(items, sizes, strict=False):
+        for k, part in enumerate(_wrap(item.formula, fw)):
+            lines.append(row(_label(item.name) if k == 0 else "", size if k == 0 else "", part))
+    lines.append(rule("├", "┼", "┤"))
+    for k, part in enumerate(_wrap(total_label, fw)):
+        lines.append(row("total" if k == 0 else "", sizes[-1] if k == 0 else "", part))
+    lines.append(rule("└", "┴", "┘"))
+    return "\n".join(lines)
+
+
+def _narrow_table(
+    items: list[Item], sizes: list[str], total_label: str, nw: int, sw: int, width: int
+) -> str:
+    inner = width - 4
+    nw = max(nw, inner - sw - 3)
+
+    def row(a: str, b: str) -> str:
+        return f"│ {a:<{nw}} │ {b:>{sw}} │"
+
+    def span(text: str) -> list[str]:
+        return [f"│ {part:<{nw + sw + 3}} │" for part in _wrap(text, nw + sw + 3, "  ")]
+
+    rule = f"├{'─' * (nw + 2)}┼{'─' * (sw + 2)}┤"
+    lines = [f"┌{'─' * (nw + 2)}┬{'─' * (sw + 2)}┐", row("item", "size"), rule]
+    for item, size in zip(items, sizes, strict=False):
+        lines.append(row(_label(item.name), size))
+        lines += span(item.formula)
+    lines.append(rule)
+    lines.append(row("total", sizes[-1]))
+    lines += span(total_label)
+    lines.append(f"└{'─' * (nw + 2)}┴{'─' * (sw + 2)}┘")
+    return "\n".join(lines)
+
+
+def _cells(items: list[Item], scale: float) -> list[int]:
+    """Cells per item on a bar: the bar is round(total / scale) cells long, shared by largest
+    remainder so the parts always add up to the whole bar."""
+    total = sum(i.bytes for i in items)
+    n = round(total / scale) if scale else 0
+    if total <= 0 or n <= 0:
+        return [0] * len(items)
+    exact = [i.bytes * n / total for i in items]
+    cells = [int(x) for x in exact]
+    order = sorted(range(len(items)), key=lambda k: exact[k] - cells[k], reverse=True)
+    for k in order[: n - sum(cells)]:
+        cells[k] += 1
+    return cells
+
+
+def _bar(items: list[Item], scale: float) -> str:
+    return "".join(
+        FILL.get(i.name, "#") * c for i, c in zip(items, _cells(items, scale), strict=True)
+    )
+
+
+def _legend(items: list[Item], width: int, indent: int) -> list[str]:
+    seen: dict[str, None] = {}
+    for item in items:
+        seen.setdefault(item.name, None)
+    entries = [f"{FILL.get(name, '#')} {_label(name)}" for name in seen]
+    lines, line = [], " " * indent
+    for entry in entries:
+        if len(line) + len(entry) + 2 > width and line.strip():
+            lines.append(line.rstrip())
+            line = " " * indent
+        line += entry + "  "
+    if line.strip():
+        lines.append(line.rstrip())
+    return lines
+
+
+def _bars_block(
+    rows: list[tuple[str, list[Item], int]],
+    width: int,
+    units: str,
+    title: str,
+    marker: tuple[str, int] | None = None,
+) -> list[str]:
+    label_w = max(len(label) for label, _, _ in rows) + 1
+    sizes = [format_bytes(total, units) for _, _, total in rows]
+    size_w = max(len(s) for s in sizes) + 1
+    bar_w = max(width - label_w - size_w, 10)
+    top = max([total for _, _, total in rows] + ([marker[1]] if marker else []))
+    scale = top / bar_w if top else 1.0
+    cell = format_bytes(round(scale), units) if scale >= 1 else "<1 B"
+    lines = _wrap(f"{title}: one cell ≈ {cell}", width)
+    for (label, items, _total), size in zip(rows, sizes, strict=True):
+        bar = _bar(items, scale)
+        lines.append(f"{label:<{label_w}}{bar:<{bar_w}}{size:>{size_w}}")
+    if marker:
+        name, memory = marker
+        pos = min(max(round(memory / scale) - 1, 0), bar_w - 1)
+        text = f"{name}: {format_bytes(memory, units)}"
+        if pos + len(text) + 2 <= bar_w + size_w:
+            lines.append(" " * (label_w + pos) + "▲ " + text)
+        elif len(text) + 2 <= label_w + pos + 1:
+            lines.append(" " * (label_w + pos - len(text) - 1) + text + " ▲")
+        else:
+            lines.append(" " * (label_w + pos) + "▲")
+            lines.extend(_wrap("▲ " + text, width, " " * label_w))
+    all_items = [i for _, items, _ in rows for i in items]
+    lines.extend(_legend(all_items, width, label_w))
+    return lines
+
+
+def render_bars(report: Report, *, width: int, units: str = "GB") -> str:
+    """The stacked bars of a report with their legend — the "footprint" infographic.
+
+    One bar per memory phase, training and inference on the same scale (with the GPU's memory
+    marked when a GPU preset is set); then, when there is storage, one storage bar on its own
+    scale. Every line fits in ``width`` cells (at least :data:`MIN_WIDTH`).
+    """
+    width = max(width, MIN_WIDTH)
+    lines: list[str] = []
+    phases = report.phases
+    if phases:
+        rows = [(p.phase, p.items, p.total_bytes) for p in phases]
+        marker = (report.gpu.name, report.gpu.memory_bytes) if report.gpu else None
+        lines += _bars_block(rows, width, units, "Memory per device, one scale", marker)
+    if report.storage and report.storage.items:
+        if lines:
+            lines.append("")
+        rows = [("storage", report.storage.items, report.storage.total_bytes)]
+        lines += _bars_block(rows, width, units, "Storage on disk, own scale")
+    return "\n".join(lines)
+
+
+def _phase_total_label(phase: PhaseEstimate) -> str:
+    if phase.phase == "training":
+        n = phase.devices
+        return f"per device ({n} device{'s' if n != 1 else ''} in this layout)"
+    return "one model replica"
+
+
+def _fit_lines(report: Report, phase: PhaseEstimate, units: str, width: int) -> list[str]:
+    gpu = report.gpu
+    if gpu is None or phase.headroom is None:
+        return []
+    mem = format_bytes(gpu.memory_bytes, units)
+    if phase.phase == "training":
+        t = report.spec.training
+        if phase.headroom >= 0:
+            text = f"fits on each {gpu.name} ({mem}): {format_bytes(phase.headroom, units)} free"
+        else:
+            text = (
+                f"does not fit on one {gpu.name} ({mem}): "
+                f"{format_bytes(-phase.headroom, units)} short per device"
+            )
+        if phase.gpus_needed is None:
+            if t.zero == 0:
+                text += (
+                    "; ZeRO-0 keeps every model state on every device, so more data-parallel "
+                    "GPUs do not help: try --zero 1, 2 or 3, or more tensor/pipeline "
+                    "parallelism"
+                )
+            else:
+                act = phase.item("activations")
+                what = f" (activations: {format_bytes(act.bytes, units)})" if act else ""
+                higher = ", a higher ZeRO stage" if t.zero < 3 else ""
+                text += (
+                    f"; what ZeRO-{t.zero} does not partition{what} does not fit at any "
+                    f"data-parallel size: try recomputation, more tensor/pipeline "
+                    f"parallelism{higher} or a smaller micro-batch"
+                )
+        else:
+            text += (
+                f"; fewest GPUs: {phase.gpus_needed} (tp {t.tp} × pp {t.pp}, ZeRO-{t.zero}, "
+                "data-parallel size varied)"
+            )
+    else:
+        n = phase.gpus_needed
+        text = (
+            f"needs {n} × {gpu.name} ({mem} each): "
+            f"{format_bytes(phase.headroom, units)} free in total"
+        )
+    return _wrap("Fit: " + text, width)
+
+
+def render_report(
+    report: Report, *, width: int = 80, units: str = "GB", explain: bool = False
+) -> str:
+    """The human output of ``quiz footprint``: the model, a table per phase (item, size,
+    formula) with its fit, the storage table, the stacked bars (training and inference on the
+    same scale), what was omitted and why, and the conventions; with ``explain``, how common
+    tools would count the same case (:func:`quiz.footprint.explain.explain_notes`).
+
+    Raises:
+        ValueError: ``units`` other than ``"GB"`` or ``"GiB"``.
+    """
+    width = max(width, MIN_WIDTH)
+    unit_base(units)
+    m = report.model
+    head = f"{m.name} — {format_count(m.params)} parameters ({format_short(m.params)})"
+    if m.active_params != m.params:
+        head += f", {format_count(m.active_params)} active per token"
+    out = _wrap(head, width)
+    for phase in report.phases:
+        out.append("")
+        out += _wrap(f"{_PHASE_TITLE[phase.phase]} — {phase.setup}", width)
+        out.append(
+            render_table(
+                phase.items, phase.total_bytes, _phase_total_label(phase), width=width, units=units
+            )
+        )
+        out += _fit_lines(report, phase, units, width)
+    if report.storage and report.storage.items:
+        out.append("")
+        out.append("Storage — on disk")
+        out.append(
+            render_table(
+                report.storage.items,
+                report.storage.total_bytes,
+                "on disk",
+                width=width,
+                units=units,
+            )
+        )
+    bars = render_bars(report, width=width, units=units)
+    if bars:
+        out.append("")
+        out.append(bars)
+    if report.omitted:
+        out.append("")
+        out.append("Not estimated:")
+        for o in report.omitted:
+            out += _wrap(f"{o.phase} {_label(o.item)}: {o.reason}", width, "- ")
+    out.append("")
+    out.append("Conventions:")
+    for phase in report.phases:
+        out += _wrap(f"{phase.phase}: {phase.convention}", width, "- ")
+    for note in report.conventions:
+        out += _wrap(note, width, "- ")
+    if explain:
+        from quiz.footprint.explain import explain_notes
+
+        out.append("")
+        out += _wrap("How other tools count this case (--explain):", width)
+        for note in explain_notes(report, units=units):
+            out += _wrap(note, width, "- ")
+    return "\n".join(out)
+
+
+def derivation_steps(report: Report, *, units: str = "GB") -> list[str]:
+    """One line per item, the arithmetic with its result, for a question's worked example:
+    ``"weights = 6,738,415,616 params × 2 bytes (BF16) = 13.48 GB"``; then one total line per
+    phase. When the report has both training and inference, lines start with the phase
+    (``"training: weights = ..."``).
+
+    Raises:
+        ValueError: ``units`` other than ``"GB"`` or ``"GiB"``.
+    """
+    both = len(report.phases) > 1
+    lines = []
+    sections: list[tuple[str, list[Item], int, str]] = [
+        (p.phase, p.items, p.total_bytes, "total per device" if p.phase == "training" else "total")
+        for p in report.phases
+    ]
+    if report.storage and report.storage.items:
+        sections.append(
+            ("storage", report.storage.items, report.storage.total_bytes, "total on disk")
+        )
+    for phase, items, total, total_name in sections:
+        prefix = f"{phase}: " if both or phase == "storage" and report.phases else ""
+        for item in items:
+            lines.append(
+                f"{prefix}{_label(item.name)} = {item.formula} = {format_bytes(item.bytes, units)}"
+            )
+        if len(items) > 1:
+            parts = " + ".join(format_bytes(i.bytes, units) for i in items)
+            lines.append(f"{prefix}{total_name} = {parts} = {format_bytes(total, units)}")
+    return lines

@@ -1,0 +1,196 @@
+"""The result of an estimate: items with their derivation, per phase, and the JSON contract.
+
+Every size is an exact ``int`` of bytes. :meth:`Report.to_json` produces the contract of issue 3
+(keys and types are tested in ``tests/footprint/test_json_contract.py``)::
+
+    {"model": {"name": str, "preset": str | null, "params": int, "active_params": int},
+     "training": {"per_device": {"total_bytes": int, "items": [ITEM, ...]},
+                  "devices": int, "gpus_needed": int | null, "headroom_bytes": int | null,
+                  "convention": str} | null,
+     "inference": {"per_device": {"total_bytes": int, "items": [ITEM, ...]},
+                   "gpus_needed": int | null, "headroom_bytes": int | null,
+                   "convention": str} | null,
+     "storage": {"items": [ITEM, ...], "total_bytes": int},
+     "omitted": [{"phase": str, "item": str, "reason": str}, ...],
+     "gpu": {"id": str, "name": str, "memory_bytes": int} | null}
+
+    ITEM = {"name": str, "bytes": int, "formula": str, "source": str}
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from quiz.footprint.presets import GpuPreset
+    from quiz.footprint.spec import FootprintSpec
+
+ITEM_NAMES = (
+    "weights",
+    "quantization_overhead",
+    "gradients",
+    "master_weights",
+    "optimizer_states",
+    "activations",
+    "kv_cache",
+    "dataset",
+    "checkpoints",
+    "inference_artifact",
+)
+"""Every item name an estimate can contain, in display order."""
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One line of an estimate.
+
+    Attributes:
+        name: one of :data:`ITEM_NAMES`.
+        bytes: the exact size in bytes.
+        formula: the arithmetic in words with the numbers filled in (without the result), e.g.
+            ``"6,738,415,616 params × 2 bytes (BF16)"``.
+        source: where the formula comes from (paper and section, or documentation page).
+    """
+
+    name: str
+    bytes: int
+    formula: str
+    source: str
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"name", "bytes", "formula", "source"}``."""
+        return {
+            "name": self.name,
+            "bytes": self.bytes,
+            "formula": self.formula,
+            "source": self.source,
+        }
+
+
+class Omitted(NamedTuple):
+    """An item that could not be computed from what was given, and why."""
+
+    item: str
+    reason: str
+    phase: str
+
+
+@dataclass(frozen=True, slots=True)
+class PhaseEstimate:
+    """Memory of one phase (``"training"`` or ``"inference"``) on one device.
+
+    Attributes:
+        items: the items, in display order; their ``bytes`` sum to ``total_bytes``.
+        total_bytes: bytes per device.
+        devices: devices in the described layout (training: dp × tp × pp; inference: 1 replica).
+        gpus_needed: with a GPU preset, the fewest GPUs of that kind that hold the job (training:
+            keeping tp, pp, ZeRO stage and micro-batch, varying dp; inference: the footprint
+            split evenly); ``None`` without a GPU or when no number of GPUs is enough.
+        headroom: with a GPU preset, bytes left (negative: missing) — training: on each device
+            of the described layout; inference: over ``gpus_needed`` GPUs together.
+        convention: how this estimate counts (bytes per parameter, formulas, units).
+        setup: one line describing the scenario (layout, precision, batch).
+    """
+
+    phase: str
+    items: list[Item]
+    total_bytes: int
+    devices: int
+    gpus_needed: int | None
+    headroom: int | None
+    convention: str
+    setup: str
+
+    def item(self, name: str) -> Item | None:
+        """The item called ``name``, or ``None``."""
+        return next((i for i in self.items if i.name == name), None)
+
+    def to_json(self) -> dict[str, Any]:
+        """The phase part of the JSON contract."""
+        data: dict[str, Any] = {
+            "per_device": {
+                "total_bytes": self.total_bytes,
+                "items": [i.to_json() for i in self.items],
+            }
+        }
+        if self.phase == "training":
+            data["devices"] = self.devices
+        data["gpus_needed"] = self.gpus_needed
+        data["headroom_bytes"] = self.headroom
+        data["convention"] = self.convention
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class StorageEstimate:
+    """Bytes on disk: dataset, checkpoints, the inference artefact; items sum to the total."""
+
+    items: list[Item]
+    total_bytes: int
+
+    def item(self, name: str) -> Item | None:
+        """The item called ``name``, or ``None``."""
+        return next((i for i in self.items if i.name == name), None)
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"items": [...], "total_bytes": int}``."""
+        return {"items": [i.to_json() for i in self.items], "total_bytes": self.total_bytes}
+
+
+@dataclass(frozen=True, slots=True)
+class ModelSummary:
+    """The model estimated: display name, preset id, total and active parameter counts, and how
+    the count was obtained (``note``)."""
+
+    name: str
+    preset: str | None
+    params: int
+    active_params: int
+    note: str
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """A complete estimate (see :func:`quiz.footprint.engine.estimate`)."""
+
+    model: ModelSummary
+    training: PhaseEstimate | None
+    inference: PhaseEstimate | None
+    storage: StorageEstimate | None
+    omitted: list[Omitted]
+    conventions: list[str]
+    gpu: GpuPreset | None
+    units: str
+    spec: FootprintSpec = field(repr=False, compare=False)
+
+    @property
+    def phases(self) -> list[PhaseEstimate]:
+        """The memory phases present, training first."""
+        return [p for p in (self.training, self.inference) if p is not None]
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON contract (see the module docstring); every size in bytes."""
+        return {
+            "model": {
+                "name": self.model.name,
+                "preset": self.model.preset,
+                "params": self.model.params,
+                "active_params": self.model.active_params,
+            },
+            "training": None if self.training is None else self.training.to_json(),
+            "inference": None if self.inference is None else self.inference.to_json(),
+            "storage": (
+                {"items": [], "total_bytes": 0} if self.storage is None else self.storage.to_json()
+            ),
+            "omitted": [
+                {"phase": o.phase, "item": o.item, "reason": o.reason} for o in self.omitted
+            ],
+            "gpu": None
+            if self.gpu is None
+            else {
+                "id": self.gpu.id,
+                "name": self.gpu.name,
+                "memory_bytes": self.gpu.memory_bytes,
+            },
+        }

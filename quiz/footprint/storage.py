@@ -1,0 +1,151 @@
+"""Storage: the training dataset, training checkpoints, and the inference artefact (bytes on disk).
+
+Dataset
+    tokens × bytes per token (the width of a stored token id), or a given size. The default
+    width is Megatron-LM's choice for its indexed datasets (``DType.optimal_dtype``): uint16 (2
+    bytes) when the vocabulary has fewer than 65,500 entries, int32 (4 bytes) otherwise — and 4
+    when the vocabulary is unknown.
+Checkpoints
+    ``full``: the training state a framework saves to resume — working weights, the FP32 master
+    copy (mixed precision) and the optimizer states, for the whole model (gradients are not
+    saved); ``weights``: the working weights only. Times the number of checkpoints kept.
+Inference artefact
+    The served weights in the inference format plus their quantization scales.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from quiz.footprint.inference import WEIGHT_BITS, weight_bytes
+from quiz.footprint.model_arch import adafactor_state_values
+from quiz.footprint.report import Item, Omitted
+from quiz.footprint.training import (
+    _BYTES,
+    has_master,
+    optimizer_state_total,
+    weight_dtype,
+)
+from quiz.footprint.units import format_count
+
+if TYPE_CHECKING:
+    from quiz.footprint.resolve import ResolvedModel
+    from quiz.footprint.spec import FootprintSpec
+
+MEGATRON_DTYPE_LIMIT = 65500
+"""Vocabulary size below which Megatron-LM stores token ids as uint16."""
+
+
+def default_bytes_per_token(vocab: int | None) -> int:
+    """Bytes per stored token id: 2 below :data:`MEGATRON_DTYPE_LIMIT` entries, else 4."""
+    return 2 if vocab is not None and vocab < MEGATRON_DTYPE_LIMIT else 4
+
+
+def storage_items(spec: FootprintSpec, r: ResolvedModel) -> tuple[list[Item], list[Omitted]]:
+    """The storage items of ``spec``: dataset (when a size is given), checkpoints (training
+    phase), inference artefact (inference phase).
+
+    Returns:
+        ``(items, omitted)``.
+    """
+    st = spec.storage
+    items: list[Item] = []
+    omitted: list[Omitted] = []
+    if st.dataset_size is not None:
+        items.append(
+            Item(
+                "dataset",
+                st.dataset_size,
+                f"given: {format_count(st.dataset_size)} bytes",
+                "as given",
+            )
+        )
+    elif st.dataset_tokens is not None:
+        bpt = st.bytes_per_token
+        if bpt is not None:
+            why = "as given"
+        elif r.vocab is not None:
+            bpt = default_bytes_per_token(r.vocab)
+            kind = "uint16" if bpt == 2 else "int32"
+            rel = "<" if bpt == 2 else "≥"
+            why = f"{kind} token ids, vocabulary {format_count(r.vocab)} {rel} 65,500"
+        else:
+            bpt = 4
+            why = "int32 token ids, vocabulary unknown"
+        items.append(
+            Item(
+                "dataset",
+                st.dataset_tokens * bpt,
+                f"{format_count(st.dataset_tokens)} tokens × {bpt} bytes per token ({why})",
+                "Megatron-LM indexed dataset (megatron/core/datasets/indexed_dataset.py, "
+                "DType.optimal_dtype)",
+            )
+        )
+    else:
+        omitted.append(
+            Omitted("dataset", "no dataset size given (dataset_tokens or dataset_size)", "storage")
+        )
+    phases = spec.phases
+    if "training" in phases and st.checkpoints > 0:
+        _checkpoint_item(spec, r, items, omitted)
+    if "inference" in phases:
+        weights, overhead = weight_bytes(spec.inference, r)
+        fmt = spec.inference.weights
+        extra = ""
+        if overhead:
+            extra = f" + {format_count(overhead)} bytes of quantization scales and zero points"
+        items.append(
+            Item(
+                "inference_artifact",
+                weights + (overhead or 0),
+                f"{format_count(weights)} bytes of {fmt.upper()} weights{extra} "
+                f"({WEIGHT_BITS[fmt]}-bit format, as in the inference phase)",
+                "the served checkpoint (e.g. safetensors) holds the weights and their scales",
+            )
+        )
+    return items, omitted
+
+
+def _checkpoint_item(spec, r, items, omitted) -> None:  # noqa: ANN001
+    t, st = spec.training, spec.storage
+    psi = r.params
+    wd = weight_dtype(t)
+    wb = _BYTES[wd]
+    n = st.checkpoints
+    times = f"{n} checkpoint{'s' if n != 1 else ''}"
+    if st.checkpoint_kind == "weights":
+        items.append(
+            Item(
+                "checkpoints",
+                n * psi * wb,
+                f"{times} × {format_count(psi)} params × {wb} bytes ({wd.upper()} weights only)",
+                "weights-only export (e.g. safetensors of the model state dict)",
+            )
+        )
+        return
+    values = None
+    if t.optimizer == "adafactor" and r.arch is not None:
+        values = sum(adafactor_state_values(r.arch))
+    opt = optimizer_state_total(t, psi, values)
+    if opt is None:
+        omitted.append(
+            Omitted(
+                "checkpoints",
+                "a full checkpoint with Adafactor needs the factored state size: give a model "
+                "preset or a full architecture (or checkpoint_kind: weights)",
+                "storage",
+            )
+        )
+        return
+    per_param = wb + (4 if has_master(t) else 0)
+    what = f"{wd.upper()} weights" + (" + FP32 master" if has_master(t) else "")
+    items.append(
+        Item(
+            "checkpoints",
+            n * (psi * per_param + opt),
+            f"{times} × ({format_count(psi)} params × {per_param} bytes ({what}) + "
+            f"{format_count(opt)} bytes of {t.optimizer} states); gradients are not saved",
+            "full training state as saved by DeepSpeed / Megatron-LM to resume: model weights, "
+            "FP32 master copy and optimizer states",
+        )
+    )

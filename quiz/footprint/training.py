@@ -1,0 +1,361 @@
+"""Training memory per device: weights, gradients, master weights, optimizer states, activations.
+
+Model states follow Rajbhandari et al. 2020 (ZeRO), sec. 3.1 and 5: with mixed-precision Adam a
+parameter costs 2 (16-bit weights) + 2 (16-bit gradients) + K = 12 (FP32 master copy, momentum,
+variance) bytes; ZeRO stage 1 partitions the K part over the N_d data-parallel devices, stage 2
+also the gradients, stage 3 also the weights (Fig. 1: Ψ = 7.5B, N_d = 64 → 120, 31.4, 16.6,
+1.88 GB). Tensor and pipeline parallelism split the model states evenly over tp × pp devices
+first (an idealisation: the first and last pipeline stages also hold the embeddings).
+
+Activations follow Korthikanti et al. 2022, Table 2 (sec. 4), per transformer layer, in bytes,
+for sequence length s, micro-batch b, hidden size h, attention heads a, tensor-parallel size t
+and 16-bit activations:
+
+    no parallelism                          sbh(34 + 5as/h)
+    tensor parallel                         sbh(10 + 24/t + 5as/(ht))
+    tensor + sequence parallel              sbh/t (34 + 5as/h)
+    tensor parallel + selective recompute   sbh(10 + 24/t)
+    tensor + sequence parallel + selective  sbh(34/t)
+    full recomputation                      2sbh (the layer's input; /t with sequence parallelism)
+
+With e-byte activations (e = 4 in the FP32 regime) the same derivation (sec. 4.1) gives
+34 → 16e + 2, 10 → 4e + 2, 24 → 12e, 5 → 2e + 1 and 2sbh → e·sbh. With pipeline parallelism the
+first stage holds L layers' worth (p micro-batches of L/p layers in flight, sec. 4.2.3), so the
+per-device activation memory is L × the per-layer figure.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import TYPE_CHECKING
+
+from quiz.footprint.model_arch import adafactor_state_values
+from quiz.footprint.report import Item, Omitted
+from quiz.footprint.units import format_count, format_number
+
+if TYPE_CHECKING:
+    from quiz.footprint.resolve import ResolvedModel
+    from quiz.footprint.spec import TrainingSpec
+
+ZERO_SRC = "Rajbhandari et al. 2020, ZeRO, sec. 3.1 and 5 (Fig. 1)"
+MIXED_SRC = "Micikevicius et al. 2018, Mixed Precision Training, sec. 3.1"
+KORTHIKANTI_SRC = "Korthikanti et al. 2022, Reducing Activation Recomputation, Table 2"
+ADAM_8BIT_BLOCK = 2048
+"""Block size of bitsandbytes' 8-bit optimizers (Dettmers et al. 2022, sec. 2.1): one FP32
+absolute-maximum per block of 2,048 values."""
+
+_BYTES = {"fp32": 4, "fp16": 2, "bf16": 2}
+_WEIGHT_DTYPE = {"fp32": "fp32", "mixed-fp16": "fp16", "mixed-bf16": "bf16", "bf16": "bf16"}
+
+
+def weight_dtype(t: TrainingSpec) -> str:
+    """The dtype the working weights are kept in: fp32, fp16 or bf16."""
+    return _WEIGHT_DTYPE[t.precision]
+
+
+def grad_dtype(t: TrainingSpec) -> str:
+    """The gradient dtype: ``grad_precision`` if given, else that of the working weights."""
+    return t.grad_precision or weight_dtype(t)
+
+
+def state_bytes(t: TrainingSpec) -> int:
+    """Bytes per optimizer-state value: 4 (FP32), or 2 in the pure-BF16 regime."""
+    return 2 if t.precision == "bf16" else 4
+
+
+def has_master(t: TrainingSpec) -> bool:
+    """Whether an FP32 master copy of the weights is kept (the mixed-precision regimes)."""
+    return t.precision.startswith("mixed")
+
+
+def optimizer_state_total(t: TrainingSpec, n: int, adafactor_values: int | None) -> int | None:
+    """Bytes of optimizer state for ``n`` parameters (unsharded), or ``None`` when Adafactor's
+    factored statistics are unknown (``adafactor_values`` is the number of values it keeps)."""
+    sb = state_bytes(t)
+    opt = t.optimizer
+    if opt == "sgd":
+        return 0
+    if opt == "sgd-momentum":
+        return n * sb
+    if opt in ("adam", "adamw"):
+        return 2 * n * sb
+    if opt == "adam-8bit":
+        return 2 * (n + -(-n // ADAM_8BIT_BLOCK) * 4)
+    return None if adafactor_values is None else adafactor_values * sb
+
+
+def activation_bytes_per_layer(
+    *,
+    s: int,
+    b: int,
+    h: int,
+    a: int,
+    t: int = 1,
+    sequence_parallel: bool = False,
+    recompute: str = "none",
+    act_bytes: int = 2,
+) -> Fraction:
+    """Activation memory of one transformer layer in bytes (Korthikanti et al. 2022, Table 2).
+
+    Args:
+        s: sequence length (tokens); b: micro-batch size; h: hidden size; a: attention heads;
+        t: tensor-parallel size; sequence_parallel: Megatron sequence parallelism;
+        recompute: ``"none"``, ``"selective"`` (attention scores recomputed) or ``"full"``
+            (only each layer's input kept); act_bytes: bytes per activation value (2 or 4).
+
+    Returns:
+        The exact value as a :class:`~fractions.Fraction` (``24/t`` need not be whole); callers
+        round the total up.
+
+    Raises:
+        ValueError: an unknown ``recompute`` mode.
+    """
+    num, den = _activation_ratio(s, b, h, a, t, sequence_parallel, recompute, act_bytes)
+    return Fraction(num, den)
+
+
+def _activation_ratio(
+    s: int, b: int, h: int, a: int, t: int, sp: bool, recompute: str, e: int
+) -> tuple[int, int]:
+    """Per-layer activation bytes as an exact ratio ``(numerator, t)`` of integers."""
+    sbh = s * b * h
+    scores = (2 * e + 1) * a * s * s * b  # softmax output, its dropout mask and dropout output
+    if recompute == "full":
+        return e * sbh * (1 if sp else t), t
+    if recompute not in ("none", "selective"):
+        raise ValueError(f"unknown recompute mode {recompute!r}")
+    keep = scores if recompute == "none" else 0
+    if sp:
+        return (16 * e + 2) * sbh + keep, t
+    return (4 * e + 2) * sbh * t + 12 * e * sbh + keep, t
+
+
+def _activation_formula(spec: TrainingSpec, L: int, h: int, a: int, e: int) -> str:
+    t, s, b = spec.tp, spec.seq_len, spec.micro_batch
+    sbh = s * b * h
+    score = Fraction((2 * e + 1) * a * s, h)
+    c_all, c_rep, c_split = 16 * e + 2, 4 * e + 2, 12 * e
+    sp = spec.sequence_parallel and t > 1
+    if spec.recompute == "full":
+        head = f"{L} layers × {e}sbh{'/t' if sp else ''} (each layer's input only)"
+        nums = f"{L} × {e} × {format_count(sbh)}" + (f" / {t}" if sp else "")
+    elif sp:
+        extra = f" + {2 * e + 1}as/h" if spec.recompute == "none" else ""
+        head = f"{L} layers × sbh/t ({c_all}{extra})"
+        nums = f"{L} × {format_count(sbh)} / {t} × ({c_all}"
+        nums += f" + {format_number(score)})" if spec.recompute == "none" else ")"
+    elif t > 1:
+        extra = f" + {2 * e + 1}as/(ht)" if spec.recompute == "none" else ""
+        head = f"{L} layers × sbh({c_rep} + {c_split}/t{extra})"
+        nums = f"{L} × {format_count(sbh)} × ({c_rep} + {c_split}/{t}"
+        nums += f" + {format_number(score)}/{t})" if spec.recompute == "none" else ")"
+    else:
+        extra = f" + {2 * e + 1}as/h" if spec.recompute == "none" else ""
+        head = f"{L} layers × sbh({c_all}{extra})"
+        nums = f"{L} × {format_count(sbh)} × ({c_all}"
+        nums += f" + {format_number(score)})" if spec.recompute == "none" else ")"
+    where = f"s = {format_count(s)}, b = {b}, h = {format_count(h)}, a = {a}"
+    if t > 1:
+        where += f", t = {t}"
+    return f"{head} with {where}: {nums}"
+
+
+def _params_text(psi: int, m: int, t: TrainingSpec, sharded: bool, n: int) -> str:
+    text = f"{format_count(psi)} params"
+    if m > 1:
+        text += f" ÷ {m} (tp {t.tp} × pp {t.pp})"
+    if sharded and t.dp > 1:
+        text += f" ÷ {t.dp} (ZeRO-{t.zero} over dp {t.dp})"
+    if m > 1 or (sharded and t.dp > 1):
+        exact = psi % (m * (t.dp if sharded else 1)) == 0
+        text += f" = {format_count(n)}" + ("" if exact else " (largest shard)")
+    return text
+
+
+def training_items(
+    t: TrainingSpec, r: ResolvedModel, dp: int | None = None, text: bool = True
+) -> tuple[list[Item], list[Omitted]]:
+    """The training items per device for the layout of ``t`` (or with ``dp`` replacing its
+    data-parallel size, for the fit search; ``text=False`` skips the formula strings).
+
+    Returns:
+        ``(items, omitted)``: items in display order; omitted items with their reasons.
+    """
+    if dp is not None and dp != t.dp:
+        t = t.model_copy(update={"dp": dp})
+    psi = r.params
+    m = t.tp * t.pp
+    base = -(-psi // m)
+
+    def shard(n: int, stage: int) -> int:
+        return -(-n // t.dp) if t.zero >= stage else n
+
+    items: list[Item] = []
+    omitted: list[Omitted] = []
+    wd, gd = weight_dtype(t), grad_dtype(t)
+    wb, gb = _BYTES[wd], _BYTES[gd]
+
+    def add(name: str, n_bytes: int, formula: str, source: str) -> None:
+        items.append(Item(name, n_bytes, formula if text else "", source if text else ""))
+
+    n = shard(base, 3)
+    add(
+        "weights",
+        n * wb,
+        f"{_params_text(psi, m, t, t.zero >= 3, n)} × {wb} bytes ({wd.upper()})",
+        f"{MIXED_SRC}; {ZERO_SRC}" if has_master(t) else ZERO_SRC,
+    )
+    n = shard(base, 2)
+    add(
+        "gradients",
+        n * gb,
+        f"{_params_text(psi, m, t, t.zero >= 2, n)} × {gb} bytes ({gd.upper()} gradients)",
+        ZERO_SRC,
+    )
+    n = shard(base, 1)
+    if has_master(t):
+        add(
+            "master_weights",
+            n * 4,
+            f"{_params_text(psi, m, t, t.zero >= 1, n)} × 4 bytes (FP32 master copy)",
+            f"{MIXED_SRC}; {ZERO_SRC}",
+        )
+    _optimizer_item(t, r, psi, m, n, add, omitted, text)
+    _activation_item(t, r, add, omitted, text)
+    return items, omitted
+
+
+def _optimizer_item(t, r, psi, m, n, add, omitted, text) -> None:  # noqa: ANN001
+    sb = state_bytes(t)
+    dtype = "FP32" if sb == 4 else "BF16"
+    ptext = _params_text(psi, m, t, t.zero >= 1, n) if text else ""
+    opt = t.optimizer
+    if opt == "sgd":
+        add(
+            "optimizer_states",
+            0,
+            "plain SGD keeps no optimizer state (0 bytes per parameter)",
+            "Robbins & Monro 1951; PyTorch torch.optim.SGD with momentum=0",
+        )
+    elif opt == "sgd-momentum":
+        add(
+            "optimizer_states",
+            n * sb,
+            f"{ptext} × {sb} bytes ({dtype} momentum buffer)",
+            "Sutskever et al. 2013; PyTorch torch.optim.SGD momentum_buffer",
+        )
+    elif opt in ("adam", "adamw"):
+        add(
+            "optimizer_states",
+            2 * n * sb,
+            f"{ptext} × {2 * sb} bytes ({dtype} momentum {sb} + variance {sb})",
+            f"Kingma & Ba 2015 (Adam), Loshchilov & Hutter 2019 (AdamW); {ZERO_SRC}",
+        )
+    elif opt == "adam-8bit":
+        blocks = -(-n // ADAM_8BIT_BLOCK)
+        add(
+            "optimizer_states",
+            2 * (n + blocks * 4),
+            f"2 states × ({ptext} × 1 byte + {format_count(blocks)} blocks of "
+            f"{ADAM_8BIT_BLOCK:,} × 4-byte FP32 absmax)",
+            "Dettmers et al. 2022, 8-bit Optimizers via Block-wise Quantization, sec. 2",
+        )
+    else:
+        if r.arch is None:
+            omitted.append(
+                Omitted(
+                    "optimizer_states",
+                    "Adafactor's factored second moment depends on the shape of every weight "
+                    "matrix: give a model preset or a full architecture",
+                    "training",
+                )
+            )
+            return
+        mats, vectors = adafactor_state_values(r.arch)
+        values = mats + vectors
+        per = -(-values // m)
+        shard_n = -(-per // t.dp) if t.zero >= 1 else per
+        split = ""
+        if m > 1 or (t.zero >= 1 and t.dp > 1):
+            split = (
+                f" split over {m * (t.dp if t.zero >= 1 else 1)} devices = {format_count(shard_n)}"
+            )
+        add(
+            "optimizer_states",
+            shard_n * sb,
+            f"({format_count(mats)} row and column statistics of the weight matrices + "
+            f"{format_count(vectors)} vector parameters){split} × {sb} bytes ({dtype}); "
+            "no first moment (beta1 = 0)",
+            "Shazeer & Stern 2018, Adafactor, sec. 3 (Algorithm 4) and sec. 7 (beta1 = 0)",
+        )
+
+
+def _activation_item(t, r, add, omitted, text) -> None:  # noqa: ANN001
+    if not (r.layers and r.hidden and r.heads):
+        omitted.append(
+            Omitted(
+                "activations",
+                "activation memory needs the layers, hidden size and attention heads: give a model "
+                "preset or --layers --hidden --heads",
+                "training",
+            )
+        )
+        return
+    e = 4 if t.precision == "fp32" else 2
+    num, den = _activation_ratio(
+        t.seq_len, t.micro_batch, r.hidden, r.heads, t.tp, t.sequence_parallel, t.recompute, e
+    )
+    n_bytes = -(-r.layers * num // den)
+    if not text:
+        add("activations", n_bytes, "", "")
+        return
+    source = KORTHIKANTI_SRC + (
+        " (16-bit activations)" if e == 2 else " re-derived for 4-byte activations (sec. 4.1)"
+    )
+    if t.pp > 1:
+        source += "; first pipeline stage holds L layers' worth (sec. 4.2.3)"
+    add("activations", n_bytes, _activation_formula(t, r.layers, r.hidden, r.heads, e), source)
+
+
+def bytes_per_param_text(t: TrainingSpec) -> str:
+    """The bytes-per-parameter sum of the model states, e.g.
+    ``"16 bytes/param = 2 (BF16 weights) + 2 (BF16 gradients) + 4 (FP32 master) + 8 (Adam)"``;
+    for 8-bit Adam and Adafactor the optimizer part is described instead of summed."""
+    wd, gd = weight_dtype(t), grad_dtype(t)
+    parts = [(_BYTES[wd], f"{wd.upper()} weights"), (_BYTES[gd], f"{gd.upper()} gradients")]
+    if has_master(t):
+        parts.append((4, "FP32 master"))
+    sb = state_bytes(t)
+    per_opt = {"sgd": 0, "sgd-momentum": sb, "adam": 2 * sb, "adamw": 2 * sb}
+    if t.optimizer in per_opt:
+        parts.append((per_opt[t.optimizer], f"{t.optimizer} states"))
+        total = sum(p for p, _ in parts)
+        return f"{total} bytes/param = " + " + ".join(f"{p} ({w})" for p, w in parts)
+    fixed = sum(p for p, _ in parts)
+    rest = "≈2.004 (8-bit Adam)" if t.optimizer == "adam-8bit" else "Adafactor's factored states"
+    return f"{fixed} bytes/param + {rest} = " + " + ".join(f"{p} ({w})" for p, w in parts)
+
+
+def model_state_bytes(t: TrainingSpec, r: ResolvedModel, dp: int) -> int | None:
+    """Bytes per device of weights, gradients, master weights and optimizer states with ``dp``
+    data-parallel devices (the rest of ``t`` unchanged); ``None`` when the optimizer state is
+    unknown (Adafactor without an architecture). Equals the sum of those items of
+    :func:`training_items`; used to search the fewest GPUs without building formula strings."""
+    m = t.tp * t.pp
+    base = -(-r.params // m)
+    zero = t.zero
+
+    def shard(n: int, stage: int) -> int:
+        return -(-n // dp) if zero >= stage else n
+
+    total = shard(base, 3) * _BYTES[weight_dtype(t)] + shard(base, 2) * _BYTES[grad_dtype(t)]
+    n = shard(base, 1)
+    if has_master(t):
+        total += n * 4
+    if t.optimizer == "adafactor":
+        if r.arch is None:
+            return None
+        values = sum(adafactor_state_values(r.arch))
+        return total + shard(-(-values // m), 1) * state_bytes(t)
+    opt = optimizer_state_total(t, n, None)
+    return None if opt is None else total + opt

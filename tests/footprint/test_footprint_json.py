@@ -1,0 +1,114 @@
+"""The JSON contract of ``quiz footprint --json`` (issue 3): exact keys and types."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from quiz.footprint.engine import estimate
+from quiz.footprint.report import ITEM_NAMES
+from quiz.footprint.spec import FootprintSpec
+
+ITEM_KEYS = {"name": str, "bytes": int, "formula": str, "source": str}
+
+
+def check_items(items: list[dict[str, Any]]) -> int:
+    total = 0
+    for item in items:
+        assert set(item) == set(ITEM_KEYS)
+        for key, kind in ITEM_KEYS.items():
+            assert type(item[key]) is kind, (key, item)
+        assert item["name"] in ITEM_NAMES
+        assert item["bytes"] >= 0 and item["formula"] and item["source"]
+        total += item["bytes"]
+    return total
+
+
+def check_contract(data: dict[str, Any]) -> None:
+    assert set(data) == {"model", "training", "inference", "storage", "omitted", "gpu"}
+    assert set(data["model"]) == {"name", "preset", "params", "active_params"}
+    assert type(data["model"]["name"]) is str
+    assert type(data["model"]["params"]) is int
+    assert type(data["model"]["active_params"]) is int
+    assert data["model"]["preset"] is None or type(data["model"]["preset"]) is str
+    training = data["training"]
+    if training is not None:
+        assert set(training) == {
+            "per_device",
+            "devices",
+            "gpus_needed",
+            "headroom_bytes",
+            "convention",
+        }
+        assert set(training["per_device"]) == {"total_bytes", "items"}
+        assert check_items(training["per_device"]["items"]) == training["per_device"]["total_bytes"]
+        assert type(training["devices"]) is int
+        assert training["gpus_needed"] is None or type(training["gpus_needed"]) is int
+        assert training["headroom_bytes"] is None or type(training["headroom_bytes"]) is int
+        assert type(training["convention"]) is str
+    inference = data["inference"]
+    if inference is not None:
+        assert set(inference) == {"per_device", "gpus_needed", "headroom_bytes", "convention"}
+        assert set(inference["per_device"]) == {"total_bytes", "items"}
+        assert (
+            check_items(inference["per_device"]["items"]) == inference["per_device"]["total_bytes"]
+        )
+        assert inference["gpus_needed"] is None or type(inference["gpus_needed"]) is int
+    assert set(data["storage"]) == {"items", "total_bytes"}
+    assert check_items(data["storage"]["items"]) == data["storage"]["total_bytes"]
+    for entry in data["omitted"]:
+        assert set(entry) == {"phase", "item", "reason"}
+        assert entry["phase"] in ("training", "inference", "storage")
+        assert entry["item"] in ITEM_NAMES and entry["reason"]
+    if data["gpu"] is not None:
+        assert set(data["gpu"]) == {"id", "name", "memory_bytes"}
+        assert type(data["gpu"]["memory_bytes"]) is int
+
+
+def test_contract_llama_2_7b() -> None:
+    data = estimate(FootprintSpec.from_mapping({"model": "llama-2-7b"})).to_json()
+    check_contract(data)
+    assert data["model"] == {
+        "name": "Llama-2-7B",
+        "preset": "llama-2-7b",
+        "params": 6_738_415_616,
+        "active_params": 6_738_415_616,
+    }
+    names = [i["name"] for i in data["training"]["per_device"]["items"]]
+    assert names == ["weights", "gradients", "master_weights", "optimizer_states", "activations"]
+    names = [i["name"] for i in data["inference"]["per_device"]["items"]]
+    assert names == ["weights", "kv_cache", "activations"]
+    assert data["training"]["devices"] == 1 and data["training"]["gpus_needed"] is None
+    assert data["gpu"] is None
+    # round-trips through JSON text unchanged (no floats, no NaN)
+    assert json.loads(json.dumps(data)) == data
+
+
+def test_contract_variants() -> None:
+    for spec in (
+        {"params": "7B"},
+        {"params": "7.5B", "phase": "training", "training": {"zero": 3, "dp": 64}},
+        {
+            "model": "mixtral-8x7b",
+            "phase": "inference",
+            "gpu": "h100-80gb",
+            "inference": {"weights": "int4"},
+        },
+        {
+            "model": "gpt-3-175b",
+            "gpu": "b200-180gb",
+            "storage": {"dataset_tokens": "300B"},
+            "training": {"tp": 8, "pp": 8, "zero": 1, "dp": 16},
+        },
+    ):
+        data = estimate(FootprintSpec.from_mapping(spec)).to_json()
+        check_contract(data)
+        if spec.get("phase") == "training":
+            assert data["inference"] is None
+        if spec.get("phase") == "inference":
+            assert data["training"] is None
+    data = estimate(FootprintSpec.from_mapping({"params": "7B"})).to_json()
+    assert {(o["phase"], o["item"]) for o in data["omitted"]} >= {
+        ("training", "activations"),
+        ("inference", "kv_cache"),
+    }

@@ -1,0 +1,68 @@
+"""Plain-text rendering: tables, bars on one scale, derivation steps."""
+
+from __future__ import annotations
+
+import pytest
+
+from quiz.footprint.engine import estimate
+from quiz.footprint.render import derivation_steps, render_bars, render_report
+from quiz.footprint.spec import FootprintSpec
+
+
+def report(**data: object):
+    return estimate(FootprintSpec.from_mapping(data))
+
+
+def test_derivation_steps_single_phase() -> None:
+    steps = derivation_steps(report(model="llama-2-7b", phase="inference"))
+    assert steps[0] == "weights = 6,738,415,616 params × 2 bytes (BF16) = 13.48 GB"
+    assert any(s.startswith("total = ") for s in steps)
+    assert any(s.startswith("storage: inference artifact = ") for s in steps)
+
+
+def test_derivation_steps_both_phases_are_prefixed() -> None:
+    steps = derivation_steps(report(model="llama-2-7b"), units="GiB")
+    assert steps[0] == "training: weights = 6,738,415,616 params × 2 bytes (BF16) = 12.55 GiB"
+    assert any(s.startswith("inference: kv cache = ") for s in steps)
+
+
+def test_bars_share_one_scale() -> None:
+    r = report(model="llama-2-7b")
+    text = render_bars(r, width=80)
+    rows = {
+        line.split()[0]: line
+        for line in text.splitlines()
+        if line.startswith(("training ", "inference "))
+    }
+    cells = {k: sum(ch in "█▓▒░▚▄▀" for ch in v) for k, v in rows.items()}
+    ratio = r.training.total_bytes / r.inference.total_bytes
+    assert cells["training"] / cells["inference"] == pytest.approx(ratio, rel=0.1)
+    assert "█ weights" in text and "▄ kv cache" in text
+
+
+def test_gpu_marker_and_fit_line() -> None:
+    r = report(model="llama-2-7b", gpu="a100-80gb", training={"zero": 3, "dp": 8})
+    text = render_report(r, width=100)
+    assert "NVIDIA A100 80GB: 85.90 GB ▲" in text
+    assert "Fit: " in text and "fewest GPUs" in text
+
+
+def test_omitted_items_are_listed() -> None:
+    text = render_report(report(params="7B"), width=80)
+    assert "Not estimated:" in text
+    assert "training activations: activation memory needs the layers" in text
+
+
+@pytest.mark.parametrize("width", [40, 57, 80, 123])
+def test_every_line_fits(width: int) -> None:
+    for r in (
+        report(
+            model="mixtral-8x7b",
+            gpu="h200-141gb",
+            inference={"weights": "int4"},
+            storage={"dataset_tokens": "8T"},
+        ),
+        report(params="175B", training={"optimizer": "adafactor"}),
+    ):
+        for text in (render_report(r, width=width, explain=True), render_bars(r, width=width)):
+            assert max(len(line) for line in text.splitlines()) <= width
