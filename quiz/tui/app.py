@@ -93,17 +93,26 @@ class QuizApp(App[int]):
     def action_footprint(self) -> None:
         """Open the footprint calculator; from a question, pre-filled with its worked example."""
         from quiz.tui.screens.footprint import FootprintScreen
+        from quiz.tui.screens.question import QuestionScreen
 
-        if isinstance(self.screen, FootprintScreen):
-            return
         spec = None
-        if self.session is not None and type(self.screen).__name__ == "QuestionScreen":
+        # The worked example belongs to the reveal: only an answered question pre-fills it.
+        if (self.session is not None and isinstance(self.screen, QuestionScreen)
+                and self.session.outcome() is not None):
             q = self.session.current.question
             if q.worked_example is not None:
                 spec = dict(q.worked_example.footprint)
             elif q.infographic is not None and q.infographic.footprint is not None:
                 spec = dict(q.infographic.footprint)
         self.push_screen(FootprintScreen(spec))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Hide the calculator key while the calculator is open."""
+        from quiz.tui.screens.footprint import FootprintScreen
+
+        if action == "footprint" and isinstance(self.screen, FootprintScreen):
+            return False
+        return True
 
     def action_request_quit(self) -> None:
         """Quit after a confirmation."""

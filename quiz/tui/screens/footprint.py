@@ -1,0 +1,202 @@
+"""The footprint calculator screen: inputs on the left (or on top in a narrow terminal), the
+calculator's items table, stacked bars and devices needed on the right, recomputed on every
+change. Opened from a question, it starts from that question's worked example."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Grid, Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Input, Label, Select, Static
+
+from quiz.tui.text import literal
+
+CUSTOM = "custom"
+"""The model choice that means "no preset: use the parameter count typed in"."""
+NONE = "__none__"
+"""The GPU / KV-precision choice that means "not set"."""
+
+
+@dataclass(frozen=True)
+class Field:
+    """One input of the form: the spec key (``section.name`` for nested ones), its label, and
+    the choices of a select (``None`` for a text input)."""
+
+    key: str
+    label: str
+    choices: tuple[tuple[str, str], ...] | None = None
+    placeholder: str = ""
+
+    @property
+    def widget_id(self) -> str:
+        return "fp-" + self.key.replace(".", "-").replace("_", "-")
+
+
+def _choices(name: str) -> tuple[tuple[str, str], ...]:
+    from quiz.footprint.spec import CHOICES
+
+    return tuple((c, c) for c in CHOICES[name])
+
+
+def form_fields() -> list[Field]:
+    """The calculator's inputs, in screen order."""
+    from quiz.footprint import gpu_presets, model_presets
+
+    models = tuple((f"{p.name} ({p.params / 1e9:.2f}B)", pid)
+                   for pid, p in model_presets().items())
+    gpus = tuple((g.name, gid) for gid, g in gpu_presets().items())
+    return [
+        Field("model", "Model", models + (("Custom: parameter count", CUSTOM),)),
+        Field("params", "Params (custom)", placeholder="e.g. 7B, 6.7e9"),
+        Field("phase", "Phase", _choices("phase")),
+        Field("training.precision", "Train precision", _choices("precision")),
+        Field("training.optimizer", "Optimizer", _choices("optimizer")),
+        Field("training.zero", "ZeRO stage", tuple((str(i), str(i)) for i in range(4))),
+        Field("training.dp", "Data-parallel", placeholder="1"),
+        Field("training.tp", "Tensor-parallel", placeholder="1"),
+        Field("training.micro_batch", "Micro-batch", placeholder="1"),
+        Field("training.seq_len", "Sequence length", placeholder="2048"),
+        Field("training.recompute", "Recomputation", _choices("recompute")),
+        Field("inference.weights", "Infer weights", _choices("weights")),
+        Field("inference.group_size", "Quant group", placeholder="128"),
+        Field("inference.kv_dtype", "KV precision",
+              (("16-bit (default)", NONE),) + _choices("kv_dtype")),
+        Field("inference.batch", "Infer batch", placeholder="1"),
+        Field("inference.context", "Context tokens", placeholder="2048"),
+        Field("gpu", "GPU", (("none", NONE),) + gpus),
+        Field("units", "Units", _choices("units")),
+    ]
+
+
+def _get(data: Mapping[str, Any], key: str) -> Any:
+    section, _, name = key.rpartition(".")
+    source = data.get(section, {}) if section else data
+    return source.get(name) if isinstance(source, Mapping) else None
+
+
+class FootprintScreen(Screen[None]):
+    """Training vs inference memory for a model, with every number's derivation."""
+
+    BINDINGS = [
+        Binding("escape", "close", "Back"),
+        Binding("f1", "app.help", "Help"),
+    ]
+
+    def __init__(self, spec: Mapping[str, Any] | None = None) -> None:
+        """``spec`` is a footprint scenario in its bank form (a worked example or a footprint
+        infographic); ``None`` starts from Llama-2-7B."""
+        super().__init__()
+        from quiz.footprint import FootprintSpec
+
+        self.base = FootprintSpec.from_mapping(spec or {"model": "llama-2-7b"})
+        self.fields = form_fields()
+        self.spec = self.base
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="fp-main"):
+            with VerticalScroll(id="fp-form-scroll"), Grid(id="fp-form"):
+                for f in self.fields:
+                    yield Label(f.label, classes="fp-label")
+                    if f.choices is not None:
+                        yield Select(f.choices, value=self._initial(f), allow_blank=False,
+                                     id=f.widget_id, compact=True)
+                    else:
+                        yield Input(value=self._initial(f), placeholder=f.placeholder,
+                                    id=f.widget_id, compact=True)
+            with VerticalScroll(id="fp-output"):
+                yield Static(id="fp-error", markup=False)
+                yield Static(id="fp-report", markup=False)
+        yield Footer()
+
+    def _initial(self, f: Field) -> str:
+        data = self.base.model_dump()
+        value = _get(data, f.key)
+        if f.key == "model":
+            return value or CUSTOM
+        if f.key == "params":
+            return "" if self.base.model else (str(value) if value else "")
+        if value is None:
+            return NONE if f.choices is not None else ""
+        return str(value)
+
+    def on_mount(self) -> None:
+        self.title = "Footprint calculator"
+        self.recompute()
+
+    def on_resize(self) -> None:
+        self.set_class(self.size.width < 100, "-narrow")
+        self.call_after_refresh(self.recompute)
+
+    # -- recomputation ------------------------------------------------------------------------
+    def changes(self) -> dict[str, Any]:
+        """The form's values as spec changes (nested by section); blank inputs reset a value to
+        the scenario's own."""
+        changes: dict[str, Any] = {}
+        for f in self.fields:
+            widget = self.query_one(f"#{f.widget_id}")
+            raw = widget.value if isinstance(widget, Input | Select) else None
+            value: Any = None if raw in ("", NONE, Select.NULL) else raw
+            if f.key == "model":
+                if value == CUSTOM:
+                    changes["model"] = None
+                    continue
+                changes["model"] = value
+                changes["params"] = None
+                continue
+            if f.key == "params" and changes.get("model"):
+                continue
+            if value is None:
+                value = _get(self.base.model_dump(exclude_defaults=True), f.key)
+            section, _, name = f.key.rpartition(".")
+            if section:
+                if value is not None:
+                    changes.setdefault(section, {})[name] = value
+            else:
+                changes[name] = value
+        return changes
+
+    def recompute(self) -> None:
+        """Rebuild the spec from the form and redraw the report, or say what is wrong."""
+        from pydantic import ValidationError
+
+        from quiz.footprint import estimate, render_report
+
+        error = self.query_one("#fp-error", Static)
+        report_view = self.query_one("#fp-report", Static)
+        try:
+            spec = self.base.replace(self.changes())
+            report = estimate(spec)
+        except ValidationError as exc:
+            messages = [
+                f"{'.'.join(str(p) for p in err['loc']) or 'input'}: {err['msg']}"
+                for err in exc.errors(include_url=False)
+            ]
+            error.update(literal("\n".join(messages)))
+            error.add_class("-shown")
+            return
+        except ValueError as exc:
+            error.update(literal(str(exc)))
+            error.add_class("-shown")
+            return
+        self.spec = spec
+        error.update("")
+        error.remove_class("-shown")
+        width = max(report_view.size.width or self.query_one("#fp-output").size.width - 2, 40)
+        report_view.update(literal(render_report(report, width=width, units=spec.units)))
+
+    @on(Input.Changed)
+    @on(Select.Changed)
+    def _changed(self) -> None:
+        if self.is_mounted:
+            self.recompute()
+
+    def action_close(self) -> None:
+        """Back to where the calculator was opened from."""
+        self.dismiss(None)
