@@ -336,7 +336,7 @@ def _problem(w: _Walked, err: ErrorDetails, marks: dict[int, tuple[Any, Any, Any
         where = _mark(entry[0] if entry else None)
         inside = f" in {label}" if w.keys else ""
         return Problem(*where, f"missing required key '{w.missing}'{inside}")
-    if kind == "extra_forbidden":
+    if kind in ("extra_forbidden", "unknown_key"):
         key = w.keys[-1]
         names = _yaml_names(w.keys[:-1])
         close = _suggestion(w)
@@ -383,6 +383,8 @@ def _problem(w: _Walked, err: ErrorDetails, marks: dict[int, tuple[Any, Any, Any
         message = f"{label}: must be {bound} {limit}, found {shown}"
     elif "{" not in err["msg"] and kind not in _PYDANTIC_JARGON:
         message = err["msg"]  # our model's own messages are already written for people
+        if "footprint" in w.keys and str(w.keys[-1]) not in message:
+            message = f"{label}: {message}"  # the calculator's messages name no key
     else:
         message = f"{label}: {err['msg']}"
     return Problem(*where, message)

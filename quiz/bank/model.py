@@ -28,6 +28,8 @@ from pydantic import (
 )
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
+from quiz.footprint.spec import FootprintSpec
+
 OPTION_KEYS = "ABCDEFGH"
 """Allowed option keys, in order. At most eight options: the TUI binds A–H (and 1–8) to them."""
 
@@ -87,7 +89,7 @@ class Infographic(_Strict):
 
     table: TableInfographic | None = None
     text: Text | None = None
-    footprint: dict[StrictStr, Any] | None = None
+    footprint: FootprintSpec | None = None
     caption: StrictStr | None = None
 
     @model_validator(mode="after")
@@ -115,7 +117,7 @@ class Infographic(_Strict):
 class WorkedExample(_Strict):
     """A calculator scenario whose derivation steps are shown after the answer."""
 
-    footprint: dict[StrictStr, Any]
+    footprint: FootprintSpec
     caption: StrictStr | None = None
 
 

@@ -139,11 +139,42 @@ class _Part(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    @model_validator(mode="before")
+    @model_validator(mode="wrap")
     @classmethod
-    def _known_keys(cls, data: Any) -> Any:
+    def _known_keys(cls, data: Any, handler: Any) -> Any:
+        # Unknown keys get a "did you mean" hint and are reported together with every other
+        # error of the mapping (a "before" validator would hide those until the key is fixed).
         if not isinstance(data, Mapping):
-            return data
+            return handler(data)
+        fields = cls.__pydantic_fields__
+        if all(key in fields for key in data):
+            return handler(data)
+        known = list(fields)
+        errors: list[Any] = []
+        for key in data:
+            if key in fields:
+                continue
+            text = str(key)
+            close = difflib.get_close_matches(text.replace("-", "_"), known, n=1, cutoff=0.6)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            errors.append(
+                InitErrorDetails(
+                    type=PydanticCustomError(
+                        "unknown_key", "unknown key {key}{hint}", {"key": repr(text), "hint": hint}
+                    ),
+                    loc=(text,),
+                    input=data[key],
+                )
+            )
+        try:
+            handler({k: v for k, v in data.items() if k in fields})
+        except ValidationError as exc:
+            errors.extend(
+                InitErrorDetails(type=PydanticCustomError(e["type"], e["msg"]), loc=e["loc"],
+                                 input=e["input"])
+                for e in exc.errors(include_url=False)
+            )
+        raise ValidationError.from_exception_data(cls.__name__, errors)
         fields = cls.__pydantic_fields__
         if all(key in fields for key in data):
             return data

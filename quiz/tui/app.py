@@ -101,9 +101,9 @@ class QuizApp(App[int]):
                 and self.session.outcome() is not None):
             q = self.session.current.question
             if q.worked_example is not None:
-                spec = dict(q.worked_example.footprint)
+                spec = q.worked_example.footprint
             elif q.infographic is not None and q.infographic.footprint is not None:
-                spec = dict(q.infographic.footprint)
+                spec = q.infographic.footprint
         self.push_screen(FootprintScreen(spec))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

@@ -72,6 +72,7 @@ async def test_wrong_answer_names_right_option_and_choice() -> None:
         verdict = screen.query_one("#verdict", Static)
         assert "-wrong" in verdict.classes
         assert plain(verdict) == "✗ Not quite: the right answer was B; you chose C."
+        assert plain(screen.query_one("#verdict-detail", Static)) == "Right answer: B  Bravo"
         assert "-right" in screen.query_one("#option-B").classes
         assert "-wrong" in screen.query_one("#option-C").classes
         chosen = [plain(w) for w in screen.query(".distractor-option").results(Static)]
@@ -140,6 +141,8 @@ async def test_multiple_response_scored_right_only_for_the_exact_set() -> None:
         await pilot.pause()
         assert plain(screen.query_one("#verdict", Static)) == (
             "✗ Not quite: the right answers were A, C; you chose A, B.")
+        assert plain(screen.query_one("#verdict-detail", Static)) == (
+            "Right answers:\nA  Alpha\nC  Charlie")
         assert app.session.score.correct == 0
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import on
 from textual.app import ComposeResult
@@ -16,6 +16,9 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, Label, Select, Static
 
 from quiz.tui.text import literal
+
+if TYPE_CHECKING:
+    from quiz.footprint import FootprintSpec
 
 CUSTOM = "custom"
 """The model choice that means "no preset: use the parameter count typed in"."""
@@ -88,13 +91,13 @@ class FootprintScreen(Screen[None]):
         Binding("f1", "app.help", "Help"),
     ]
 
-    def __init__(self, spec: Mapping[str, Any] | None = None) -> None:
-        """``spec`` is a footprint scenario in its bank form (a worked example or a footprint
-        infographic); ``None`` starts from Llama-2-7B."""
+    def __init__(self, spec: FootprintSpec | None = None) -> None:
+        """``spec`` is the scenario to start from (a question's worked example or footprint
+        infographic); ``None`` starts from Llama-2-7B with the calculator's defaults."""
         super().__init__()
         from quiz.footprint import FootprintSpec
 
-        self.base = FootprintSpec.from_mapping(spec or {"model": "llama-2-7b"})
+        self.base = spec or FootprintSpec.from_mapping({"model": "llama-2-7b"})
         self.fields = form_fields()
         self.spec = self.base
 

@@ -134,7 +134,7 @@ class QuestionScreen(Screen[None]):
                 item.verdict = "wrong"
 
     # -- input ------------------------------------------------------------------------------
-    def on_key(self, event: events.Key) -> None:
+    async def on_key(self, event: events.Key) -> None:
         """Letters A–H and digits 1–8 pick the option shown under that letter/number."""
         char = (event.character or "").upper()
         if not char or len(char) != 1:
@@ -145,15 +145,15 @@ class QuestionScreen(Screen[None]):
             event.stop()
             event.prevent_default()
             if index < len(shown.options):
-                self.pick(shown.options[index].letter)
+                await self.pick(shown.options[index].letter)
             elif self.session.outcome() is None:
                 self.notify(f"There is no option {char} here (options: "
                             f"{', '.join(shown.letters)}).", severity="warning", markup=False)
 
-    def on_option_item_clicked(self, message: OptionItem.Clicked) -> None:
-        self.pick(message.letter)
+    async def on_option_item_clicked(self, message: OptionItem.Clicked) -> None:
+        await self.pick(message.letter)
 
-    def pick(self, letter: str) -> None:
+    async def pick(self, letter: str) -> None:
         """Answer with ``letter`` (single answer) or toggle it (multiple response)."""
         if self.session.outcome() is not None:
             return
@@ -167,9 +167,9 @@ class QuestionScreen(Screen[None]):
             for item in items:
                 item.chosen = item.option.letter in self.ticked
         else:
-            self._answer({letter})
+            await self._answer({letter})
 
-    def _answer(self, letters: set[str]) -> None:
+    async def _answer(self, letters: set[str]) -> None:
         try:
             outcome = self.session.answer(letters)
         except SessionError as exc:
@@ -178,8 +178,7 @@ class QuestionScreen(Screen[None]):
         self._mark_options(self._items(), outcome)
         self._draw_status()
         self.query_one("#hint", Static).update(self._hint(outcome))
-        reveal = Reveal(outcome)
-        self.query_one("#reveal", Vertical).mount(reveal)
+        await self.query_one("#reveal", Vertical).mount(Reveal(outcome))
         self.call_after_refresh(self._scroll_to_verdict)
 
     def _scroll_to_verdict(self) -> None:
@@ -201,10 +200,10 @@ class QuestionScreen(Screen[None]):
             item.highlighted = i == self.highlight
         items[self.highlight].scroll_visible(animate=False)
 
-    def action_toggle(self) -> None:
+    async def action_toggle(self) -> None:
         """Space: toggle the highlighted option of a multiple-response question."""
         if self.session.current.question.multiple_response:
-            self.pick(self.session.current.options[self.highlight].letter)
+            await self.pick(self.session.current.options[self.highlight].letter)
 
     async def action_submit(self) -> None:
         """Enter: answer with the highlighted option, or submit the ticked ones; once answered,
@@ -217,9 +216,9 @@ class QuestionScreen(Screen[None]):
                 self.notify(f"Choose {shown.choose} options ({len(self.ticked)} chosen so far).",
                             severity="warning", markup=False)
                 return
-            self._answer(set(self.ticked))
+            await self._answer(set(self.ticked))
         else:
-            self._answer({shown.options[self.highlight].letter})
+            await self._answer({shown.options[self.highlight].letter})
 
     async def action_next(self) -> None:
         """Go to the next question; after the last one, to the summary."""

@@ -3,7 +3,7 @@ the calculator."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.table import Table
 from rich.text import Text
@@ -14,6 +14,9 @@ from textual.widgets import Static
 from quiz.bank.model import Infographic
 from quiz.bank.text import terminal_safe
 from quiz.tui.text import literal
+
+if TYPE_CHECKING:
+    from quiz.footprint import FootprintSpec
 
 
 def _cell(text: str) -> Text:
@@ -32,25 +35,29 @@ def table_renderable(columns: list[str], rows: list[list[str]]) -> Table:
 
 
 class FootprintChart(Static):
-    """Stacked bars for a footprint scenario, redrawn at the widget's width."""
+    """Stacked bars for a footprint scenario, drawn by the calculator at the widget's width
+    (training and inference on one scale)."""
 
-    def __init__(self, spec: dict[str, Any], *, id: str | None = None,
+    DEFAULT_CSS = """
+    FootprintChart { text-wrap: nowrap; }
+    """
+
+    def __init__(self, spec: FootprintSpec, *, id: str | None = None,
                  classes: str | None = None) -> None:
+        from quiz.footprint import estimate
+
         self.spec = spec
+        self.report = estimate(spec)
         super().__init__(id=id, classes=classes, markup=False)
 
     def on_resize(self) -> None:
-        self.update(literal(self.render_chart(max(self.size.width, 20))))
+        self.update(literal(self.render_chart(max(self.size.width, 30))))
 
     def render_chart(self, width: int) -> str:
-        """The chart as plain text at ``width`` columns (the calculator draws it)."""
-        from quiz.footprint.render import render_bars
-        from quiz.footprint.spec import FootprintSpec
-        from quiz.footprint import estimate
+        """The chart as plain text at ``width`` columns."""
+        from quiz.footprint import render_bars
 
-        report = estimate(FootprintSpec.from_mapping(self.spec))
-        units = str(self.spec.get("units", "GB"))
-        return render_bars(report, width=width, units=units)
+        return render_bars(self.report, width=width, units=self.spec.units)
 
 
 class InfographicView(Vertical):
@@ -77,7 +84,8 @@ class InfographicView(Vertical):
             yield Static(literal(info.text), classes="preformatted", markup=False)
             caption = info.caption
         else:
-            yield FootprintChart(dict(info.footprint or {}), classes="footprint")
+            assert info.footprint is not None
+            yield FootprintChart(info.footprint, classes="footprint")
             caption = info.caption
         if caption:
             yield Static(literal(caption), classes="caption", markup=False)

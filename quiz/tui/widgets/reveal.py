@@ -31,6 +31,15 @@ class Reveal(Vertical):
             assemble(("✓ " if out.correct else "✗ ", "bold"), out.verdict),
             id="verdict", classes="-correct" if out.correct else "-wrong", markup=False,
         )
+        if not out.correct:
+            label = "Right answers:" if len(out.right) > 1 else "Right answer:"
+            sep = "\n" if len(out.right) > 1 else " "
+            yield Static(
+                assemble((label, "bold"),
+                         *(part for o in out.right for part in (sep, (o.letter, "bold"),
+                                                                f"  {o.text}"))),
+                id="verdict-detail", markup=False,
+            )
         yield Static("Short explanation", classes="section-title", markup=False)
         yield Static(literal(out.short_explanation), id="short-explanation", markup=False)
         if out.infographic is not None:

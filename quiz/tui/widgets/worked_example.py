@@ -25,13 +25,10 @@ class WorkedExampleView(Vertical):
         super().__init__(id=id, classes=classes)
 
     def compose(self) -> ComposeResult:
-        from quiz.footprint import estimate
-        from quiz.footprint.render import derivation_steps
-        from quiz.footprint.spec import FootprintSpec
+        from quiz.footprint import derivation_steps, estimate
 
-        spec = dict(self.example.footprint)
-        report = estimate(FootprintSpec.from_mapping(spec))
-        steps = derivation_steps(report, units=str(spec.get("units", "GB")))
+        spec = self.example.footprint
+        steps = derivation_steps(estimate(spec), units=spec.units)
         if self.example.caption:
             yield Static(literal(self.example.caption), classes="caption", markup=False)
         yield Static(literal("\n".join(steps)), classes="steps", markup=False)

@@ -1,0 +1,43 @@
+"""Footprint infographics and worked examples are validated by the calculator's own spec while
+the bank loads, each problem at its line and column."""
+
+from __future__ import annotations
+
+from quiz.bank.load import load_bank_text
+
+from .helpers import bank, found, question
+
+FOOTPRINT = """\
+    infographic:
+      footprint:
+        model: llama-7b
+        trainig: {zero: 4}
+        inference: {weights: int3, batch: -1}
+    worked_example:
+      footprint: {params: 7B, training: {tp: 3}, layers: 32, hidden: 4096, heads: 32}
+"""
+
+
+def test_every_footprint_problem_is_located(pure: bool) -> None:
+    report = load_bank_text(bank(question(extra=FOOTPRINT)), "f.yaml", pure_python=pure)
+    assert report.library is None
+    assert found(report) == [
+        (16, 16, "error", "unknown model preset 'llama-7b'; did you mean 'llama-2-7b'?"),
+        (17, 9, "error", "unknown key 'trainig'; did you mean 'training'?"),
+        (18, 30, "error", "unknown weights 'int3'; expected one of: fp32, fp16, bf16, fp8, "
+                          "int8, int4; did you mean 'int8'?"),
+        (18, 43, "error", "infographic.footprint.inference.batch: must be positive (got -1)"),
+        (20, 46, "error", "worked_example.footprint.training.tp: tensor parallel size 3 does "
+                          "not divide 32 attention heads"),
+    ]
+
+
+def test_valid_footprint_text_values_become_numbers(pure: bool) -> None:
+    extra = ("    worked_example:\n"
+             "      footprint: {params: 6.7b, phase: training, training: {zero: '3', dp: 64,"
+             " sequence_parallel: yes}}\n")
+    report = load_bank_text(bank(question(extra=extra)), "f.yaml", pure_python=pure)
+    assert report.ok, [str(d) for d in report.diagnostics]
+    spec = report.library.questions[0].worked_example.footprint
+    assert (spec.params, spec.phase) == (6_700_000_000, "training")
+    assert (spec.training.zero, spec.training.dp, spec.training.sequence_parallel) == (3, 64, True)
