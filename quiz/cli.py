@@ -111,7 +111,10 @@ def run_study(argv: Sequence[str]) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``quiz`` console script and ``python -m quiz``. Returns the exit status."""
+    """Entry point of the ``quiz`` console script and ``python -m quiz``.
+
+    Returns the exit status: 0 success, 1 errors found, 2 usage error.
+    """
     args = list(sys.argv[1:] if argv is None else argv)
     try:
         if args and args[0] == "validate":

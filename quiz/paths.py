@@ -16,8 +16,8 @@ DATA_DIR_ENV = "QUIZ_DATA_DIR"
 def bundled_bank_dir() -> Path:
     """Return the folder of the shipped question banks.
 
-    In an installed wheel the banks live in ``quiz/_bundled_bank``; in a source checkout they live in
-    ``question_bank/`` beside the package.
+    In an installed wheel the banks live in ``quiz/_bundled_bank``; in a source checkout they
+    live in ``question_bank/`` beside the package.
 
     Raises:
         FileNotFoundError: if neither folder exists (a broken installation).

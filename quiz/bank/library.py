@@ -1,4 +1,4 @@
-"""A library: the banks loaded from one or more files or folders, with question ids unique across it.
+"""A library: the banks loaded from files or folders; question ids are unique across it.
 
 Built by :func:`quiz.bank.load.load_library`; consumed by the study session and the TUI.
 """

@@ -116,11 +116,11 @@ def explain_notes(report: Report, *, units: str = "GB") -> list[str]:
                 f"points as published GPTQ/AWQ checkpoints do: {b(ours)} "
                 f"({(ours - naive) / naive:+.1%})."
             )
-    total = max((p.total_bytes for p in report.phases), default=0)
-    if total:
+    largest = max((p.total_bytes for p in report.phases), default=0)
+    if largest:
         notes.append(
-            f"GB or GiB: {format_count(total)} bytes = {format_bytes(total, 'GB')} = "
-            f'{format_bytes(total, "GiB")}. Datasheets\' "80GB" on an A100 is 80 GiB '
+            f"GB or GiB: {format_count(largest)} bytes = {format_bytes(largest, 'GB')} = "
+            f'{format_bytes(largest, "GiB")}. Datasheets\' "80GB" on an A100 is 80 GiB '
             "(nvidia-smi: 81,920 MiB = 85.90 GB); nvidia-smi prints MiB; EleutherAI's "
             "calculator prints GiB; disks and this tool's default print GB."
         )

@@ -31,7 +31,7 @@ class QuestionScreen(Screen[None]):
         Binding("up", "move(-1)", "Up", show=False),
         Binding("down", "move(1)", "Down", show=False),
         Binding("enter", "submit", "Answer", show=False),
-        Binding("space", "toggle", "Toggle", show=False),
+        Binding("space", "toggle_option", "Toggle", show=False),
         Binding("s", "app.summary", "Summary"),
         Binding("question_mark", "app.help", "Help"),
         Binding("q", "app.request_quit", "Quit"),
@@ -200,7 +200,7 @@ class QuestionScreen(Screen[None]):
             item.highlighted = i == self.highlight
         items[self.highlight].scroll_visible(animate=False)
 
-    async def action_toggle(self) -> None:
+    async def action_toggle_option(self) -> None:
         """Space: toggle the highlighted option of a multiple-response question."""
         if self.session.current.question.multiple_response:
             await self.pick(self.session.current.options[self.highlight].letter)

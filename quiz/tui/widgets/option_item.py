@@ -65,7 +65,8 @@ class OptionItem(Horizontal):
     @property
     def text(self) -> str:
         """The option text as shown."""
-        return self.query_one(".option-text", Static).visual.plain  # type: ignore[union-attr]
+        visual = self.query_one(".option-text", Static).visual
+        return visual.plain if isinstance(visual, Content) else str(visual)
 
     def watch_highlighted(self, value: bool) -> None:
         self.set_class(value, "-highlighted")
