@@ -12,6 +12,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from quiz.bank.library import Library
+from quiz.bank.text import terminal_safe
 from quiz.study.session import SessionConfig, SessionError, StudySession
 from quiz.tui.messages import RetryQuestions, StartSession
 from quiz.tui.screens.start import StartScreen
@@ -38,7 +39,7 @@ class QuizApp(App[int]):
         self.last_config: SessionConfig | None = None
 
     def on_mount(self) -> None:
-        self.title = self.library.title
+        self.title = terminal_safe(self.library.title)
         self.push_screen(StartScreen(self.library, shuffle=self.shuffle, seed=self.seed))
 
     # -- sessions ---------------------------------------------------------------------------

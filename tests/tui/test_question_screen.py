@@ -169,9 +169,10 @@ async def test_bank_text_renders_literally() -> None:
 
 async def test_control_characters_never_reach_the_terminal() -> None:
     q = question_data("q1", question="Red \x1b[31malert\x1b[0m \x1b]8;;http://x\x07link\u202e!")
-    app = make_app(make_library(q), shuffle=False)
+    app = make_app(make_library(q, title="Bank\x1b]0;pwned\x07"), shuffle=False)
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await start(app, pilot)
+        assert screen.title == app.title == "Bank␛]0;pwned␇"
         text = plain(screen.query_one("#stem", Static))
         assert "\x1b" not in text and "\x07" not in text and "\u202e" not in text
         assert text == "Red ␛[31malert␛[0m ␛]8;;http://x␇link\ufffd!"

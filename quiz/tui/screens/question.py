@@ -14,6 +14,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from quiz.bank.model import OPTION_KEYS
+from quiz.bank.text import terminal_safe
 from quiz.study.session import Outcome, SessionError, StudySession
 from quiz.tui.text import assemble, literal
 from quiz.tui.widgets.option_item import OptionItem
@@ -63,7 +64,7 @@ class QuestionScreen(Screen[None]):
         yield Footer()
 
     async def on_mount(self) -> None:
-        self.title = self.bank_title
+        self.title = terminal_safe(self.bank_title)
         self.query_one("#body").can_focus = False
         await self.show_question()
 

@@ -12,6 +12,7 @@ from textual.widgets import Button, Footer, Header, Input, Label, SelectionList,
 from textual.widgets.selection_list import Selection
 
 from quiz.bank.library import Library
+from quiz.bank.text import terminal_safe
 from quiz.study.session import SessionConfig
 from quiz.tui.messages import StartSession
 from quiz.tui.text import assemble, literal
@@ -64,7 +65,7 @@ class StartScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.title = self.library.title
+        self.title = terminal_safe(self.library.title)
         self.query_one("#start", Button).focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
