@@ -175,29 +175,6 @@ class _Part(BaseModel):
                 for e in exc.errors(include_url=False)
             )
         raise ValidationError.from_exception_data(cls.__name__, errors)
-        fields = cls.__pydantic_fields__
-        if all(key in fields for key in data):
-            return data
-        known = list(fields)
-        errors = []
-        for key in data:
-            if key in fields:
-                continue
-            text = str(key)
-            close = difflib.get_close_matches(text.replace("-", "_"), known, n=1, cutoff=0.6)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
-            errors.append(
-                InitErrorDetails(
-                    type=PydanticCustomError(
-                        "unknown_key", "unknown key {key}{hint}", {"key": repr(text), "hint": hint}
-                    ),
-                    loc=(text,),
-                    input=data[key],
-                )
-            )
-        if errors:
-            raise ValidationError.from_exception_data(cls.__name__, errors)
-        return data
 
 
 class TrainingSpec(_Part):
