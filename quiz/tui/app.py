@@ -27,6 +27,7 @@ class QuizApp(App[int]):
     TITLE = "quiz"
     BINDINGS = [
         Binding("ctrl+q", "request_quit", "Quit", priority=True, show=False),
+        Binding("f1", "help", "Help", show=False),
         Binding("m", "footprint", "Calculator"),
     ]
 
@@ -142,7 +143,7 @@ class QuizApp(App[int]):
         yield SystemCommand("Help", "Show the keys", self.action_help)
         yield SystemCommand("Quit", "Quit quiz (asks first)", self.action_request_quit)
         for command in super().get_system_commands(screen):
-            if command.title != "Quit":
+            if command.title not in ("Quit", "Keys"):  # ours ask first / our help lists keys
                 yield command
 
 

@@ -53,11 +53,20 @@ async def test_bad_input_is_reported_and_last_good_result_kept() -> None:
         await pilot.pause()
         error = screen.query_one("#fp-error", Static)
         assert error.has_class("-shown")
-        assert "training.micro_batch: must be positive (got -1)" in error.visual.plain
+        assert "Micro-batch: must be positive (got -1)" in error.visual.plain
+        assert "last valid input" in error.visual.plain
         assert report_text(screen) == before
+        assert screen.query_one("#fp-report").has_class("-stale")
         screen.query_one("#fp-training-micro-batch").value = "2"
         await pilot.pause()
         assert not error.has_class("-shown")
+        assert not screen.query_one("#fp-report").has_class("-stale")
+        # A preset brings its own parameter count: the custom count is only typed for custom.
+        params = screen.query_one("#fp-params")
+        assert params.disabled
+        screen.query_one("#fp-model").value = "custom"
+        await pilot.pause()
+        assert not params.disabled
 
 
 async def test_opened_from_an_answered_question_uses_its_worked_example() -> None:

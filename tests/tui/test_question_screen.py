@@ -195,7 +195,8 @@ async def test_navigation_summary_and_previous_keeps_reveal() -> None:
         await pilot.press("n", "a", "n")
         await pilot.pause()
         assert isinstance(app.screen, SummaryScreen)
-        assert "1/2 answered right" in plain(app.screen.query_one("#summary-score", Static))
+        assert plain(app.screen.query_one("#summary-score", Static)) == (
+            "Score 1 right of 2 answered (50%); all 2 answered")
 
 
 async def test_option_letters_do_not_trigger_actions_and_help_and_quit_work() -> None:
@@ -254,3 +255,38 @@ async def test_start_screen_topic_filter_and_count() -> None:
         await pilot.press("enter")
         await pilot.pause()
         assert [s.question.id for s in app.session.shown] == ["p1"]
+
+
+LONG = {k: f"Option {k}: " + "a long option text that wraps over several lines. " * 3
+        for k in "ABCD"}
+
+
+async def test_arrows_move_the_cursor_even_when_the_question_overflows() -> None:
+    q = question_data("q1", answer="C", options=LONG, question="A long stem. " * 30)
+    app = make_app(make_library(q), shuffle=False)
+    async with app.run_test(size=(80, 14)) as pilot:
+        screen = await start(app, pilot)
+        assert screen.query_one("#body").max_scroll_y > 0  # the question does not fit
+        await pilot.press("down", "down", "enter")
+        await pilot.pause()
+        assert [o.letter for o in app.session.outcome().chosen] == ["C"]
+        assert plain(screen.query_one("#verdict", Static)) == "✓ Correct: C."
+
+
+async def test_every_reveal_section_gets_its_full_height_at_80x24() -> None:
+    q = question_data("q1", answer="A", options=LONG, infographic=TABLE,
+                      full_explanation="Line.\n" * 30)
+    app = make_app(make_library(q), shuffle=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await start(app, pilot)
+        await pilot.press("b")
+        await pilot.pause()
+        review = screen.query_one("#distractor-review")
+        parts = list(review.children)
+        assert len(parts) == 6  # three wrong options, each with its review
+        assert all(p.size.height >= 1 for p in parts)
+        assert review.size.height >= sum(p.outer_size.height for p in parts) >= 6
+        for sel in ("#short-explanation", "#full-explanation", "#infographic"):
+            widget = screen.query_one(sel)
+            assert widget.size.height >= 1, sel
+        assert screen.query_one("#full-explanation").size.height == 30

@@ -43,3 +43,13 @@ def test_reveal_after_wrong_answer(snap_compare) -> None:
 
 def test_start_screen(snap_compare) -> None:
     assert snap_compare(make_app(_library(), shuffle=False), terminal_size=(80, 24))
+
+
+def test_reveal_scrolled_to_the_distractor_review(snap_compare) -> None:
+    assert snap_compare(make_app(_library(), shuffle=False), terminal_size=(80, 24),
+                        press=["enter", "b", "end"])
+
+
+def test_calculator_at_80x24(snap_compare) -> None:
+    assert snap_compare(make_app(_library(), shuffle=False), terminal_size=(80, 24),
+                        press=["m"])

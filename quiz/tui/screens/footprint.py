@@ -131,11 +131,21 @@ class FootprintScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.title = "Footprint calculator"
+        self._sync_params_input()
+        self.query_one(f"#{self.fields[0].widget_id}").focus()
         self.recompute()
 
     def on_resize(self) -> None:
         self.set_class(self.size.width < 100, "-narrow")
+        self.set_class(self.size.width < 64, "-tiny")
         self.call_after_refresh(self.recompute)
+
+    def _sync_params_input(self) -> None:
+        """The parameter count is typed only for a custom model; a preset brings its own."""
+        custom = self.query_one("#fp-model", Select).value == CUSTOM
+        params = self.query_one("#fp-params", Input)
+        params.disabled = not custom
+        params.placeholder = "e.g. 7B, 6.7e9" if custom else "from the preset"
 
     # -- recomputation ------------------------------------------------------------------------
     def changes(self) -> dict[str, Any]:
@@ -177,26 +187,36 @@ class FootprintScreen(Screen[None]):
             spec = self.base.replace(self.changes())
             report = estimate(spec)
         except ValidationError as exc:
-            messages = [
-                f"{'.'.join(str(p) for p in err['loc']) or 'input'}: {err['msg']}"
-                for err in exc.errors(include_url=False)
-            ]
-            error.update(literal("\n".join(messages)))
-            error.add_class("-shown")
+            labels = {f.key: f.label for f in self.fields}
+            messages = []
+            for err in exc.errors(include_url=False):
+                key = ".".join(str(p) for p in err["loc"])
+                messages.append(f"{labels.get(key, key or 'input')}: {err['msg']}")
+            self._show_error("\n".join(messages))
             return
         except ValueError as exc:
-            error.update(literal(str(exc)))
-            error.add_class("-shown")
+            self._show_error(str(exc))
             return
         self.spec = spec
         error.update("")
         error.remove_class("-shown")
-        width = max(report_view.size.width or self.query_one("#fp-output").size.width - 2, 40)
+        report_view.remove_class("-stale")
+        output = self.query_one("#fp-output")
+        width = max(report_view.size.width or output.size.width - 2, 24)
         report_view.update(literal(render_report(report, width=width, units=spec.units)))
+
+    def _show_error(self, message: str) -> None:
+        """Say what is wrong, and mark the result below as belonging to the last valid input."""
+        error = self.query_one("#fp-error", Static)
+        error.update(literal(message + "\n(The result below is for the last valid input.)"))
+        error.add_class("-shown")
+        self.query_one("#fp-report", Static).add_class("-stale")
 
     @on(Input.Changed)
     @on(Select.Changed)
-    def _changed(self) -> None:
+    def _changed(self, event: Input.Changed | Select.Changed) -> None:
+        if isinstance(event, Select.Changed) and event.select.id == "fp-model":
+            self._sync_params_input()
         if self.is_mounted:
             self.recompute()
 

@@ -9,24 +9,31 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 HELP_TEXT = """\
-Answering
-  A–H or 1–8      choose that option (multiple response: toggle it)
-  ↑ ↓ then Enter  choose the highlighted option
-  Space           toggle the highlighted option (multiple response)
-  Enter           submit the chosen options (multiple response)
-  click           choose (or toggle) an option
+Question screen
+  A–H or 1–8     choose that option (multiple response: tick it)
+  ↑ ↓  Enter     move the cursor; choose, or submit the ticked
+  Space          tick the highlighted option (multiple response)
+  click          choose (or tick) an option
+  n  →  Enter    next question, once answered
+  p  ←           previous question
+  ↑ ↓ PgUp PgDn  scroll the explanations, once answered
+  s              summary: score so far, per topic
 
-After the answer
-  n  →  Enter     next question
-  p  ←            previous question
-  ↑ ↓ PgUp PgDn   scroll the explanations
-  s               summary: score so far, per topic
+Summary
+  r              retry what you missed
+  Ctrl+N         new session (back to the start screen)
+  Esc            back to the questions
 
-Anywhere
-  m               memory (footprint) calculator (from a question: its worked example)
-  ?               this help
-  Ctrl+P          command palette (start over, summary, calculator, quit…)
-  q  Esc  Ctrl+Q  quit (asks first)
+Calculator (m)
+  Tab            next field; every change recomputes
+  Esc            back to where you were
+  From an answered question it starts from that question's
+  worked example; otherwise from Llama-2-7B.
+
+Everywhere
+  ?  F1          this help (F1 where you are typing)
+  Ctrl+P         command palette
+  q  Esc  Ctrl+Q quit, after asking
 
 Press Esc or ? to close."""
 
@@ -38,6 +45,7 @@ class HelpScreen(ModalScreen[None]):
         Binding("escape", "close", "Close"),
         Binding("question_mark", "close", "Close", show=False),
         Binding("q", "close", "Close", show=False),
+        Binding("f1", "close", "Close", show=False),
     ]
 
     def compose(self) -> ComposeResult:

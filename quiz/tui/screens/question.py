@@ -56,7 +56,8 @@ class QuestionScreen(Screen[None]):
         with Horizontal(id="status"):
             yield Static(id="status-left", markup=False)
             yield Static(id="status-right", markup=False)
-        with VerticalScroll(id="body"):
+        # Not focusable: its own up/down bindings would steal the option cursor's keys.
+        with VerticalScroll(id="body", can_focus=False):
             yield Static(id="stem", markup=False)
             yield Static(id="hint", markup=False)
             yield Vertical(id="options")
@@ -65,7 +66,6 @@ class QuestionScreen(Screen[None]):
 
     async def on_mount(self) -> None:
         self.title = terminal_safe(self.bank_title)
-        self.query_one("#body").can_focus = False
         await self.show_question()
 
     # -- drawing ----------------------------------------------------------------------------

@@ -22,8 +22,9 @@ class StartScreen(Screen[None]):
     """Choose what to study, then start. Enter on the focused Start button begins."""
 
     BINDINGS = [
-        Binding("question_mark", "app.help", "Help"),
         Binding("ctrl+s", "start", "Start"),
+        Binding("question_mark", "app.help", "Help"),
+        Binding("q", "app.request_quit", "Quit"),
         Binding("escape", "app.request_quit", "Quit", show=False),
     ]
 
@@ -45,6 +46,10 @@ class StartScreen(Screen[None]):
                 f"topic{'s' * (len(self.topic_counts) != 1)}",
                 id="bank-count", markup=False,
             )
+            descriptions = [b.info.description for b in lib.banks if b.info.description]
+            if descriptions:
+                yield Static(literal("\n\n".join(descriptions)), id="bank-description",
+                             markup=False)
             yield Label("Topics to include", classes="field-label")
             yield SelectionList[str](
                 *(
@@ -63,6 +68,9 @@ class StartScreen(Screen[None]):
             with Vertical(id="start-actions"):
                 yield Button("Start", id="start", variant="primary")
         yield Footer()
+
+    def on_resize(self) -> None:
+        self.set_class(self.size.width < 60, "-narrow")
 
     def on_mount(self) -> None:
         self.title = terminal_safe(self.library.title)

@@ -20,10 +20,10 @@ class SummaryScreen(Screen[None]):
     """Score and per-topic breakdown of a session; start over or retry what was missed."""
 
     BINDINGS = [
-        Binding("escape", "back", "Back to questions"),
+        Binding("escape", "back", "Back"),
         Binding("r", "retry_missed", "Retry missed"),
         Binding("ctrl+n", "app.new_session", "New session"),
-        Binding("question_mark", "app.help", "Help"),
+        Binding("question_mark", "app.help", "Help", show=False),
         Binding("q", "app.request_quit", "Quit"),
     ]
 
@@ -37,10 +37,12 @@ class SummaryScreen(Screen[None]):
         score = s.score
         yield Header()
         with VerticalScroll(id="summary-body"):
-            pct = f"{score.fraction:.0%}" if score.answered else "–"
+            pct = f" ({score.fraction:.0%})" if score.answered else ""
+            unanswered = score.total - score.answered
             yield Static(
-                assemble(("Score ", "bold"), f"{score.correct}/{score.answered} answered right "
-                         f"({pct}); {score.total - score.answered} of {score.total} unanswered"),
+                assemble(("Score ", "bold"), f"{score.correct} right of {score.answered} "
+                         f"answered{pct}" + (f"; {unanswered} of {score.total} not answered yet"
+                                             if unanswered else f"; all {score.total} answered")),
                 id="summary-score", markup=False,
             )
             if self.pass_mark is not None and s.finished:
