@@ -6,6 +6,10 @@ it. Every numeric flag takes text (``--params 7B``, ``--dataset-tokens 2T``) and
 values. Exit status: 0 on success, 2 for bad flags (message on stderr, never a traceback), 1 for
 an unexpected internal error.
 
+A value that looks like a negative number (``--dataset-size -5GB``, ``--params -7B``) is taken
+as the flag's value and then rejected by the spec like any other ("must be positive"), not
+mistaken for an unknown flag. ``--width`` takes 40 to 400 columns.
+
 Also runnable alone: ``python -m quiz.footprint.cli --model llama-2-7b``.
 """
 
@@ -14,11 +18,19 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import sys
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, NoReturn
 
 from quiz.footprint.spec import CHOICES
+from quiz.footprint.units import format_count
+
+MIN_WIDTH, MAX_WIDTH = 40, 400
+"""Range of ``--width`` (columns)."""
+DEFAULT_MAX_WIDTH = 160
+"""Widest output when the width comes from the terminal rather than ``--width``."""
 
 # (flag dest, section of the spec or None for the top level)
 _FIELDS: tuple[tuple[str, str | None], ...] = (
@@ -66,6 +78,14 @@ _FIELDS: tuple[tuple[str, str | None], ...] = (
     ("checkpoint_kind", "storage"),
 )
 
+_BOOLEAN_FLAGS = frozenset({"tied_embeddings", "gated_mlp", "linear_bias", "sequence_parallel"})
+VALUE_FLAGS = frozenset(
+    {"--" + dest.replace("_", "-") for dest, _ in _FIELDS if dest not in _BOOLEAN_FLAGS}
+    | {"--width"}
+)
+"""The flags that take a value (``--dataset-size 500GB``)."""
+_NEGATIVE_LOOKING = re.compile(r"-\.?\d")
+
 EXAMPLES = """\
 examples:
   quiz footprint --model llama-2-7b
@@ -77,7 +97,64 @@ examples:
   quiz footprint --list-presets
 
 Numbers accept 4096, 7B, 6.7b, 7e9, 1_000, 2T; sizes accept 500GB, 80GiB.
-GB = 10^9 bytes, GiB = 2^30 bytes; --json always reports bytes."""
+Upper bounds: --params 10^15; --seq-len, --context 10^9 tokens; --micro-batch, --batch 10^7;
+--dp, --tp, --pp 10^6; --dataset-tokens 10^16; --dataset-size 10^18 bytes (1 EB).
+Sizes print in decimal units (kB, MB, GB, ...: powers of 1000) or, with --units GiB, binary
+units (KiB, MiB, GiB, ...: powers of 1024), exact, two decimals rounded half up;
+--json always reports bytes."""
+
+
+def _width(text: str) -> int:
+    """``--width``: a whole number of columns from :data:`MIN_WIDTH` to :data:`MAX_WIDTH`."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a whole number of columns, not {text!r}"
+        ) from None
+    if not MIN_WIDTH <= value <= MAX_WIDTH:
+        raise argparse.ArgumentTypeError(
+            f"must be from {MIN_WIDTH} to {MAX_WIDTH} columns (got {format_count(value)})"
+        )
+    return value
+
+
+def join_negative_values(args: Sequence[str]) -> list[str]:
+    """Glue a negative-looking value to its flag: ``["--dataset-size", "-5GB"]`` →
+    ``["--dataset-size=-5GB"]``, so that argparse reads it as the value (and the spec rejects it
+    with its usual message) instead of as an unknown option. Stops at ``--``."""
+    out: list[str] = []
+    items = list(args)
+    k = 0
+    while k < len(items):
+        arg = items[k]
+        if arg == "--":
+            out += items[k:]
+            break
+        nxt = items[k + 1] if k + 1 < len(items) else None
+        if arg in VALUE_FLAGS and nxt is not None and _NEGATIVE_LOOKING.match(nxt):
+            out.append(f"{arg}={nxt}")
+            k += 2
+            continue
+        out.append(arg)
+        k += 1
+    return out
+
+
+class FootprintParser(argparse.ArgumentParser):
+    """The ``footprint`` parser: negative-looking values are values
+    (:func:`join_negative_values`), and a usage error is one line plus a pointer to ``--help``
+    rather than the whole usage of some forty flags."""
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: Any = None
+    ) -> tuple[Any, list[str]]:
+        given = sys.argv[1:] if args is None else args
+        return super().parse_known_args(join_negative_values(given), namespace)
+
+    def error(self, message: str) -> NoReturn:
+        message = re.sub(r"^argument (--[\w-]+)(?:/[\w-]+)*: ", r"\1: ", message)
+        self.exit(2, f"{self.prog}: error: {message}\n(see {self.prog} --help)\n")
 
 
 def _metavar(field: str) -> str:
@@ -182,9 +259,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     out.add_argument(
         "--width",
         metavar="COLUMNS",
-        type=int,
+        type=_width,
         default=None,
-        help="output width (default: the terminal's)",
+        help=f"output width, {MIN_WIDTH} to {MAX_WIDTH} (default: the terminal's, at most "
+        f"{DEFAULT_MAX_WIDTH})",
     )
     out.add_argument("--list-presets", action="store_true", help="list model and GPU presets")
 
@@ -199,6 +277,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    # add_parser builds a plain ArgumentParser; FootprintParser only overrides methods.
+    parser.__class__ = FootprintParser
     add_arguments(parser)
     parser.set_defaults(func=run)
 
@@ -224,7 +304,7 @@ def _flag(loc: tuple[Any, ...]) -> str:
 
 def _list_presets() -> str:
     from quiz.footprint.presets import gpu_presets, model_presets
-    from quiz.footprint.units import format_bytes, format_count
+    from quiz.footprint.units import format_bytes
 
     lines = ["Model presets (parameters computed from the architecture):"]
     for p in model_presets().values():
@@ -239,6 +319,36 @@ def _list_presets() -> str:
     return "\n".join(lines)
 
 
+def _presets_json() -> dict[str, Any]:
+    """``{"models": [...], "gpus": [...]}``: every preset with its numbers and sources."""
+    from quiz.footprint.presets import gpu_presets, model_presets
+
+    models = [
+        {
+            "id": p.id,
+            "name": p.name,
+            "params": p.params,
+            "published_params": p.published_params,
+            "published_params_source": p.published_params_source,
+            "context": p.context,
+            "source": p.source,
+            "sources": dict(p.sources),
+        }
+        for p in model_presets().values()
+    ]
+    gpus = [
+        {
+            "id": g.id,
+            "name": g.name,
+            "memory_bytes": g.memory_bytes,
+            "datasheet": g.datasheet,
+            "source": g.source,
+        }
+        for g in gpu_presets().values()
+    ]
+    return {"models": models, "gpus": gpus}
+
+
 def _write(text: str) -> None:
     try:
         sys.stdout.write(text + "\n")
@@ -251,6 +361,10 @@ def _write(text: str) -> None:
 def run(ns: argparse.Namespace) -> int:
     """Run ``quiz footprint`` for parsed flags ``ns``: print the report (or JSON) to stdout.
 
+    ``--json`` prints :meth:`~quiz.footprint.report.Report.to_json` (with ``--explain``, plus an
+    ``"explain"`` list of notes); ``--list-presets --json`` prints ``{"models": [...],
+    "gpus": [...]}``.
+
     Returns:
         0 on success; 2 for invalid flags (each problem on stderr as
         ``quiz footprint: error: --zero: ZeRO stage must be 0, 1, 2 or 3 (got 4)``); 1 for an
@@ -259,9 +373,21 @@ def run(ns: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
     try:
+        as_json = getattr(ns, "json", False)
         if getattr(ns, "list_presets", False):
-            _write(_list_presets())
+            if as_json:
+                _write(json.dumps(_presets_json(), indent=2, ensure_ascii=False))
+            else:
+                _write(_list_presets())
             return 0
+        width = getattr(ns, "width", None)
+        if width is not None and not MIN_WIDTH <= width <= MAX_WIDTH:
+            print(
+                f"quiz footprint: error: --width: must be from {MIN_WIDTH} to {MAX_WIDTH} "
+                f"columns (got {format_count(width)})",
+                file=sys.stderr,
+            )
+            return 2
         from quiz.footprint.engine import estimate
         from quiz.footprint.render import render_report
         from quiz.footprint.spec import FootprintSpec, error_lines
@@ -273,16 +399,15 @@ def run(ns: argparse.Namespace) -> int:
                 print(f"quiz footprint: error: {_flag(loc)}{message}", file=sys.stderr)
             return 2
         report = estimate(spec)
-        if getattr(ns, "json", False):
-            _write(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
+        explain = getattr(ns, "explain", False)
+        if as_json:
+            data = report.to_json(explain=explain)
+            _write(json.dumps(data, indent=2, ensure_ascii=False))
             return 0
-        width = getattr(ns, "width", None) or shutil.get_terminal_size((80, 24)).columns
-        width = min(max(width, 40), 160)
-        _write(
-            render_report(
-                report, width=width, units=spec.units, explain=getattr(ns, "explain", False)
-            )
-        )
+        if width is None:
+            columns = shutil.get_terminal_size((80, 24)).columns
+            width = min(max(columns, MIN_WIDTH), DEFAULT_MAX_WIDTH)
+        _write(render_report(report, width=width, units=spec.units, explain=explain))
         return 0
     except Exception as exc:  # noqa: BLE001 - the CLI promises no traceback
         print(f"quiz footprint: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)

@@ -26,7 +26,7 @@ from quiz.footprint.inference import inference_items, kv_dtype
 from quiz.footprint.report import ModelSummary, Omitted, PhaseEstimate, Report, StorageEstimate
 from quiz.footprint.storage import storage_items
 from quiz.footprint.training import bytes_per_param_text, model_state_bytes, training_items
-from quiz.footprint.units import format_bytes, format_count
+from quiz.footprint.units import count_noun, format_bytes, format_count
 
 if TYPE_CHECKING:
     from quiz.footprint.presets import GpuPreset
@@ -92,8 +92,9 @@ def _training(
         "selective": "selective recomputation",
         "full": "full recomputation",
     }[t.recompute]
+    dp, tp, pp = format_count(t.dp), format_count(t.tp), format_count(t.pp)
     convention = (
-        f"{bytes_per_param_text(t)}; ZeRO-{t.zero} over dp {t.dp}"
+        f"{bytes_per_param_text(t)}; ZeRO-{t.zero} over dp {dp}"
         f"{' (no effect with dp 1)' if t.dp == 1 and t.zero else ''}; model states split evenly "
         + (
             f"over tp × pp; activations: Korthikanti et al. 2022 Table 2, {recompute}"
@@ -103,9 +104,9 @@ def _training(
         )
     )
     setup = (
-        f"{t.devices} device{'s' if t.devices != 1 else ''} = dp {t.dp} × tp {t.tp} × pp {t.pp}, "
-        f"ZeRO-{t.zero}, {t.precision}, {t.optimizer}, micro-batch {t.micro_batch} × "
-        f"{format_count(t.seq_len)} tokens, {recompute}"
+        f"{count_noun(t.devices, 'device')} = dp {dp} × tp {tp} × pp {pp}, "
+        f"ZeRO-{t.zero}, {t.precision}, {t.optimizer}, micro-batch {format_count(t.micro_batch)} "
+        f"× {count_noun(t.seq_len, 'token')}, {recompute}"
     )
     return PhaseEstimate("training", items, total, t.devices, needed, headroom, convention, setup)
 
@@ -151,7 +152,9 @@ def _inference(
     if gpu is not None:
         needed = max(1, -(-total // gpu.memory_bytes))
         headroom = needed * gpu.memory_bytes - total
-    group = f" (groups of {inf.group_size})" if inf.weights in ("int4", "int8") else ""
+    group = ""
+    if inf.weights in ("int4", "int8"):
+        group = f" (groups of {format_count(inf.group_size)})"
     kv = kv_dtype(inf).upper()
     kept = ", embeddings and LM head kept 16-bit" if inf.weights in ("fp8", "int8", "int4") else ""
     convention = (
@@ -160,23 +163,35 @@ def _inference(
         "layer's transient working set; the footprint split evenly over the GPUs needed"
     )
     setup = (
-        f"{inf.weights.upper()} weights{group}, {kv} KV cache, batch {inf.batch} × "
-        f"{format_count(inf.context)} tokens of context"
+        f"{inf.weights.upper()} weights{group}, {kv} KV cache, batch {format_count(inf.batch)} × "
+        f"{count_noun(inf.context, 'token')} of context"
     )
     return PhaseEstimate("inference", items, total, 1, needed, headroom, convention, setup)
+
+
+_UNITS_NOTE = {
+    "GB": "Sizes are exact byte counts, printed in decimal units (kB, MB, GB, TB, PB, … = "
+    "powers of 1000: 1 GB = 10^9 bytes), two decimals rounded half up; units GiB prints binary "
+    "units instead.",
+    "GiB": "Sizes are exact byte counts, printed in binary units (KiB, MiB, GiB, TiB, PiB, … = "
+    "powers of 1024: 1 GiB = 2^30 bytes), two decimals rounded half up; units GB prints decimal "
+    "units instead.",
+}
+"""The conventions note on units, per unit family."""
 
 
 def _conventions(spec: FootprintSpec, r: ResolvedModel, gpu: GpuPreset | None) -> list[str]:
     notes = [
         f"Parameters: {format_count(r.params)} ({r.params_note}).",
-        f"Sizes are exact byte counts, printed in {spec.units}: GB = 10^9 bytes, GiB = 2^30 bytes.",
+        _UNITS_NOTE[spec.units],
     ]
     arch = r.arch
     if arch is not None and arch.experts > 1:
         notes.append(
-            f"Mixture of experts: memory counts all {arch.experts} experts; "
-            f"{arch.active_experts} are active per token = {format_count(r.active_params)} "
-            "active parameters (compute, not memory)."
+            f"Mixture of experts: memory counts all {count_noun(arch.experts, 'expert')}; "
+            f"{format_count(arch.active_experts)} "
+            f"{'is' if arch.active_experts == 1 else 'are'} active per token = "
+            f"{count_noun(r.active_params, 'active parameter')} (compute, not memory)."
         )
     if spec.phase != "inference" and r.layers:
         notes.append(
@@ -188,16 +203,16 @@ def _conventions(spec: FootprintSpec, r: ResolvedModel, gpu: GpuPreset | None) -
     if r.context and spec.phase != "inference" and spec.training.seq_len > r.context:
         notes.append(
             f"seq_len {format_count(spec.training.seq_len)} is longer than the "
-            f"{format_count(r.context)} tokens the model was trained with."
+            f"{count_noun(r.context, 'token')} the model was trained with."
         )
     if r.context and spec.phase != "training" and spec.inference.context > r.context:
         notes.append(
             f"context {format_count(spec.inference.context)} is longer than the model's "
-            f"{format_count(r.context)} tokens."
+            f"{count_noun(r.context, 'token')}."
         )
     if gpu is not None:
         notes.append(
-            f"{gpu.name}: {format_count(gpu.memory_bytes)} bytes "
+            f"{gpu.name}: {count_noun(gpu.memory_bytes, 'byte')} "
             f"({format_bytes(gpu.memory_bytes, 'GB')} = {format_bytes(gpu.memory_bytes, 'GiB')}) "
             f"as the driver reports it; datasheet: {gpu.datasheet}. CUDA context, allocator and "
             "framework overhead are not counted."

@@ -21,7 +21,7 @@ from __future__ import annotations
 from quiz.footprint.inference import KV_BYTES, WEIGHT_BITS, kv_dtype
 from quiz.footprint.report import Report
 from quiz.footprint.training import activation_bytes_per_layer, grad_dtype, has_master
-from quiz.footprint.units import format_bytes, format_count
+from quiz.footprint.units import count_noun, format_bytes, format_count
 
 
 def explain_notes(report: Report, *, units: str = "GB") -> list[str]:
@@ -43,7 +43,7 @@ def explain_notes(report: Report, *, units: str = "GB") -> list[str]:
             notes.append(
                 f"Bytes per parameter, mixed-precision Adam: this estimate counts {ours} "
                 f"({'16-bit' if ours == 16 else 'FP32'} gradients) = {b(ours * psi)} of model "
-                f"states for {format_count(psi)} parameters before any sharding. The ZeRO paper "
+                f"states for {count_noun(psi, 'parameter')} before any sharding. The ZeRO paper "
                 f"(sec. 3.1) counts 16 = 2 + 2 + 12 → {b(16 * psi)}; Hugging Face's \"GPU "
                 'memory usage" guide counts 18 = 6 (FP16 and FP32 weights) + 4 (FP32 gradients) '
                 f"+ 8 (Adam) → {b(18 * psi)}, as does EleutherAI's calc_transformer_mem.py "
@@ -92,15 +92,15 @@ def explain_notes(report: Report, *, units: str = "GB") -> list[str]:
             mha = 2 * r.layers * r.heads * r.head_dim * kb
             if gqa != mha:
                 notes.append(
-                    f"KV cache per token: {format_count(gqa)} bytes with grouped-query attention "
-                    f"({r.kv_heads} key/value heads). A calculator that sizes it from the hidden "
-                    f"size or the {r.heads} query heads counts {format_count(mha)} bytes per "
-                    f"token, {mha // gqa}× too much: {b(kv.bytes * mha // gqa)} instead of "
-                    f"{b(kv.bytes)}."
+                    f"KV cache per token: {count_noun(gqa, 'byte')} with grouped-query attention "
+                    f"({count_noun(r.kv_heads, 'key/value head')}). A calculator that sizes it "
+                    f"from the hidden size or the {count_noun(r.heads, 'query head')} counts "
+                    f"{count_noun(mha, 'byte')} per token, {format_count(mha // gqa)}× too much: "
+                    f"{b(kv.bytes * mha // gqa)} instead of {b(kv.bytes)}."
                 )
             else:
                 notes.append(
-                    f"KV cache per token: {format_count(gqa)} bytes. This model uses multi-head "
+                    f"KV cache per token: {count_noun(gqa, 'byte')}. This model uses multi-head "
                     "attention (as many key/value heads as query heads), so counts with and "
                     "without grouped-query attention agree."
                 )
@@ -119,9 +119,10 @@ def explain_notes(report: Report, *, units: str = "GB") -> list[str]:
     largest = max((p.total_bytes for p in report.phases), default=0)
     if largest:
         notes.append(
-            f"GB or GiB: {format_count(largest)} bytes = {format_bytes(largest, 'GB')} = "
+            f"GB or GiB: {count_noun(largest, 'byte')} = {format_bytes(largest, 'GB')} = "
             f'{format_bytes(largest, "GiB")}. Datasheets\' "80GB" on an A100 is 80 GiB '
             "(nvidia-smi: 81,920 MiB = 85.90 GB); nvidia-smi prints MiB; EleutherAI's "
-            "calculator prints GiB; disks and this tool's default print GB."
+            "calculator prints GiB; disks and this tool's default print decimal units (GB = "
+            "10^9 bytes)."
         )
     return notes

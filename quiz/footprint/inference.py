@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 
 from quiz.footprint.model_arch import quant_groups
 from quiz.footprint.report import Item, Omitted
-from quiz.footprint.units import format_count
+from quiz.footprint.units import count_noun, format_count
 
 if TYPE_CHECKING:
     from quiz.footprint.resolve import ResolvedModel
@@ -112,7 +112,7 @@ def inference_items(spec: InferenceSpec, r: ResolvedModel) -> tuple[list[Item], 
             Item(
                 "weights",
                 weights,
-                f"{format_count(psi)} params × {bits // 8} bytes ({fmt.upper()})",
+                f"{count_noun(psi, 'param')} × {bits // 8} bytes ({fmt.upper()})",
                 "bytes per parameter of the storage format (IEEE 754 / bfloat16)",
             )
         )
@@ -123,8 +123,8 @@ def inference_items(spec: InferenceSpec, r: ResolvedModel) -> tuple[list[Item], 
             Item(
                 "weights",
                 weights,
-                f"{format_count(c.quantizable)} quantized params (attention and MLP matrices) × "
-                f"{per} ({fmt.upper()}) + {format_count(c.kept_16bit)} params kept 16-bit "
+                f"{count_noun(c.quantizable, 'quantized param')} (attention and MLP matrices) × "
+                f"{per} ({fmt.upper()}) + {count_noun(c.kept_16bit, 'param')} kept 16-bit "
                 "(embeddings, LM head, norms, biases, router) × 2 bytes",
                 GPTQ_SRC,
             )
@@ -135,7 +135,7 @@ def inference_items(spec: InferenceSpec, r: ResolvedModel) -> tuple[list[Item], 
             Item(
                 "weights",
                 weights,
-                f"{format_count(psi)} params × {per} ({fmt.upper()}); without an architecture "
+                f"{count_noun(psi, 'param')} × {per} ({fmt.upper()}); without an architecture "
                 "every parameter counts as quantized (real checkpoints keep embeddings 16-bit: "
                 "larger)",
                 GPTQ_SRC,
@@ -166,7 +166,8 @@ def _overhead_item(spec, r, overhead, items, omitted) -> None:  # noqa: ANN001
             Item(
                 "quantization_overhead",
                 overhead,
-                f"{format_count(n)} quantized matrices × 4 bytes (one FP32 per-tensor scale each)",
+                f"{count_noun(n, 'quantized matrix', 'quantized matrices')} × 4 bytes "
+                "(one FP32 per-tensor scale each)",
                 "per-tensor FP8 weight scales (weight_scale) of vLLM / TensorRT-LLM FP8 "
                 "checkpoints",
             )
@@ -176,10 +177,16 @@ def _overhead_item(spec, r, overhead, items, omitted) -> None:  # noqa: ANN001
     g = spec.group_size
     if r.arch is not None:
         groups = quant_groups(r.arch, g)
-        what = f"{format_count(groups)} groups (out_features × ⌈in_features / {g}⌉ per matrix)"
+        what = (
+            f"{count_noun(groups, 'group')} (out_features × ⌈in_features / {format_count(g)}⌉ "
+            "per matrix)"
+        )
     else:
         groups = -(-r.params // g)
-        what = f"{format_count(groups)} groups (⌈{format_count(r.params)} params / {g}⌉)"
+        what = (
+            f"{count_noun(groups, 'group')} (⌈{count_noun(r.params, 'param')} / "
+            f"{format_count(g)}⌉)"
+        )
     zero = "0.5-byte" if bits == 4 else "1-byte"
     items.append(
         Item(
@@ -211,18 +218,18 @@ def _kv_item(spec, r, items, omitted) -> None:  # noqa: ANN001
     window_tokens = min(ctx, r.sliding_window) if sliding else 0
     token_layers = full_layers * ctx + sliding * window_tokens
     n_bytes = 2 * r.kv_heads * r.head_dim * kb * batch * token_layers
-    seqs = f"{batch} sequence" + ("s" if batch != 1 else "")
+    seqs = count_noun(batch, "sequence")
     if sliding:
         tokens = (
-            f"({full_layers} full layers × {format_count(ctx)} tokens + {sliding} "
-            f"sliding-window layers × min({format_count(ctx)}, window "
+            f"({count_noun(full_layers, 'full layer')} × {count_noun(ctx, 'token')} + "
+            f"{count_noun(sliding, 'sliding-window layer')} × min({format_count(ctx)}, window "
             f"{format_count(r.sliding_window)}) tokens)"
         )
     else:
-        tokens = f"{r.layers} layers × {format_count(ctx)} tokens"
+        tokens = f"{count_noun(r.layers, 'layer')} × {count_noun(ctx, 'token')}"
     gqa = ""
     if r.heads and r.kv_heads != r.heads:
-        gqa = f" (grouped-query: {r.kv_heads} of {r.heads} heads)"
+        gqa = f" (grouped-query: {format_count(r.kv_heads)} of {count_noun(r.heads, 'head')})"
     src = KV_SRC + (
         "; Jiang et al. 2023, Mistral 7B, sec. 2 (rolling buffer cache)" if sliding else ""
     )
@@ -230,8 +237,9 @@ def _kv_item(spec, r, items, omitted) -> None:  # noqa: ANN001
         Item(
             "kv_cache",
             n_bytes,
-            f"2 (K and V) × {r.kv_heads} KV heads{gqa} × {r.head_dim} head dim × {kb} bytes "
-            f"({dtype.upper()}) × {seqs} × {tokens}",
+            f"2 (K and V) × {count_noun(r.kv_heads, 'KV head')}{gqa} × "
+            f"{format_count(r.head_dim)} head dim × {count_noun(kb, 'byte')} ({dtype.upper()}) × "
+            f"{seqs} × {tokens}",
             src,
         )
     )
@@ -254,8 +262,9 @@ def _activation_item(spec, r, items, omitted) -> None:  # noqa: ANN001
         Item(
             "activations",
             tokens * r.hidden * coef,
-            f"one layer at a time: {format_count(spec.context)} tokens × {spec.batch} × "
-            f"{format_count(r.hidden)} hidden × {coef} bytes (sbh·{coef}, no attention scores)",
+            f"one layer at a time: {count_noun(spec.context, 'token')} × "
+            f"{count_noun(spec.batch, 'sequence')} × {format_count(r.hidden)} hidden × {coef} "
+            f"bytes (sbh·{coef}, no attention scores)",
             "Korthikanti et al. 2022 Table 2 for one layer without the s×s scores (fused "
             "attention); one layer's peak, as EleutherAI cookbook calc_transformer_mem.py "
             "assumes for inference",

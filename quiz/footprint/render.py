@@ -8,9 +8,16 @@ Every line of :func:`render_report` and :func:`render_bars` fits in ``width`` te
 from __future__ import annotations
 
 import textwrap
+from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from quiz.footprint.units import format_bytes, format_count, format_short, unit_base
+from quiz.footprint.units import (
+    count_noun,
+    format_bytes,
+    format_count,
+    format_short,
+    unit_base,
+)
 
 if TYPE_CHECKING:
     from quiz.footprint.report import Item, PhaseEstimate, Report
@@ -89,6 +96,8 @@ def _narrow_table(
     items: list[Item], sizes: list[str], total_label: str, nw: int, sw: int, width: int
 ) -> str:
     inner = width - 4
+    if nw + sw + 3 > inner:  # huge sizes: each size on its own line under its item
+        return _stacked_table(items, sizes, total_label, inner)
     nw = max(nw, inner - sw - 3)
 
     def row(a: str, b: str) -> str:
@@ -109,14 +118,37 @@ def _narrow_table(
     return "\n".join(lines)
 
 
-def _cells(items: list[Item], scale: float) -> list[int]:
+def _stacked_table(items: list[Item], sizes: list[str], total_label: str, inner: int) -> str:
+    """One column: the item's name, its size right-aligned on the next line, then its formula
+    (for sizes too long to share a line with the name in a narrow terminal)."""
+
+    def line(text: str, align: str = "<") -> str:
+        return f"│ {text:{align}{inner}} │"
+
+    def block(name: str, size: str, text: str) -> list[str]:
+        out = [line(name)]
+        out += [line(part, ">") for part in _wrap(size, inner)]
+        out += [line(part) for part in _wrap(text, inner, "  ")]
+        return out
+
+    rule = f"├{'─' * (inner + 2)}┤"
+    lines = [f"┌{'─' * (inner + 2)}┐", line("item" + "size".rjust(inner - 4)), rule]
+    for item, size in zip(items, sizes, strict=False):
+        lines += block(_label(item.name), size, item.formula)
+    lines.append(rule)
+    lines += block("total", sizes[-1], total_label)
+    lines.append(f"└{'─' * (inner + 2)}┘")
+    return "\n".join(lines)
+
+
+def _cells(items: list[Item], scale: Fraction) -> list[int]:
     """Cells per item on a bar: the bar is round(total / scale) cells long, shared by largest
-    remainder so the parts always add up to the whole bar."""
+    remainder so the parts always add up to the whole bar (exact arithmetic, no floats)."""
     total = sum(i.bytes for i in items)
     n = round(total / scale) if scale else 0
     if total <= 0 or n <= 0:
         return [0] * len(items)
-    exact = [i.bytes * n / total for i in items]
+    exact = [Fraction(i.bytes * n, total) for i in items]
     cells = [int(x) for x in exact]
     order = sorted(range(len(items)), key=lambda k: exact[k] - cells[k], reverse=True)
     for k in order[: n - sum(cells)]:
@@ -124,7 +156,7 @@ def _cells(items: list[Item], scale: float) -> list[int]:
     return cells
 
 
-def _bar(items: list[Item], scale: float) -> str:
+def _bar(items: list[Item], scale: Fraction) -> str:
     return "".join(
         FILL.get(i.name, "#") * c for i, c in zip(items, _cells(items, scale), strict=True)
     )
@@ -156,14 +188,21 @@ def _bars_block(
     label_w = max(len(label) for label, _, _ in rows) + 1
     sizes = [format_bytes(total, units) for _, _, total in rows]
     size_w = max(len(s) for s in sizes) + 1
-    bar_w = max(width - label_w - size_w, 10)
+    inline = width - label_w - size_w >= 10  # else each size goes on its own line
+    if not inline:
+        size_w = 0
+    bar_w = width - label_w - size_w
     top = max([total for _, _, total in rows] + ([marker[1]] if marker else []))
-    scale = top / bar_w if top else 1.0
+    scale = Fraction(top, bar_w) if top else Fraction(1)
     cell = format_bytes(round(scale), units) if scale >= 1 else "<1 B"
     lines = _wrap(f"{title}: one cell ≈ {cell}", width)
     for (label, items, _total), size in zip(rows, sizes, strict=True):
         bar = _bar(items, scale)
-        lines.append(f"{label:<{label_w}}{bar:<{bar_w}}{size:>{size_w}}")
+        if inline:
+            lines.append(f"{label:<{label_w}}{bar:<{bar_w}}{size:>{size_w}}")
+        else:
+            lines.append(f"{label:<{label_w}}{bar}".rstrip())
+            lines += [f"{part:>{width}}" for part in _wrap(size, width)]
     if marker:
         name, memory = marker
         pos = min(max(round(memory / scale) - 1, 0), bar_w - 1)
@@ -204,8 +243,7 @@ def render_bars(report: Report, *, width: int, units: str = "GB") -> str:
 
 def _phase_total_label(phase: PhaseEstimate) -> str:
     if phase.phase == "training":
-        n = phase.devices
-        return f"per device ({n} device{'s' if n != 1 else ''} in this layout)"
+        return f"per device ({count_noun(phase.devices, 'device')} in this layout)"
     return "one model replica"
 
 
@@ -241,13 +279,13 @@ def _fit_lines(report: Report, phase: PhaseEstimate, units: str, width: int) -> 
                 )
         else:
             text += (
-                f"; fewest GPUs: {phase.gpus_needed} (tp {t.tp} × pp {t.pp}, ZeRO-{t.zero}, "
-                "data-parallel size varied)"
+                f"; fewest GPUs: {format_count(phase.gpus_needed)} (tp {format_count(t.tp)} × "
+                f"pp {format_count(t.pp)}, ZeRO-{t.zero}, data-parallel size varied)"
             )
     else:
-        n = phase.gpus_needed
+        n = phase.gpus_needed or 0
         text = (
-            f"needs {n} × {gpu.name} ({mem} each): "
+            f"needs {format_count(n)} × {gpu.name} ({mem} each): "
             f"{format_bytes(phase.headroom, units)} free in total"
         )
     return _wrap("Fit: " + text, width)
@@ -267,7 +305,7 @@ def render_report(
     width = max(width, MIN_WIDTH)
     unit_base(units)
     m = report.model
-    head = f"{m.name} — {format_count(m.params)} parameters ({format_short(m.params)})"
+    head = f"{m.name} — {count_noun(m.params, 'parameter')} ({format_short(m.params)})"
     if m.active_params != m.params:
         head += f", {format_count(m.active_params)} active per token"
     out = _wrap(head, width)

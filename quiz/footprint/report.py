@@ -15,6 +15,10 @@ Every size is an exact ``int`` of bytes. :meth:`Report.to_json` produces the con
      "gpu": {"id": str, "name": str, "memory_bytes": int} | null}
 
     ITEM = {"name": str, "bytes": int, "formula": str, "source": str}
+
+With ``explain=True`` (``quiz footprint --json --explain``) one more key, ``"explain": [str,
+...]``, holds the notes of :func:`quiz.footprint.explain.explain_notes`; without it the keys are
+exactly those above.
 """
 
 from __future__ import annotations
@@ -169,9 +173,10 @@ class Report:
         """The memory phases present, training first."""
         return [p for p in (self.training, self.inference) if p is not None]
 
-    def to_json(self) -> dict[str, Any]:
-        """The JSON contract (see the module docstring); every size in bytes."""
-        return {
+    def to_json(self, *, explain: bool = False) -> dict[str, Any]:
+        """The JSON contract (see the module docstring); every size in bytes. ``explain`` adds
+        the ``"explain"`` notes (sizes in them printed in :attr:`units`)."""
+        data: dict[str, Any] = {
             "model": {
                 "name": self.model.name,
                 "preset": self.model.preset,
@@ -194,3 +199,8 @@ class Report:
                 "memory_bytes": self.gpu.memory_bytes,
             },
         }
+        if explain:
+            from quiz.footprint.explain import explain_notes
+
+            data["explain"] = explain_notes(self, units=self.units)
+        return data

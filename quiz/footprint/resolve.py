@@ -19,7 +19,7 @@ from typing import Any
 
 from quiz.footprint.model_arch import Architecture, ParamCount, count_params
 from quiz.footprint.presets import PresetError, get_model
-from quiz.footprint.units import format_count
+from quiz.footprint.units import count_noun, format_count
 
 ARCH_FIELDS = (
     "layers",
@@ -117,7 +117,8 @@ def _check_shapes(fields: dict[str, Any], derive_head_dim: bool) -> dict[str, An
             raise SpecProblem(
                 ("heads",),
                 "heads_hidden",
-                f"{heads} attention heads do not divide the hidden size {hidden}; "
+                f"{format_count(heads)} attention heads do not divide the hidden size "
+                f"{format_count(hidden)}; "
                 "give head_dim explicitly",
             )
         fields["head_dim"] = hidden // heads
@@ -126,7 +127,8 @@ def _check_shapes(fields: dict[str, Any], derive_head_dim: bool) -> dict[str, An
         raise SpecProblem(
             ("kv_heads",),
             "kv_heads",
-            f"{kv} key/value heads do not divide the {heads} attention heads "
+            f"{format_count(kv)} key/value heads do not divide the "
+            f"{count_noun(heads, 'attention head')} "
             "(grouped-query attention shares each key/value head among heads / kv_heads queries)",
         )
     experts = fields.get("experts", 1)
@@ -135,7 +137,8 @@ def _check_shapes(fields: dict[str, Any], derive_head_dim: bool) -> dict[str, An
         raise SpecProblem(
             ("active_experts",),
             "active_experts",
-            f"{active} active experts per token is more than the {experts} experts",
+            f"{format_count(active)} active experts per token is more than the "
+            f"{count_noun(experts, 'expert')}",
         )
     window, sliding = fields.get("sliding_window"), fields.get("sliding_layers")
     if sliding and window is None:
@@ -149,7 +152,8 @@ def _check_shapes(fields: dict[str, Any], derive_head_dim: bool) -> dict[str, An
         raise SpecProblem(
             ("sliding_layers",),
             "sliding_layers",
-            f"{fields['sliding_layers']} sliding-window layers is more than the {layers} layers",
+            f"{format_count(fields['sliding_layers'])} sliding-window layers is more than the "
+            f"{count_noun(layers, 'layer')}",
         )
     return fields
 

@@ -11,6 +11,33 @@ Validation errors are :class:`pydantic.ValidationError` entries with a precise `
 "tensor parallel size 3 does not divide 32 attention heads"; ``("model",)`` →
 "unknown model preset 'llama-7b'; did you mean 'llama-2-7b'?". Unknown keys are errors with a
 "did you mean" hint.
+
+Upper bounds (far above any real model or cluster, low enough that every result stays an
+integer a person can read; a value above one is an error "must be at most …" at its ``loc``):
+
+=============================================  ===================================
+field                                          at most
+=============================================  ===================================
+``params``                                     10^15 parameters (also the count an
+                                               architecture gives)
+``layers``, ``sliding_layers``                 10^5 layers
+``hidden``                                     10^7
+``heads``, ``kv_heads``                        10^5 heads
+``head_dim``                                   10^6
+``ffn``                                        10^8
+``vocab``                                      10^9 entries
+``learned_positions``                          10^9 positions
+``experts``, ``active_experts``                10^5 experts
+``sliding_window``                             10^9 tokens
+``training.dp``, ``training.tp``, ``training.pp``  10^6 devices
+``training.micro_batch``, ``inference.batch``  10^7 sequences
+``training.seq_len``, ``inference.context``    10^9 tokens
+``inference.group_size``                       10^7 weights
+``storage.dataset_tokens``                     10^16 tokens
+``storage.dataset_size``                       10^18 bytes (1 EB)
+``storage.bytes_per_token``                    64 bytes
+``storage.checkpoints``                        10^6 checkpoints
+=============================================  ===================================
 """
 
 from __future__ import annotations
@@ -31,7 +58,14 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from quiz.footprint.presets import GpuPreset, PresetError, get_gpu, get_model
 from quiz.footprint.resolve import ResolvedModel, SpecProblem, resolve
-from quiz.footprint.units import parse_bool, parse_count, parse_size
+from quiz.footprint.units import (
+    TooLarge,
+    count_noun,
+    format_count,
+    parse_bool,
+    parse_count,
+    parse_size,
+)
 
 Precision = Literal["fp32", "mixed-fp16", "mixed-bf16", "bf16"]
 GradPrecision = Literal["fp32", "fp16", "bf16"]
@@ -87,16 +121,47 @@ def _choice(field: str) -> BeforeValidator:
     return BeforeValidator(check)
 
 
-def _number(minimum: int, parser: Any = parse_count) -> BeforeValidator:
+def _shown(value: object) -> str:
+    """A value as the person gave it: an ``int`` with separators, anything else as its repr."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return format_count(value)
+    return repr(value)
+
+
+def _number(
+    minimum: int, maximum: int, unit: str = "", parser: Any = parse_count
+) -> BeforeValidator:
+    """A whole number from ``minimum`` to ``maximum`` (``unit``: the noun of the bound in the
+    message, "must be at most 1,000,000,000 tokens")."""
+    limit = format_count(maximum)
+    power = len(str(maximum)) - 1
+    if maximum >= 10**4 and maximum == 10**power:
+        limit += f" (10^{power})"
+    limit += f" {unit}" if unit else ""
+
     def check(value: Any) -> int:
         try:
             number = parser(value)
+        except TooLarge as exc:
+            raise PydanticCustomError(
+                "number_range",
+                "must be at most {limit} (got {got})",
+                {"limit": limit, "got": _shown(exc.original)},
+            ) from None
         except (TypeError, ValueError) as exc:
             raise PydanticCustomError("number", "{reason}", {"reason": str(exc)}) from None
         if number < minimum:
             what = "positive" if minimum == 1 else "zero or more"
             raise PydanticCustomError(
-                "number_range", "must be {what} (got {got})", {"what": what, "got": number}
+                "number_range",
+                "must be {what} (got {got})",
+                {"what": what, "got": format_count(number)},
+            )
+        if number > maximum:
+            raise PydanticCustomError(
+                "number_range",
+                "must be at most {limit} (got {got})",
+                {"limit": limit, "got": format_count(number)},
             )
         return number
 
@@ -122,16 +187,44 @@ def _zero_stage(value: Any) -> int:
     return stage
 
 
-Count = Annotated[int, _number(1)]
-"""A whole number ≥ 1 (text accepted: "7B", "4096", "1_000")."""
-NonNegCount = Annotated[int, _number(0)]
-"""A whole number ≥ 0."""
-Size = Annotated[int, _number(1, parse_size)]
-"""A size in bytes ≥ 1 (text accepted: "500GB", "80 GiB", "1e12")."""
+MAX_PARAMS = 10**15
+"""Largest parameter count, given or computed from an architecture."""
+
+
+def _count(maximum: int, unit: str = "") -> BeforeValidator:
+    return _number(1, maximum, unit)
+
+
+def _count0(maximum: int, unit: str = "") -> BeforeValidator:
+    return _number(0, maximum, unit)
+
+
+Size = Annotated[int, _number(1, 10**18, "bytes (1 EB)", parse_size)]
+"""A size in bytes from 1 to 10^18 (text accepted: "500GB", "80 GiB", "1e12")."""
+Devices = Annotated[int, _count(10**6, "devices")]
+Sequences = Annotated[int, _count(10**7, "sequences")]
+Tokens = Annotated[int, _count(10**9, "tokens")]
+Layers = Annotated[int, _count(10**5, "layers")]
+Heads = Annotated[int, _count(10**5, "heads")]
+Experts = Annotated[int, _count(10**5, "experts")]
 YesNo = Annotated[bool, BeforeValidator(_yes_no)]
 """A yes/no value (text accepted: true/false, yes/no, on/off)."""
 ZeroStage = Annotated[int, BeforeValidator(_zero_stage)]
 """A ZeRO stage: 0, 1, 2 or 3."""
+
+
+_SCALING_FIELDS = (
+    "hidden",
+    "ffn",
+    "vocab",
+    "layers",
+    "experts",
+    "heads",
+    "kv_heads",
+    "head_dim",
+    "learned_positions",
+)
+"""Architecture fields blamed (the first one given) when the parameter count is too large."""
 
 
 class _Part(BaseModel):
@@ -195,12 +288,12 @@ class TrainingSpec(_Part):
     grad_precision: Annotated[GradPrecision | None, _choice("grad_precision")] = None
     optimizer: Annotated[Optimizer, _choice("optimizer")] = "adamw"
     zero: ZeroStage = 0
-    dp: Count = 1
-    tp: Count = 1
-    pp: Count = 1
+    dp: Devices = 1
+    tp: Devices = 1
+    pp: Devices = 1
     sequence_parallel: YesNo = False
-    micro_batch: Count = 1
-    seq_len: Count = 2048
+    micro_batch: Sequences = 1
+    seq_len: Tokens = 2048
     recompute: Annotated[Recompute, _choice("recompute")] = "none"
 
     @property
@@ -215,10 +308,10 @@ class InferenceSpec(_Part):
     ``group_size`` applies to INT8/INT4 weights."""
 
     weights: Annotated[WeightFormat, _choice("weights")] = "bf16"
-    group_size: Count = 128
+    group_size: Annotated[int, _count(10**7, "weights")] = 128
     kv_dtype: Annotated[KvDtype | None, _choice("kv_dtype")] = None
-    batch: Count = 1
-    context: Count = 2048
+    batch: Sequences = 1
+    context: Tokens = 2048
 
 
 class StorageSpec(_Part):
@@ -228,10 +321,10 @@ class StorageSpec(_Part):
     ``bytes_per_token`` defaults to the token-id width Megatron-LM picks: 2 bytes (uint16) when
     the vocabulary has fewer than 65,500 entries, else 4 (int32)."""
 
-    dataset_tokens: NonNegCount | None = None
+    dataset_tokens: Annotated[int, _count0(10**16, "tokens")] | None = None
     dataset_size: Size | None = None
-    bytes_per_token: Count | None = None
-    checkpoints: NonNegCount = 1
+    bytes_per_token: Annotated[int, _count(64, "bytes")] | None = None
+    checkpoints: Annotated[int, _count0(10**6, "checkpoints")] = 1
     checkpoint_kind: Annotated[CheckpointKind, _choice("checkpoint_kind")] = "full"
 
 
@@ -248,23 +341,23 @@ class FootprintSpec(_Part):
     """
 
     model: str | None = None
-    params: Count | None = None
-    layers: Count | None = None
-    hidden: Count | None = None
-    heads: Count | None = None
-    kv_heads: Count | None = None
-    head_dim: Count | None = None
-    ffn: Count | None = None
-    vocab: Count | None = None
+    params: Annotated[int, _count(MAX_PARAMS, "parameters")] | None = None
+    layers: Layers | None = None
+    hidden: Annotated[int, _count(10**7)] | None = None
+    heads: Heads | None = None
+    kv_heads: Heads | None = None
+    head_dim: Annotated[int, _count(10**6)] | None = None
+    ffn: Annotated[int, _count(10**8)] | None = None
+    vocab: Annotated[int, _count(10**9, "entries")] | None = None
     tied_embeddings: YesNo | None = None
     gated_mlp: YesNo | None = None
     norm: Annotated[Norm | None, _choice("norm")] = None
     linear_bias: YesNo | None = None
-    learned_positions: NonNegCount | None = None
-    experts: Count | None = None
-    active_experts: Count | None = None
-    sliding_window: Count | None = None
-    sliding_layers: NonNegCount | None = None
+    learned_positions: Annotated[int, _count0(10**9, "positions")] | None = None
+    experts: Experts | None = None
+    active_experts: Experts | None = None
+    sliding_window: Tokens | None = None
+    sliding_layers: Annotated[int, _count0(10**5, "layers")] | None = None
     phase: Annotated[Phase, _choice("phase")] = "both"
     training: TrainingSpec = TrainingSpec()
     inference: InferenceSpec = InferenceSpec()
@@ -305,20 +398,31 @@ class FootprintSpec(_Part):
             resolved = resolve(self)
         except SpecProblem as exc:
             problem(exc.loc, exc.kind, exc.message, getattr(self, exc.loc[0], None))
+        if resolved is not None and resolved.params > MAX_PARAMS:
+            given = [f for f in _SCALING_FIELDS if getattr(self, f) is not None] or ["model"]
+            problem(
+                (given[0],),
+                "number_range",
+                f"the architecture has {format_count(resolved.params)} parameters; at most "
+                f"{format_count(MAX_PARAMS)} are supported",
+                getattr(self, given[0]),
+            )
         if resolved is not None and self.phase != "inference":
             t = self.training
             if resolved.heads and resolved.heads % t.tp:
                 problem(
                     ("training", "tp"),
                     "tp_heads",
-                    f"tensor parallel size {t.tp} does not divide {resolved.heads} attention heads",
+                    f"tensor parallel size {format_count(t.tp)} does not divide "
+                    f"{count_noun(resolved.heads, 'attention head')}",
                     t.tp,
                 )
             if resolved.layers and resolved.layers % t.pp:
                 problem(
                     ("training", "pp"),
                     "pp_layers",
-                    f"pipeline parallel size {t.pp} does not divide {resolved.layers} layers",
+                    f"pipeline parallel size {format_count(t.pp)} does not divide "
+                    f"{count_noun(resolved.layers, 'layer')}",
                     t.pp,
                 )
         if self.storage.dataset_tokens is not None and self.storage.dataset_size is not None:

@@ -26,7 +26,7 @@ from quiz.footprint.training import (
     optimizer_state_total,
     weight_dtype,
 )
-from quiz.footprint.units import format_count
+from quiz.footprint.units import count_noun, format_count
 
 if TYPE_CHECKING:
     from quiz.footprint.resolve import ResolvedModel
@@ -56,7 +56,7 @@ def storage_items(spec: FootprintSpec, r: ResolvedModel) -> tuple[list[Item], li
             Item(
                 "dataset",
                 st.dataset_size,
-                f"given: {format_count(st.dataset_size)} bytes",
+                f"given: {count_noun(st.dataset_size, 'byte')}",
                 "as given",
             )
         )
@@ -76,7 +76,8 @@ def storage_items(spec: FootprintSpec, r: ResolvedModel) -> tuple[list[Item], li
             Item(
                 "dataset",
                 st.dataset_tokens * bpt,
-                f"{format_count(st.dataset_tokens)} tokens × {bpt} bytes per token ({why})",
+                f"{count_noun(st.dataset_tokens, 'token')} × {count_noun(bpt, 'byte')} per "
+                f"token ({why})",
                 "Megatron-LM indexed dataset (megatron/core/datasets/indexed_dataset.py, "
                 "DType.optimal_dtype)",
             )
@@ -93,12 +94,12 @@ def storage_items(spec: FootprintSpec, r: ResolvedModel) -> tuple[list[Item], li
         fmt = spec.inference.weights
         extra = ""
         if overhead:
-            extra = f" + {format_count(overhead)} bytes of quantization scales and zero points"
+            extra = f" + {count_noun(overhead, 'byte')} of quantization scales and zero points"
         items.append(
             Item(
                 "inference_artifact",
                 weights + (overhead or 0),
-                f"{format_count(weights)} bytes of {fmt.upper()} weights{extra} "
+                f"{count_noun(weights, 'byte')} of {fmt.upper()} weights{extra} "
                 f"({WEIGHT_BITS[fmt]}-bit format, as in the inference phase)",
                 "the served checkpoint (e.g. safetensors) holds the weights and their scales",
             )
@@ -112,13 +113,13 @@ def _checkpoint_item(spec, r, items, omitted) -> None:  # noqa: ANN001
     wd = weight_dtype(t)
     wb = _BYTES[wd]
     n = st.checkpoints
-    times = f"{n} checkpoint{'s' if n != 1 else ''}"
+    times = count_noun(n, "checkpoint")
     if st.checkpoint_kind == "weights":
         items.append(
             Item(
                 "checkpoints",
                 n * psi * wb,
-                f"{times} × {format_count(psi)} params × {wb} bytes ({wd.upper()} weights only)",
+                f"{times} × {count_noun(psi, 'param')} × {wb} bytes ({wd.upper()} weights only)",
                 "weights-only export (e.g. safetensors of the model state dict)",
             )
         )
@@ -143,8 +144,8 @@ def _checkpoint_item(spec, r, items, omitted) -> None:  # noqa: ANN001
         Item(
             "checkpoints",
             n * (psi * per_param + opt),
-            f"{times} × ({format_count(psi)} params × {per_param} bytes ({what}) + "
-            f"{format_count(opt)} bytes of {t.optimizer} states); gradients are not saved",
+            f"{times} × ({count_noun(psi, 'param')} × {per_param} bytes ({what}) + "
+            f"{count_noun(opt, 'byte')} of {t.optimizer} states); gradients are not saved",
             "full training state as saved by DeepSpeed / Megatron-LM to resume: model weights, "
             "FP32 master copy and optimizer states",
         )

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 
 from quiz.footprint.model_arch import adafactor_state_values
 from quiz.footprint.report import Item, Omitted
-from quiz.footprint.units import format_count, format_number
+from quiz.footprint.units import count_noun, format_count, format_number
 
 if TYPE_CHECKING:
     from quiz.footprint.resolve import ResolvedModel
@@ -136,36 +136,40 @@ def _activation_formula(spec: TrainingSpec, L: int, h: int, a: int, e: int) -> s
     score = Fraction((2 * e + 1) * a * s, h)
     c_all, c_rep, c_split = 16 * e + 2, 4 * e + 2, 12 * e
     sp = spec.sequence_parallel and t > 1
+    layers, tt, n_sbh = count_noun(L, "layer"), format_count(t), format_count(sbh)
+    nl = format_count(L)
     if spec.recompute == "full":
-        head = f"{L} layers × {e}sbh{'/t' if sp else ''} (each layer's input only)"
-        nums = f"{L} × {e} × {format_count(sbh)}" + (f" / {t}" if sp else "")
+        head = f"{layers} × {e}sbh{'/t' if sp else ''} (each layer's input only)"
+        nums = f"{nl} × {e} × {n_sbh}" + (f" / {tt}" if sp else "")
     elif sp:
         extra = f" + {2 * e + 1}as/h" if spec.recompute == "none" else ""
-        head = f"{L} layers × sbh/t ({c_all}{extra})"
-        nums = f"{L} × {format_count(sbh)} / {t} × ({c_all}"
+        head = f"{layers} × sbh/t ({c_all}{extra})"
+        nums = f"{nl} × {n_sbh} / {tt} × ({c_all}"
         nums += f" + {format_number(score)})" if spec.recompute == "none" else ")"
     elif t > 1:
         extra = f" + {2 * e + 1}as/(ht)" if spec.recompute == "none" else ""
-        head = f"{L} layers × sbh({c_rep} + {c_split}/t{extra})"
-        nums = f"{L} × {format_count(sbh)} × ({c_rep} + {c_split}/{t}"
-        nums += f" + {format_number(score)}/{t})" if spec.recompute == "none" else ")"
+        head = f"{layers} × sbh({c_rep} + {c_split}/t{extra})"
+        nums = f"{nl} × {n_sbh} × ({c_rep} + {c_split}/{tt}"
+        nums += f" + {format_number(score)}/{tt})" if spec.recompute == "none" else ")"
     else:
         extra = f" + {2 * e + 1}as/h" if spec.recompute == "none" else ""
-        head = f"{L} layers × sbh({c_all}{extra})"
-        nums = f"{L} × {format_count(sbh)} × ({c_all}"
+        head = f"{layers} × sbh({c_all}{extra})"
+        nums = f"{nl} × {n_sbh} × ({c_all}"
         nums += f" + {format_number(score)})" if spec.recompute == "none" else ")"
-    where = f"s = {format_count(s)}, b = {b}, h = {format_count(h)}, a = {a}"
+    where = f"s = {format_count(s)}, b = {format_count(b)}, h = {format_count(h)}, "
+    where += f"a = {format_count(a)}"
     if t > 1:
-        where += f", t = {t}"
+        where += f", t = {tt}"
     return f"{head} with {where}: {nums}"
 
 
 def _params_text(psi: int, m: int, t: TrainingSpec, sharded: bool, n: int) -> str:
-    text = f"{format_count(psi)} params"
+    text = count_noun(psi, "param")
     if m > 1:
-        text += f" ÷ {m} (tp {t.tp} × pp {t.pp})"
+        text += f" ÷ {format_count(m)} (tp {format_count(t.tp)} × pp {format_count(t.pp)})"
     if sharded and t.dp > 1:
-        text += f" ÷ {t.dp} (ZeRO-{t.zero} over dp {t.dp})"
+        dp = format_count(t.dp)
+        text += f" ÷ {dp} (ZeRO-{t.zero} over dp {dp})"
     if m > 1 or (sharded and t.dp > 1):
         exact = psi % (m * (t.dp if sharded else 1)) == 0
         text += f" = {format_count(n)}" + ("" if exact else " (largest shard)")
@@ -256,8 +260,8 @@ def _optimizer_item(t, r, psi, m, n, add, omitted, text) -> None:  # noqa: ANN00
         add(
             "optimizer_states",
             2 * (n + blocks * 4),
-            f"2 states × ({ptext} × 1 byte + {format_count(blocks)} blocks of "
-            f"{ADAM_8BIT_BLOCK:,} × 4-byte FP32 absmax)",
+            f"2 states × ({ptext} × 1 byte + {count_noun(blocks, 'block')} of "
+            f"{format_count(ADAM_8BIT_BLOCK)} × 4-byte FP32 absmax)",
             "Dettmers et al. 2022, 8-bit Optimizers via Block-wise Quantization, sec. 2",
         )
     else:
@@ -277,14 +281,13 @@ def _optimizer_item(t, r, psi, m, n, add, omitted, text) -> None:  # noqa: ANN00
         shard_n = -(-per // t.dp) if t.zero >= 1 else per
         split = ""
         if m > 1 or (t.zero >= 1 and t.dp > 1):
-            split = (
-                f" split over {m * (t.dp if t.zero >= 1 else 1)} devices = {format_count(shard_n)}"
-            )
+            devices = count_noun(m * (t.dp if t.zero >= 1 else 1), "device")
+            split = f" split over {devices} = {format_count(shard_n)}"
         add(
             "optimizer_states",
             shard_n * sb,
-            f"({format_count(mats)} row and column statistics of the weight matrices + "
-            f"{format_count(vectors)} vector parameters){split} × {sb} bytes ({dtype}); "
+            f"({count_noun(mats, 'row and column statistic')} of the weight matrices + "
+            f"{count_noun(vectors, 'vector parameter')}){split} × {sb} bytes ({dtype}); "
             "no first moment (beta1 = 0)",
             "Shazeer & Stern 2018, Adafactor, sec. 3 (Algorithm 4) and sec. 7 (beta1 = 0)",
         )

@@ -7,6 +7,11 @@ appear only at the edge, in :func:`format_bytes`.
 
 Units: ``GB`` = 10**9 bytes (SI, as in vendor datasheets and disk sizes), ``GiB`` = 2**30 bytes
 (IEC, what ``nvidia-smi`` reports as MiB × 1024). The two are never mixed.
+
+Formatting is exact for any ``int``: no value goes through a ``float``. Decimals are rounded
+half up (a tie goes away from zero: 1.005 kB → ``"1.01 kB"``), and every whole part is grouped
+with commas — counts through :func:`format_count` (``"6,738,415,616"``), sizes through
+:func:`format_bytes`, whose largest unit is YB / YiB (``"5,120,000,000,000.00 YB"``).
 """
 
 from __future__ import annotations
@@ -60,6 +65,14 @@ def _decimal(match: re.Match[str]) -> Decimal:
         raise ValueError(f"{match.string!r} is not a number") from exc
 
 
+class TooLarge(ValueError):
+    """A number above :data:`MAX_VALUE` (a :class:`ValueError`; ``original`` is the value given)."""
+
+    def __init__(self, original: object) -> None:
+        super().__init__(f"{original!r} is too large (the limit is 10^24)")
+        self.original = original
+
+
 def _whole(value: Decimal, multiplier: int, original: object) -> int:
     with localcontext() as ctx:
         ctx.prec = 80
@@ -68,7 +81,7 @@ def _whole(value: Decimal, multiplier: int, original: object) -> int:
         raise ValueError(f"{original!r} is not a whole number")
     result = int(scaled)
     if abs(result) > MAX_VALUE:
-        raise ValueError(f"{original!r} is too large (the limit is 10^24)")
+        raise TooLarge(original)
     return result
 
 
@@ -92,7 +105,7 @@ def parse_count(value: object) -> int:
         raise TypeError("expected a number, not a boolean")
     if isinstance(value, int):
         if abs(value) > MAX_VALUE:
-            raise ValueError(f"{value!r} is too large (the limit is 10^24)")
+            raise TooLarge(value)
         return value
     if isinstance(value, float):
         if not value.is_integer():
@@ -174,35 +187,55 @@ def unit_base(units: str) -> tuple[int, tuple[str, ...]]:
     raise ValueError(f"units must be 'GB' (10^9 bytes) or 'GiB' (2^30 bytes), not {units!r}")
 
 
+def _fixed(num: int, den: int, places: int) -> str:
+    """``num / den`` with ``places`` decimals, exactly: rounded half up (ties away from zero), the
+    whole part grouped with commas; never ``"-0.00"``."""
+    if den == 0:
+        raise ZeroDivisionError("division by zero")
+    scale = 10**places
+    q, r = divmod(abs(num) * scale, abs(den))
+    scaled = q + (2 * r >= abs(den))
+    whole, frac = divmod(scaled, scale)
+    sign = "-" if scaled and (num < 0) != (den < 0) else ""
+    return sign + format_count(whole) + (f".{frac:0{places}d}" if places else "")
+
+
 def format_bytes(n: int, units: str = "GB") -> str:
     """Format an exact byte count for people, two decimals, in one unit family.
 
-    ``units="GB"`` picks SI units (1 GB = 10**9 bytes), ``units="GiB"`` IEC units
-    (1 GiB = 2**30 bytes); the prefix scales with the size so that small items stay readable:
-    ``format_bytes(13_476_831_232)`` → ``"13.48 GB"``, ``format_bytes(524_288)`` → ``"524.29 kB"``,
-    ``format_bytes(524_288, "GiB")`` → ``"512.00 KiB"``, ``format_bytes(512)`` → ``"512 B"``.
+    ``units="GB"`` picks SI units (kB, MB, GB, TB, PB, EB, ZB, YB: powers of 1000), ``units="GiB"``
+    IEC units (KiB, MiB, GiB, ... YiB: powers of 1024); the prefix scales with the size so that
+    small items stay readable: ``format_bytes(13_476_831_232)`` → ``"13.48 GB"``,
+    ``format_bytes(524_288)`` → ``"524.29 kB"``, ``format_bytes(524_288, "GiB")`` →
+    ``"512.00 KiB"``, ``format_bytes(512)`` → ``"512 B"``. A value that would round to 1000 (1024)
+    of a unit moves up one (``999_999_999`` → ``"1.00 GB"``). Above the largest unit the whole
+    part keeps growing, grouped with commas: ``format_bytes(5 * 10**36)`` →
+    ``"5,000,000,000,000.00 YB"``.
+
+    Exact for any ``int``: integer arithmetic only, rounded half up (ties away from zero).
     Negative sizes (a shortfall) keep their sign.
 
     Raises:
         ValueError: ``units`` other than ``"GB"`` or ``"GiB"``.
     """
     base, names = unit_base(units)
-    sign = "-" if n < 0 else ""
-    size = abs(int(n))
+    n = int(n)
+    size = abs(n)
     if size < base:
-        return f"{sign}{size} B"
+        return f"{format_count(n)} B"
     exp = 0
     while exp + 1 < len(names) and size >= base ** (exp + 1):
         exp += 1
-    value = size / base**exp
-    if round(value, 2) >= base and exp + 1 < len(names):
-        exp += 1
-        value = size / base**exp
-    return f"{sign}{value:.2f} {names[exp]}"
+    text = _fixed(n, base**exp, 2)
+    if exp + 1 < len(names) and text.lstrip("-").startswith(format_count(base) + "."):
+        exp += 1  # 999.995 kB rounds to "1,000.00 kB": say "1.00 MB"
+        text = _fixed(n, base**exp, 2)
+    return f"{text} {names[exp]}"
 
 
 def format_in(n: int, unit: str) -> str:
-    """Format ``n`` bytes in one fixed unit (``"GB"``, ``"GiB"``, ``"MiB"``, ...), two decimals.
+    """Format ``n`` bytes in one fixed unit (``"GB"``, ``"GiB"``, ``"MiB"``, ...), two decimals,
+    exactly (rounded half up, commas: ``format_in(10**13, "GB")`` → ``"10,000.00 GB"``).
 
     Used where several numbers must share a unit (a bar's scale, a comparison in ``--explain``).
 
@@ -212,25 +245,42 @@ def format_in(n: int, unit: str) -> str:
     key = unit.lower()
     if key not in _SIZE_UNIT or key in ("", "b"):
         raise ValueError(f"unknown unit {unit!r}")
-    return f"{n / _SIZE_UNIT[key]:,.2f} {unit}"
+    return f"{_fixed(int(n), _SIZE_UNIT[key], 2)} {unit}"
 
 
 def format_count(n: int) -> str:
-    """Format an exact count with thousands separators: 6738415616 → ``"6,738,415,616"``."""
-    return f"{n:,}"
+    """Format an exact count with thousands separators: 6738415616 → ``"6,738,415,616"``.
+
+    Every count shown to a person (parameters, tokens, layers, devices, batch sizes) goes through
+    this function (or :func:`count_noun`)."""
+    return f"{int(n):,}"
+
+
+def count_noun(n: int, singular: str, plural: str | None = None) -> str:
+    """A count with its noun, singular for exactly one: ``count_noun(1, "token")`` →
+    ``"1 token"``, ``count_noun(4096, "token")`` → ``"4,096 tokens"``,
+    ``count_noun(2, "matrix", "matrices")`` → ``"2 matrices"``."""
+    noun = singular if n == 1 else (plural or singular + "s")
+    return f"{format_count(n)} {noun}"
 
 
 def format_short(n: int) -> str:
-    """Format a count of parameters compactly: 6738415616 → ``"6.74 B"`` (SI, 10^9)."""
-    for factor, name in ((10**12, "T"), (10**9, "B"), (10**6, "M"), (10**3, "K")):
+    """Format a count of parameters compactly: 6738415616 → ``"6.74 B"`` (SI, 10^9), exactly
+    (rounded half up; 999,999,999 → ``"1.00 B"``, 10^15 → ``"1,000.00 T"``)."""
+    steps = ((10**12, "T"), (10**9, "B"), (10**6, "M"), (10**3, "K"))
+    for k, (factor, name) in enumerate(steps):
         if abs(n) >= factor:
-            return f"{n / factor:.2f} {name}"
-    return str(n)
+            text = _fixed(n, factor, 2)
+            if k and text.lstrip("-").startswith("1,000."):
+                factor, name = steps[k - 1]
+                text = _fixed(n, factor, 2)
+            return f"{text} {name}"
+    return format_count(n)
 
 
 def format_number(x: Fraction | int) -> str:
-    """Format an exact rational for a formula: integers with separators, fractions to 3 places
-    (``Fraction(80, 3)`` → ``"26.667"``)."""
+    """Format an exact rational for a formula: integers with separators, fractions to at most 3
+    places, exactly (``Fraction(80, 3)`` → ``"26.667"``, ``Fraction(5, 2)`` → ``"2.5"``)."""
     if isinstance(x, int) or x.denominator == 1:
-        return f"{int(x):,}"
-    return f"{float(x):,.3f}".rstrip("0").rstrip(".")
+        return format_count(int(x))
+    return _fixed(x.numerator, x.denominator, 3).rstrip("0").rstrip(".")

@@ -5,13 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from quiz.footprint.cli import main, register, run
+from quiz.footprint.cli import join_negative_values, main, register, run
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -156,3 +157,163 @@ def test_module_runs_as_a_script() -> None:
     )
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
     assert "ZeRO stage must be 0, 1, 2 or 3" in bad.stderr
+
+
+def test_huge_values_are_rejected_not_printed_through_a_float(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, err = cli(
+        capsys,
+        *"--model llama-2-7b --seq-len 1e24 --micro-batch 1e24 --phase training".split(),
+    )
+    assert code == 2 and out == ""
+    assert "--seq-len: must be at most 1,000,000,000 (10^9) tokens" in err
+    assert "--micro-batch: must be at most 10,000,000 (10^7) sequences" in err
+
+
+def test_largest_values_print_exact_grouped_sizes(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = cli(
+        capsys,
+        *"--model llama-2-7b --seq-len 1e9 --micro-batch 1e7 --phase training --width 120".split(),
+    )
+    assert code == 0
+    # 32 × sbh × (34 + 5as/h), s = 10^9, b = 10^7, h = 4,096, a = 32 — exact, in YB
+    act = 32 * 10**9 * 10**7 * 4096 * 34 + 32 * 5 * 32 * 10**18 * 10**7
+    hundredths = (act * 100 + 10**24 // 2) // 10**24
+    assert f"{hundredths // 100:,}.{hundredths % 100:02d} YB" in out
+    assert "51,200.04 YB" in out
+    assert not re.search(r"(?<![\d,.])\d{4,}\.\d\d [kMGTPEZY]?i?B", out)  # no ungrouped sizes
+
+
+_UNGROUPED = re.compile(r"(?<![\d,.^])\d{5,}")
+"""A run of five or more digits without thousands separators (not after "10^")."""
+
+
+def test_every_count_has_thousands_separators(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = cli(
+        capsys,
+        *(
+            "--model llama-2-7b --gpu h100-80gb --zero 3 --dp 123456 --tp 4 --micro-batch "
+            "9999999 --seq-len 123456 --batch 9999999 --context 123456 --weights int4 "
+            "--group-size 12345 --dataset-tokens 1e15 --checkpoints 12345 --explain --width 150"
+        ).split(),
+    )
+    assert code == 0
+    assert not _UNGROUPED.findall(out), _UNGROUPED.findall(out)
+    assert "micro-batch 9,999,999 × 123,456 tokens" in out
+    assert "batch 9,999,999 × 123,456 tokens" in out
+    assert "dp 123,456" in out and "groups of 12,345" in out
+    assert re.search(r"Fit: needs \d{1,3}(,\d{3})+ × NVIDIA H100", out)
+    code, out, _ = cli(
+        capsys, *"--params 1e15 --layers 2 --hidden 12345 --heads 5 --gpu l4 --width 150".split()
+    )
+    assert code == 0
+    assert not _UNGROUPED.findall(out), _UNGROUPED.findall(out)
+
+
+def test_one_is_singular(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = cli(
+        capsys,
+        *(
+            "--layers 1 --hidden 1 --heads 1 --ffn 1 --vocab 1 --micro-batch 1 --seq-len 1 "
+            "--batch 1 --context 1 --bytes-per-token 1 --dataset-tokens 1 --width 200"
+        ).split(),
+    )
+    assert code == 0
+    assert "— 1 parameter" not in out  # the architecture gives more than one
+    for wrong in ("1 params", "1 tokens", "1 layers", "1 sequences", "1 bytes", "1 KV heads",
+                  "1 devices", "1 checkpoints"):
+        assert not re.search(rf"(?<![\d,.]){wrong}\b", out), wrong
+    assert "1 layer × 2 (K and V)" not in out
+    assert "1 device in this layout" in out and "1 token × 1 sequence" in out
+    assert "1 byte per token" in out and "1 checkpoint ×" in out
+    code, out, _ = cli(capsys, "--params", "1", "--width", "100")
+    assert code == 0
+    assert "— 1 parameter (1)" in out and "1 param × 2 bytes" in out
+    assert "1 params" not in out and "1 parameters" not in out
+
+
+def test_units_note_names_the_units_printed(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = cli(capsys, "--model", "llama-2-7b", "--width", "100")
+    assert "printed in GB" not in out
+    assert "decimal units (kB, MB, GB, TB" in out and "powers of 1000" in out
+    _, out, _ = cli(capsys, "--model", "llama-2-7b", "--units", "GiB", "--width", "100")
+    assert "binary units (KiB, MiB, GiB, TiB" in out and "powers of 1024" in out
+
+
+@pytest.mark.parametrize("width", ["5", "-1", "39", "401", "abc", "80.5"])
+def test_width_out_of_range_exits_2(capsys: pytest.CaptureFixture[str], width: str) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["--model", "llama-2-7b", "--width", width])
+    assert info.value.code == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "quiz footprint: error: --width: " in err
+    assert "usage:" not in err
+
+
+def test_width_in_range_is_honoured(capsys: pytest.CaptureFixture[str]) -> None:
+    for width in (40, 200, 400):
+        code, out, _ = cli(capsys, "--model", "llama-2-7b", "--width", str(width))
+        assert code == 0
+        assert max(len(line) for line in out.splitlines()) == width
+    ns = argparse.Namespace(model="llama-2-7b", width=5)
+    assert run(ns) == 2
+    assert "--width: must be from 40 to 400" in capsys.readouterr().err
+
+
+def test_list_presets_json(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = cli(capsys, "--list-presets", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert set(data) == {"models", "gpus"}
+    llama = next(m for m in data["models"] if m["id"] == "llama-2-7b")
+    assert llama["name"] == "Llama-2-7B" and llama["params"] == 6_738_415_616
+    assert llama["source"] and isinstance(llama["sources"], dict)
+    h100 = next(g for g in data["gpus"] if g["id"] == "h100-80gb")
+    assert h100["memory_bytes"] == 81559 * 2**20 and h100["source"] and h100["datasheet"]
+    assert all(type(m["params"]) is int for m in data["models"])
+
+
+def test_json_explain_adds_the_notes(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = cli(capsys, "--model", "llama-2-70b", "--json", "--explain")
+    assert code == 0
+    data = json.loads(out)
+    assert isinstance(data["explain"], list) and all(isinstance(n, str) for n in data["explain"])
+    assert any("2,621,440 bytes per token" in n for n in data["explain"])
+    _, out, _ = cli(capsys, "--model", "llama-2-70b", "--json")
+    assert "explain" not in json.loads(out)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--dataset-size", "-5GB"], "--dataset-size: must be positive (got -5,000,000,000)"),
+        (["--dataset-size=-5GB"], "--dataset-size: must be positive (got -5,000,000,000)"),
+        (["--seq-len", "-1e3"], "--seq-len: must be positive (got -1,000)"),
+        (["--checkpoints", "-0.5K"], "--checkpoints: must be zero or more (got -500)"),
+        (["--dataset-tokens", "-2T"], "--dataset-tokens: must be zero or more"),
+    ],
+)
+def test_negative_looking_values_get_the_normal_message(
+    capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    code, out, err = cli(capsys, "--model", "llama-2-7b", *args)
+    assert code == 2 and out == ""
+    assert f"quiz footprint: error: {message}" in err
+    assert "expected one argument" not in err and "usage:" not in err
+
+
+def test_negative_values_through_the_quiz_command(capsys: pytest.CaptureFixture[str]) -> None:
+    from quiz.cli import main as quiz_main
+
+    assert quiz_main(["footprint", "--model", "llama-2-7b", "--dataset-size", "-5GB"]) == 2
+    err = capsys.readouterr().err
+    assert "--dataset-size: must be positive" in err and "usage:" not in err
+
+
+def test_join_negative_values() -> None:
+    assert join_negative_values(["--params", "-7B", "--dp", "8"]) == ["--params=-7B", "--dp", "8"]
+    assert join_negative_values(["--width", "-1"]) == ["--width=-1"]
+    assert join_negative_values(["--json", "-5"]) == ["--json", "-5"]  # not a value flag
+    assert join_negative_values(["--params", "--dp"]) == ["--params", "--dp"]
+    assert join_negative_values(["--", "--params", "-7"]) == ["--", "--params", "-7"]

@@ -112,3 +112,16 @@ def test_contract_variants() -> None:
         ("training", "activations"),
         ("inference", "kv_cache"),
     }
+
+
+def test_contract_with_explain() -> None:
+    report = estimate(FootprintSpec.from_mapping({"model": "llama-2-70b", "units": "GiB"}))
+    plain = report.to_json()
+    data = report.to_json(explain=True)
+    assert set(data) == set(plain) | {"explain"}
+    notes = data.pop("explain")
+    assert data == plain
+    check_contract(data)
+    assert notes and all(type(n) is str and n for n in notes)
+    assert any("GiB" in n for n in notes)
+    assert json.loads(json.dumps(notes)) == notes

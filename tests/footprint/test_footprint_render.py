@@ -66,3 +66,50 @@ def test_every_line_fits(width: int) -> None:
     ):
         for text in (render_report(r, width=width, explain=True), render_bars(r, width=width)):
             assert max(len(line) for line in text.splitlines()) <= width
+
+
+EXTREMES = [
+    # the largest sizes the bounds allow: ~4 × 10^11 YiB of attention scores
+    {
+        "layers": "1e5",
+        "hidden": 8,
+        "heads": "1e5",
+        "head_dim": 1,
+        "ffn": 1,
+        "vocab": 1,
+        "gpu": "h100-80gb",
+        "training": {"seq_len": "1e9", "micro_batch": "1e7"},
+        "inference": {"context": "1e9", "batch": "1e7", "weights": "int4"},
+        "storage": {"dataset_tokens": "1e16", "checkpoints": "1e6"},
+    },
+    {
+        "params": "1e15",
+        "layers": 2,
+        "hidden": 12345,
+        "heads": 5,
+        "gpu": "l4",
+        "training": {"dp": "1e6", "zero": 3, "seq_len": "1e9", "micro_batch": "1e7"},
+        "storage": {"dataset_size": "1000PB"},
+    },
+]
+
+
+@pytest.mark.parametrize("units", ["GB", "GiB"])
+@pytest.mark.parametrize("width", [40, 41, 50, 57, 80, 123, 400])
+@pytest.mark.parametrize("data", EXTREMES)
+def test_every_line_fits_at_the_bounds(data: dict, width: int, units: str) -> None:
+    r = estimate(FootprintSpec.from_mapping({**data, "units": units}))
+    for text in (render_report(r, width=width, units=units, explain=True),
+                 render_bars(r, width=width, units=units)):
+        assert max(len(line) for line in text.splitlines()) <= width
+    for line in derivation_steps(r, units=units):
+        assert "e+" not in line
+
+
+def test_huge_sizes_stack_in_a_narrow_table() -> None:
+    r = estimate(FootprintSpec.from_mapping({**EXTREMES[0], "units": "GiB"}))
+    text = render_report(r, width=40, units="GiB")
+    assert "413,590,306,276.74 YiB" in text
+    lines = text.splitlines()
+    k = next(i for i, line in enumerate(lines) if line.startswith("│ activations "))
+    assert lines[k + 1].rstrip(" │").endswith("413,590,306,276.74 YiB")

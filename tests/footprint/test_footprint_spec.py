@@ -99,7 +99,7 @@ def test_numbers_may_be_numbers() -> None:
             ("gpu",),
             "unknown GPU preset 'h100'; did you mean 'h100-80gb'?",
         ),
-        ({"params": "-7B"}, ("params",), "must be positive (got -7000000000)"),
+        ({"params": "-7B"}, ("params",), "must be positive (got -7,000,000,000)"),
         ({"params": "1.5"}, ("params",), "'1.5' is not a whole number"),
         (
             {"params": "7B", "inference": {"batch": 0}},
@@ -225,3 +225,96 @@ def test_frozen_and_round_trip() -> None:
     assert s.replace({"gpu": None}).gpu is None
     with pytest.raises(ValidationError):
         s.replace({"training": {"zero": 5}})
+
+
+@pytest.mark.parametrize(
+    ("data", "loc", "message"),
+    [
+        (
+            {"model": "llama-2-7b", "training": {"seq_len": "1e24"}},
+            ("training", "seq_len"),
+            "must be at most 1,000,000,000 (10^9) tokens (got 1,000,000,000,000,000,000,000,000)",
+        ),
+        (
+            {"model": "llama-2-7b", "training": {"micro_batch": 10**7 + 1}},
+            ("training", "micro_batch"),
+            "must be at most 10,000,000 (10^7) sequences (got 10,000,001)",
+        ),
+        (
+            {"params": "2e15"},
+            ("params",),
+            "must be at most 1,000,000,000,000,000 (10^15) parameters",
+        ),
+        ({"params": "1e30"}, ("params",), "must be at most 1,000,000,000,000,000 (10^15) "
+         "parameters (got '1e30')"),
+        (
+            {"params": "7B", "training": {"dp": "2M"}},
+            ("training", "dp"),
+            "must be at most 1,000,000 (10^6) devices (got 2,000,000)",
+        ),
+        (
+            {"params": "7B", "training": {"tp": 10**6 + 1}},
+            ("training", "tp"),
+            "must be at most 1,000,000 (10^6) devices",
+        ),
+        (
+            {"params": "7B", "training": {"pp": 10**6 + 1}},
+            ("training", "pp"),
+            "must be at most 1,000,000 (10^6) devices",
+        ),
+        (
+            {"params": "7B", "inference": {"context": "2e9"}},
+            ("inference", "context"),
+            "must be at most 1,000,000,000 (10^9) tokens",
+        ),
+        (
+            {"params": "7B", "inference": {"batch": "999999999"}},
+            ("inference", "batch"),
+            "must be at most 10,000,000 (10^7) sequences (got 999,999,999)",
+        ),
+        (
+            {"params": "7B", "storage": {"dataset_tokens": "2e16"}},
+            ("storage", "dataset_tokens"),
+            "must be at most 10,000,000,000,000,000 (10^16) tokens",
+        ),
+        (
+            {"params": "7B", "storage": {"dataset_size": "2000PB"}},
+            ("storage", "dataset_size"),
+            "must be at most 1,000,000,000,000,000,000 (10^18) bytes (1 EB)",
+        ),
+        (
+            {"params": "7B", "storage": {"bytes_per_token": 65}},
+            ("storage", "bytes_per_token"),
+            "must be at most 64 bytes (got 65)",
+        ),
+        (
+            {"model": "llama-2-7b", "hidden": "1e7", "ffn": "1e8"},
+            ("hidden",),
+            "the architecture has 108,800,640,650,000,000 parameters; at most "
+            "1,000,000,000,000,000 are supported",
+        ),
+        (
+            {"model": "llama-2-7b", "layers": "1e6"},
+            ("layers",),
+            "must be at most 100,000 (10^5) layers",
+        ),
+    ],
+)
+def test_upper_bounds_are_located_errors(
+    data: dict[str, Any], loc: tuple[str, ...], message: str
+) -> None:
+    found = errors(data)
+    assert any(at == loc and m.startswith(message) for at, m in found), found
+
+
+def test_values_at_the_bounds_are_accepted() -> None:
+    s = FootprintSpec.from_mapping(
+        {
+            "params": 10**15,
+            "training": {"seq_len": "1e9", "micro_batch": "1e7", "dp": "1e6"},
+            "inference": {"context": 10**9, "batch": 10**7},
+            "storage": {"dataset_tokens": "1e16", "bytes_per_token": 64},
+        }
+    )
+    assert s.training.seq_len == 10**9 and s.storage.dataset_tokens == 10**16
+    FootprintSpec.from_mapping({"params": "7B", "storage": {"dataset_size": "1000PB"}})

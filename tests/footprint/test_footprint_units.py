@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+import re
+from fractions import Fraction
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from quiz.footprint.units import (
     GB,
     GIB,
+    count_noun,
     format_bytes,
     format_count,
     format_in,
+    format_number,
+    format_short,
     parse_bool,
     parse_count,
     parse_size,
@@ -125,3 +133,85 @@ def test_gb_and_gib_are_never_confused() -> None:
     assert format_count(6_738_415_616) == "6,738,415,616"
     with pytest.raises(ValueError):
         format_bytes(1, "gb")
+
+
+def test_format_bytes_is_exact_for_huge_values() -> None:
+    # QA: 5.12e51 YB came out as "5119999999999999726030217971446678116798676372291584.00 YB"
+    big = 5_120_000 * 10**69
+    assert format_bytes(big) == f"{5_120_000 * 10**45:,}.00 YB"
+    assert format_bytes(big).startswith("5,120,000,000,000,")
+    assert format_bytes(big + 5 * 10**21) == f"{5_120_000 * 10**45:,}.01 YB"  # a tie: up
+    assert format_bytes(big + 5 * 10**21 - 1) == f"{5_120_000 * 10**45:,}.00 YB"
+    assert format_bytes(-big, "GB") == "-" + format_bytes(big)
+    assert format_bytes(2**80 * 123_456_789_123, "GiB") == "123,456,789,123.00 YiB"
+    assert format_bytes(10**24) == "1.00 YB" and format_bytes(10**27) == "1,000.00 YB"
+
+
+@pytest.mark.parametrize(
+    ("n", "units", "text"),
+    [
+        (1005, "GB", "1.01 kB"),  # 1.005 is 1.00499... as a float
+        (1025, "GB", "1.03 kB"),  # half up, not half even
+        (1015, "GB", "1.02 kB"),
+        (1_004_999, "GB", "1.00 MB"),
+        (999_995, "GB", "1.00 MB"),  # rounds to 1000.00 kB: one unit up
+        (999_994, "GB", "999.99 kB"),
+        (1000, "GiB", "1,000 B"),
+        (1023, "GiB", "1,023 B"),
+        (1024 * 1000, "GiB", "1,000.00 KiB"),
+        (1024 * 1024 - 5, "GiB", "1.00 MiB"),
+        (-1005, "GB", "-1.01 kB"),
+    ],
+)
+def test_format_bytes_rounds_half_up_exactly(n: int, units: str, text: str) -> None:
+    assert format_bytes(n, units) == text
+
+
+_SIZE_TEXT = re.compile(r"(-?)(\d{1,3}(?:,\d{3})*)(?:\.(\d\d))? ([kKMGTPEZY]i?B|B)")
+
+
+@settings(max_examples=300, deadline=None)
+@given(n=st.integers(-(10**60), 10**60), units=st.sampled_from(["GB", "GiB"]))
+def test_format_bytes_is_within_half_a_hundredth(n: int, units: str) -> None:
+    text = format_bytes(n, units)
+    match = _SIZE_TEXT.fullmatch(text)
+    assert match, text
+    sign, whole, frac, unit = match.groups()
+    base = 1000 if units == "GB" else 1024
+    names = ["B", "kB", "MB", "GB", "TB", "PB", "EB", "ZB", "YB"]
+    if units == "GiB":
+        names = ["B"] + [p + "iB" for p in "KMGTPEZY"]
+    exp = names.index(unit)
+    value = Fraction(int(whole.replace(",", "")) * 100 + int(frac or 0), 100) * base**exp
+    if sign:
+        value = -value
+    if frac is None:
+        assert value == n and abs(n) < base
+    else:
+        # round half up (away from zero): |n| in [v - u/200, v + u/200)
+        unit_size = Fraction(base**exp, 200)
+        assert abs(value) - unit_size <= abs(n) < abs(value) + unit_size
+        assert int(whole.replace(",", "")) < base or exp == len(names) - 1
+
+
+def test_other_formatters_are_exact() -> None:
+    assert format_in(123_456_789_012_345_678_901_234_567_890, "GB") == (
+        "123,456,789,012,345,678,901.23 GB"
+    )
+    assert format_in(1025 * 10**6, "GB") == "1.03 GB"
+    assert format_short(999_999_999) == "1.00 B"  # not "1000.00 M"
+    assert format_short(10**15) == "1,000.00 T"
+    assert format_short(6_738_415_616) == "6.74 B" and format_short(999) == "999"
+    assert format_number(Fraction(10**30 + 2, 3)) == "333,333,333,333,333,333,333,333,333,334"
+    assert format_number(Fraction(80, 3)) == "26.667" and format_number(Fraction(5, 2)) == "2.5"
+    assert format_number(Fraction(-1, 3000)) == "0"
+    assert format_count(-1_234_567) == "-1,234,567"
+
+
+def test_count_noun_pluralises() -> None:
+    assert count_noun(1, "param") == "1 param"
+    assert count_noun(2, "param") == "2 params"
+    assert count_noun(0, "token") == "0 tokens"
+    assert count_noun(1_000_000, "sequence") == "1,000,000 sequences"
+    assert count_noun(1, "matrix", "matrices") == "1 matrix"
+    assert count_noun(3, "matrix", "matrices") == "3 matrices"
