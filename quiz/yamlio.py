@@ -12,9 +12,11 @@ string in block style (``|``) so explanations stay readable in the exported file
 
 from __future__ import annotations
 
+import re
 from typing import Any, Protocol
 
 import yaml
+from yaml.error import Mark
 from yaml.events import (
     AliasEvent,
     DocumentStartEvent,
@@ -27,7 +29,7 @@ from yaml.events import (
 )
 from yaml.parser import Parser
 from yaml.reader import Reader, ReaderError
-from yaml.scanner import Scanner
+from yaml.scanner import Scanner, ScannerError
 
 try:  # libyaml bindings: absent when PyYAML was built without libyaml.
     from yaml import CSafeDumper as _SafeDumperBase
@@ -43,6 +45,7 @@ YAMLError = yaml.YAMLError
 MarkedYAMLError = yaml.MarkedYAMLError
 
 __all__ = [
+    "BAD_ESCAPE",
     "AliasEvent",
     "DocumentStartEvent",
     "Event",
@@ -73,13 +76,36 @@ class EventSource(Protocol):
     def dispose(self) -> None: ...  # pragma: no cover - protocol
 
 
+BAD_ESCAPE = "found invalid Unicode character escape code"
+"""libyaml's ``problem`` for a ``\\u``/``\\U`` escape that is no character (a UTF-16 surrogate
+D800–DFFF, or beyond U+10FFFF); the pure parser raises the same."""
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 class _PureParser(Reader, Scanner, Parser):
-    """PyYAML's pure-Python reader, scanner and parser, without composer or constructor."""
+    """PyYAML's pure-Python reader, scanner and parser, without composer or constructor.
+
+    One change: an escape that is no character is a syntax error, as in libyaml. PyYAML would
+    turn ``"\\uD800"`` into a lone surrogate (a ``str`` that cannot be encoded) and crash with a
+    ``ValueError`` on ``"\\U00110000"``."""
 
     def __init__(self, text: str) -> None:
         Reader.__init__(self, text)
         Scanner.__init__(self)
         Parser.__init__(self)
+
+    def scan_flow_scalar_non_spaces(self, double: bool, start_mark: Mark) -> list[str]:
+        try:
+            chunks: list[str] = super().scan_flow_scalar_non_spaces(double, start_mark)
+        except (ValueError, OverflowError):  # chr() of an escape beyond U+10FFFF
+            raise ScannerError("while scanning a double-quoted scalar", start_mark, BAD_ESCAPE,
+                               self.get_mark()) from None
+        # The reader refuses surrogates in the text itself, so one here came from an escape.
+        if double and _SURROGATE.search("".join(chunks)):
+            raise ScannerError("while scanning a double-quoted scalar", start_mark, BAD_ESCAPE,
+                               self.get_mark())
+        return chunks
 
 
 def has_libyaml() -> bool:

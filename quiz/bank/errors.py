@@ -28,6 +28,7 @@ from pydantic_core import ErrorDetails
 from quiz.bank.model import BankFile
 from quiz.bank.source import Problem, line_col
 from quiz.bank.text import control_characters
+from quiz.yamlio import BAD_ESCAPE
 
 _ITEM = re.compile(r"(?P<lead> *(?:- +)*)(?:(?P<key>[\w.-]+): +)?(?P<value>.*?) *$")
 _PLAIN_TROUBLE = re.compile(r"^[*&!@`%]|: |:$| #")
@@ -162,6 +163,8 @@ def syntax_problem(exc: Any, lines: Sequence[str]) -> Problem:
         opened = "[" if m[1] == "]" else "{"
         message = (f"the '{opened}' opened on line {ctx_line} is not closed: expected ',' or "
                    f"'{m[1]}'")
+    elif BAD_ESCAPE in problem and ctx is not None:
+        return Problem(ctx.line + 1, ctx.column + 1, _bad_escape_message(lines, ctx, mark))
     elif "quoted scalar" in context and "escape" in problem:
         message = ("unknown escape in a double-quoted value: write '\\\\' for a backslash, or use "
                    "single quotes")
@@ -190,6 +193,35 @@ def syntax_problem(exc: Any, lines: Sequence[str]) -> Problem:
     if hint is not None and hint[1] <= mark.column + 1:
         return Problem(hint[0], hint[1], f"{message}; quote this value: {hint[2]}")
     return Problem(mark.line + 1, mark.column + 1, message)
+
+
+_ESCAPE = re.compile(r"\\(?:u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|.)")
+
+
+def _bad_escape_message(lines: Sequence[str], start: Any, end: Any) -> str:
+    """Message for a ``\\u``/``\\U`` escape that is no character, found again in the text of the
+    double-quoted value that starts at ``start`` (the parsers stop at it, near ``end``)."""
+    text = "\n".join([lines[start.line][start.column + 1:]]
+                     + list(lines[start.line + 1:end.line + 1]))
+    escapes = list(_ESCAPE.finditer(text))
+    for i, found in enumerate(escapes):
+        digits = found[1] or found[2]
+        if digits is None:
+            continue
+        code = int(digits, 16)
+        after = escapes[i + 1] if i + 1 < len(escapes) else None
+        low = int(after[1], 16) if after and after[1] and after.start() == found.end() else 0
+        if 0xD800 <= code <= 0xDBFF and 0xDC00 <= low <= 0xDFFF:
+            joined = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+            return (f"\\u{code:04X}\\u{low:04X} is a UTF-16 surrogate pair, which YAML does not "
+                    f"read as one character: write the character itself, or \\U{joined:08X}")
+        if 0xD800 <= code <= 0xDFFF:
+            return (f"\\u{code:04X} is a lone UTF-16 surrogate, not a character: write the "
+                    "character itself, or a \\U00XXXXXX escape")
+        if code > 0x10FFFF:
+            return (f"\\U{code:08X} is not a character: Unicode ends at U+10FFFF (write "
+                    "\\U0010FFFF or less)")
+    return "an escape in this double-quoted value is not a character"  # pragma: no cover
 
 
 _NON_PRINTABLE = re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd"

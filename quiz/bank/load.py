@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import gc
 import os
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,6 +51,10 @@ class _FileResult:
     problems: list[Problem] = field(default_factory=list)
     bank: BankFile | None = None
     ids: list[tuple[str, int, int]] = field(default_factory=list)
+    bank_id: tuple[str, int, int] | None = None
+    """``bank: id:`` with the line:column of its value, when it is text."""
+    topics: list[tuple[str, str, int, int]] = field(default_factory=list)
+    """``bank: topics:`` as (key, display name, line, column of the name), where both are text."""
 
 
 def load_library(paths: Sequence[str | os.PathLike[str]], *,
@@ -57,14 +62,17 @@ def load_library(paths: Sequence[str | os.PathLike[str]], *,
     """Load every bank in ``paths`` into one library.
 
     Each path is a bank file (any name) or a folder, whose ``*.yaml`` and ``*.yml`` files are
-    loaded in name order (not recursively: sub-folders are ignored). A file reached twice is
-    loaded once. ``pure_python`` forces PyYAML's pure-Python parser instead of libyaml.
+    loaded in name order (not recursively: sub-folders are ignored; a folder without banks of its
+    own says so when its sub-folders have some). A file reached twice is loaded once.
+    ``pure_python`` forces PyYAML's pure-Python parser instead of libyaml.
 
     Returns a :class:`LoadReport` with every problem of every file, errors and warnings, file by
     file in the order loaded and by line:column within a file. ``report.library`` is ``None`` when
-    any error was found. A missing or unreadable path, or a folder without banks, is an error at
-    line 0. Question ids must be unique across the library: a repeated id is an error at the
-    repeat, naming the first one's ``path:line``.
+    any error was found. A missing or unreadable path, a path that is not a regular file or a
+    folder (a device, a named pipe), a file over :data:`MAX_FILE_BYTES`, or a folder without
+    banks, is an error at line 0. Question ids and bank ids must be unique across the library: a
+    repeated one is an error at the repeat, naming the first one's file. A topic key that two banks
+    give different display names is a warning at the second name (the first one is used).
     """
     results: list[_FileResult] = []
     if not paths:
@@ -91,31 +99,102 @@ def load_bank_text(text: str | bytes, path: str = "<string>", *,
 
 
 def _expand(path: Path) -> list[tuple[Path, Problem | None]]:
-    """The bank files a given path stands for, or the problem that it stands for none."""
+    """The bank files a given path stands for, or the problem that it stands for none.
+
+    Only ``stat`` is used here: nothing is opened (opening a named pipe would block)."""
     try:
-        if path.is_dir():
-            files = sorted(p for p in path.iterdir()
-                           if p.suffix.lower() in BANK_SUFFIXES and p.is_file())
-            if not files:
-                return [(path, Problem(0, 0, "this folder has no bank files (*.yaml, *.yml)"))]
-            return [(p, None) for p in files]
-        if path.exists():
-            return [(path, None)]
+        mode = os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError, ValueError):  # ValueError: a NUL in the path
         return [(path, Problem(0, 0, "no such file or folder"))]
+    except OSError as exc:
+        return [(path, Problem(0, 0, f"cannot read this path: {exc.strerror or exc}"))]
+    if stat.S_ISREG(mode):
+        return [(path, None)]
+    if not stat.S_ISDIR(mode):
+        return [(path, _not_regular(mode))]
+    try:
+        files = sorted(p for p in path.iterdir() if p.suffix.lower() in BANK_SUFFIXES
+                       and not p.is_dir() and p.exists())
+        if files:
+            return [(p, None) for p in files]
+        message = "this folder has no bank files (*.yaml, *.yml)"
+        nested = _nested_bank_folder(path)
+        if nested is not None:
+            message += f" (subfolders are not searched: name them too, e.g. {nested})"
+        return [(path, Problem(0, 0, message))]
     except OSError as exc:
         return [(path, Problem(0, 0, f"cannot read this folder: {exc.strerror or exc}"))]
 
 
+_NESTED_DEPTH = 3
+"""How deep :func:`_nested_bank_folder` looks below a folder without banks."""
+
+_NESTED_FOLDERS = 200
+"""How many folders :func:`_nested_bank_folder` looks into at most (``quiz validate ~``)."""
+
+
+def _nested_bank_folder(folder: Path) -> Path | None:
+    """The first sub-folder (breadth first, a few levels deep, hidden ones skipped) that holds a
+    ``*.yaml`` or ``*.yml`` file, or None. Only used for the hint of an empty folder."""
+    level = [folder]
+    seen = 0
+    for _ in range(_NESTED_DEPTH):
+        below: list[Path] = []
+        for parent in level:
+            try:
+                children = sorted(p for p in parent.iterdir()
+                                  if p.is_dir() and not p.name.startswith("."))
+            except OSError:
+                continue
+            for child in children:
+                seen += 1
+                if seen > _NESTED_FOLDERS:
+                    return None
+                try:
+                    if any(p.suffix.lower() in BANK_SUFFIXES and p.is_file()
+                           for p in child.iterdir()):
+                        return child
+                except OSError:
+                    continue
+                below.append(child)
+        level = below
+    return None
+
+
+_KINDS = ((stat.S_ISFIFO, "a named pipe"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def _not_regular(mode: int) -> Problem:
+    kind = next((name for test, name in _KINDS if test(mode)), "not a file or a folder")
+    return Problem(0, 0, f"not a regular file ({kind}): give a bank file or a folder of them")
+
+
 def _load_path(path: Path, pure_python: bool) -> _FileResult:
+    """Read one file, refusing anything that is not a regular file before opening it, and never
+    holding more than :data:`MAX_FILE_BYTES` + 1 bytes of it (the file may grow while read)."""
+    def fail(problem: Problem) -> _FileResult:
+        return _FileResult(str(path), [problem])
+
+    too_big = f"a bank file may have at most {MAX_FILE_BYTES:,} bytes"
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            return _FileResult(str(path), [Problem(0, 0, f"this file is {size:,} bytes; a bank "
-                                                  f"file may have at most {MAX_FILE_BYTES:,}")])
-        data = path.read_bytes()
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):
+            return fail(_not_regular(info.st_mode))
+        if info.st_size > MAX_FILE_BYTES:
+            return fail(Problem(0, 0, f"this file is {info.st_size:,} bytes; {too_big}"))
+        # O_NONBLOCK: should the path become a named pipe after the stat, opening it must not
+        # block; fstat then sees what was really opened.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        with open(fd, "rb") as file:
+            mode = os.fstat(file.fileno()).st_mode
+            if not stat.S_ISREG(mode):
+                return fail(_not_regular(mode))
+            data = file.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
-        return _FileResult(str(path), [Problem(0, 0, f"cannot read this file: "
-                                                  f"{exc.strerror or exc}")])
+        return fail(Problem(0, 0, f"cannot read this file: {exc.strerror or exc}"))
+    if len(data) > MAX_FILE_BYTES:
+        return fail(Problem(0, 0, f"this file has more than {MAX_FILE_BYTES:,} bytes; {too_big}"))
     return _load_text(data, str(path), pure_python)
 
 
@@ -163,6 +242,7 @@ def _load_into(result: _FileResult, raw: str | bytes, pure_python: bool) -> None
         problems.append(Problem(line, column, f"{_SHAPE} (this file is {kind})"))
         return
     result.ids = _question_ids(value, doc.marks)
+    result.bank_id, result.topics = _header(value, doc.marks)
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -201,15 +281,62 @@ def _question_ids(value: dict[str, Any],
     return ids
 
 
+def _header(value: dict[str, Any], marks: dict[int, nodes.Marks],
+            ) -> tuple[tuple[str, int, int] | None, list[tuple[str, str, int, int]]]:
+    """The bank id and the topics' display names, each with the line:column of its value (values
+    that are not text are skipped: validation reports them)."""
+    header = value.get("bank")
+    if not isinstance(header, dict):
+        return None, []
+    values = marks[id(header)][2]
+    bank_id = header.get("id")
+    found_id = (bank_id, *_position(values["id"])) if isinstance(bank_id, str) else None
+    topics = header.get("topics")
+    names: list[tuple[str, str, int, int]] = []
+    if isinstance(topics, dict):
+        names_at = marks[id(topics)][2]
+        names = [(key, name, *_position(names_at[key])) for key, name in topics.items()
+                 if isinstance(key, str) and isinstance(name, str)]
+    return found_id, names
+
+
+def _across_files(results: list[_FileResult]) -> None:
+    """Bank ids must be unique across the library; a topic key should have one display name."""
+    banks: dict[str, str] = {}
+    topics: dict[str, tuple[str, str]] = {}
+    for result in results:
+        if result.bank_id is not None:
+            bank_id, line, column = result.bank_id
+            if bank_id in banks:
+                result.problems.append(Problem(line, column, f"bank id {_shown(bank_id)} is "
+                                               f"already used by {banks[bank_id]}"))
+            else:
+                banks[bank_id] = result.path
+        for key, name, line, column in result.topics:
+            if key not in topics:
+                topics[key] = (name, result.path)
+            elif topics[key][0] != name:
+                known, where = topics[key]
+                result.problems.append(Problem(
+                    line, column, f"topic {_shown(key)} is already named {_shown(known)} by "
+                    f"{where}; this bank's name {_shown(name)} is not used", "warning"))
+
+
+def _shown(text: str) -> str:
+    """``text`` quoted for a message: ``repr`` escapes control characters; long text is cut."""
+    return repr(text if len(text) <= 60 else text[:57] + "...")
+
+
 def _report(results: list[_FileResult]) -> LoadReport:
     """Check ids across files, order the diagnostics and build the library if all is well."""
+    _across_files(results)
     first: dict[str, tuple[str, int]] = {}
     for result in results:
         for qid, line, column in result.ids:
             if qid in first:
                 where = "%s:%d" % first[qid]
-                result.problems.append(Problem(line, column, f"duplicate question id '{qid}': "
-                                               f"already used at {where}"))
+                result.problems.append(Problem(line, column, f"duplicate question id "
+                                               f"{_shown(qid)}: already used at {where}"))
             else:
                 first[qid] = (result.path, line)
     diagnostics = [

@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -46,8 +47,10 @@ def _not_blank(value: str) -> str:
     return value
 
 
-Text = Annotated[StrictStr, Field(min_length=1)]
-"""Required text: a string (never a list or mapping), not blank. Kept exactly as written."""
+Text = Annotated[StrictStr, AfterValidator(_not_blank)]
+"""Required text: a string (never a list or mapping), not empty or only whitespace. Kept exactly
+as written. Every text field of a bank uses it: stems, options, explanations, reviews, references,
+table columns, an infographic's text, the bank's title and topic names."""
 
 
 class _Strict(BaseModel):
@@ -146,8 +149,6 @@ class Question(_Strict):
     worked_example: WorkedExample | None = None
     references: list[Text] = Field(default_factory=list)
 
-    _check_blank = field_validator("stem", "short_explanation", "full_explanation")(_not_blank)
-
     @field_validator("options")
     @classmethod
     def _options_lettered_in_order(cls, options: dict[str, str]) -> dict[str, str]:
@@ -233,7 +234,7 @@ class BankInfo(_Strict):
     title: Text
     version: int = Field(default=1, ge=1)
     pass_mark: float = Field(default=0.7, ge=0.0, le=1.0)
-    description: StrictStr | None = None
+    description: Text | None = None
     topics: dict[Slug, Text] = Field(default_factory=dict)
 
 

@@ -13,6 +13,7 @@ string search, plus a short Python loop over the few places found.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import NamedTuple
 
@@ -75,7 +76,8 @@ def normalise(text: str) -> tuple[str, list[Problem]]:
     Drops a byte-order mark at position 0 and turns CR LF and lone CR into LF (YAML reads them
     as line breaks anyway; columns are unchanged). Reports, each at its line:column: a U+FEFF
     anywhere else (invisible, and the two parsers disagree on it), the characters YAML 1.1 reads as
-    line breaks but editors do not (U+0085, U+2028, U+2029), and lines longer than
+    line breaks but editors do not (U+0085, U+2028, U+2029), lone surrogates (only a ``str``
+    given to :func:`quiz.bank.load.load_bank_text` can hold one), and lines longer than
     :data:`MAX_LINE_LENGTH`. Any problem here is fatal: the caller must not parse the text.
     """
     if text.startswith("\ufeff"):
@@ -93,8 +95,16 @@ def normalise(text: str) -> tuple[str, list[Problem]]:
                          "newline"}
         for char, message in odd.items():
             problems += _each(text, char, message)
+        for _, found in zip(range(MAX_REPORTED), _SURROGATES.finditer(text), strict=False):
+            # Only text given as a str can hold one: UTF-8 cannot encode a surrogate.
+            problems.append(Problem(*line_col(text, found.start()), f"U+{ord(found[0]):04X} is "
+                                    "a lone UTF-16 surrogate, not a character; save the file as "
+                                    "UTF-8"))
     problems += _long_lines(text)
     return text, problems
+
+
+_SURROGATES = re.compile("[\ud800-\udfff]")
 
 
 def _each(text: str, char: str, message: str) -> list[Problem]:

@@ -3,11 +3,15 @@ words of the YAML file (never pydantic's), all reported at once."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from typing import Any
 
 import pytest
+from pydantic import TypeAdapter, ValidationError
 
 import quiz.bank.load as load_module
+from quiz.bank import model
 from quiz.bank.load import load_bank_text, load_library
 
 from .helpers import HEAD, bank, found, only_error, question
@@ -158,9 +162,13 @@ def test_duplicate_ids_in_one_file(pure: bool) -> None:
         14, 9, "duplicate question id 'q1': already used at f.yaml:6")
 
 
+OTHER = HEAD.replace("id: demo", "id: other")
+"""The standard header with another bank id (two files of a library need two)."""
+
+
 def test_duplicate_ids_across_a_folder(tmp_path: Path, pure: bool) -> None:
     (tmp_path / "a.yaml").write_text(bank(question("shared"), question("only-a")))
-    (tmp_path / "b.yaml").write_text(bank(question("only-b"), question("shared")))
+    (tmp_path / "b.yaml").write_text(bank(question("only-b"), question("shared"), head=OTHER))
     report = load_library([tmp_path], pure_python=pure)
     assert report.library is None
     assert [str(d) for d in report.diagnostics] == [
@@ -171,7 +179,7 @@ def test_duplicate_ids_across_a_folder(tmp_path: Path, pure: bool) -> None:
 def test_duplicate_ids_are_found_even_in_files_with_other_errors(tmp_path: Path,
                                                                  pure: bool) -> None:
     (tmp_path / "a.yaml").write_text(bank(question("shared", stem="[broken]")))
-    (tmp_path / "b.yaml").write_text(bank(question("shared")))
+    (tmp_path / "b.yaml").write_text(bank(question("shared"), head=OTHER))
     report = load_library([tmp_path], pure_python=pure)
     assert [(Path(d.path).name, d.line, d.column) for d in report.diagnostics] == [
         ("a.yaml", 8, 15), ("b.yaml", 6, 9)]
@@ -239,10 +247,14 @@ def test_unreadable_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pure: 
     path = tmp_path / "locked.yaml"
     path.write_text(bank())
 
-    def refuse(self: Path) -> bytes:
-        raise PermissionError(13, "Permission denied", str(self))
+    real_open = os.open
 
-    monkeypatch.setattr(Path, "read_bytes", refuse)
+    def refuse(file: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+        if Path(file) == path:
+            raise PermissionError(13, "Permission denied", str(file))
+        return real_open(file, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", refuse)
     report = load_library([path], pure_python=pure)
     assert [str(d) for d in report.diagnostics] == [
         f"{path}: error: cannot read this file: Permission denied"]
@@ -261,3 +273,107 @@ def test_misspelt_required_key_is_one_error_not_two(pure: bool) -> None:
     text = bank(question()).replace("    short_explanation:", "    short_explnation:")
     assert only_error(load_bank_text(text, pure_python=pure)) == (
         11, 5, "unknown key 'short_explnation'; did you mean 'short_explanation'?")
+
+
+# --- blank text: every text field, not only the stem and the explanations ---------------------
+
+TOPICS = "{memory: Memory footprint, precision: Precision}"
+BLANK_TEXT = {
+    "option": (bank(question(options='{A: Alpha, B: "   "}')),
+               (9, 28, "options.B: must not be empty")),
+    "option-tab-and-no-break-space": (bank(question(options='{A: "\\t\\u00A0", B: Bravo}')),
+                                      (9, 18, "options.A: must not be empty")),
+    "review": (bank(question(review="{A: ' '}")), (13, 28, "distractor_review.A: must not be "
+                                                           "empty")),
+    "reference": (bank(question(extra="    references: [Paper, '  ']\n")),
+                  (14, 25, "references[1]: must not be empty")),
+    "table-column": (bank(question(extra="    infographic: {table: {columns: [Item, ' '], "
+                                         "rows: [[a, b]]}}\n")),
+                     (14, 43, "infographic.table.columns[1]: must not be empty")),
+    "infographic-text": (bank(question(extra="    infographic:\n      text: |\n\n\n")),
+                         (15, 13, "infographic.text: must not be empty")),
+    "short-explanation": (bank(question(short='"\\n  "')),
+                          (11, 24, "short_explanation: must not be empty")),
+    "bank-title": (bank(head=HEAD.replace("Demo bank", "' '")),
+                   (3, 10, "bank.title: must not be empty")),
+    "topic-name": (bank(head=HEAD.replace(TOPICS, "{memory: ' ', precision: Precision}")),
+                   (4, 20, "bank.topics.memory: must not be empty")),
+}
+
+
+@pytest.mark.parametrize("case", list(BLANK_TEXT))
+def test_whitespace_is_not_text(case: str, pure: bool) -> None:
+    text, expected = BLANK_TEXT[case]
+    assert only_error(load_bank_text(text, pure_python=pure)) == expected
+
+
+def test_blank_text_is_checked_by_the_text_type_itself() -> None:
+    # One rule in one place: no field keeps its own blank check.
+    assert not any(name.startswith("_check") for name in vars(model.Question))
+    with pytest.raises(ValidationError, match="must not be empty"):
+        TypeAdapter(model.Text).validate_python(" \n\t")
+    assert TypeAdapter(model.Text).validate_python(" x ") == " x "
+
+
+# --- folders: not searched recursively, and the message says so ------------------------------
+
+def test_folder_with_banks_only_in_subfolders_says_they_are_not_searched(tmp_path: Path,
+                                                                         pure: bool) -> None:
+    (tmp_path / "basics").mkdir()
+    (tmp_path / "basics" / "a.yaml").write_text(bank())
+    (tmp_path / "advanced" / "deeper").mkdir(parents=True)
+    (tmp_path / "advanced" / "deeper" / "b.yml").write_text(bank())
+    report = load_library([tmp_path, tmp_path / "advanced"], pure_python=pure)
+    assert [str(d) for d in report.diagnostics] == [
+        f"{tmp_path}: error: this folder has no bank files (*.yaml, *.yml) (subfolders are not "
+        f"searched: name them too, e.g. {tmp_path / 'basics'})",
+        f"{tmp_path / 'advanced'}: error: this folder has no bank files (*.yaml, *.yml) "
+        f"(subfolders are not searched: name them too, e.g. {tmp_path / 'advanced' / 'deeper'})",
+    ]
+
+
+def test_folder_hint_ignores_hidden_folders_and_other_files(tmp_path: Path, pure: bool) -> None:
+    (tmp_path / ".github" / "workflows").mkdir(parents=True)
+    (tmp_path / ".github" / "workflows" / "ci.yml").write_text("on: push\n")
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "todo.md").write_text("write questions\n")
+    report = load_library([tmp_path], pure_python=pure)
+    assert [str(d) for d in report.diagnostics] == [
+        f"{tmp_path}: error: this folder has no bank files (*.yaml, *.yml)"]
+
+
+# --- across files: bank ids are unique, a topic has one display name --------------------------
+
+def test_bank_id_used_by_two_files(tmp_path: Path, pure: bool) -> None:
+    (tmp_path / "a.yaml").write_text(bank(question("q1")))
+    (tmp_path / "b.yaml").write_text(bank(question("q2")))
+    (tmp_path / "c.yaml").write_text(bank(question("q3"), head=OTHER))
+    report = load_library([tmp_path], pure_python=pure)
+    assert report.library is None
+    assert [str(d) for d in report.diagnostics] == [
+        f"{tmp_path / 'b.yaml'}:2:7: error: bank id 'demo' is already used by "
+        f"{tmp_path / 'a.yaml'}"]
+
+
+def test_bank_id_is_checked_across_paths_given_separately(tmp_path: Path, pure: bool) -> None:
+    (tmp_path / "one").mkdir()
+    (tmp_path / "one" / "x.yaml").write_text(bank(question("q1")))
+    (tmp_path / "two.yaml").write_text(bank(question("q2", stem="[broken]")))
+    report = load_library([tmp_path / "one", tmp_path / "two.yaml"], pure_python=pure)
+    assert [(Path(d.path).name, d.line, d.column, d.message) for d in report.diagnostics] == [
+        ("two.yaml", 2, 7, f"bank id 'demo' is already used by {tmp_path / 'one' / 'x.yaml'}"),
+        ("two.yaml", 8, 15, "question: expected text, found a list")]
+
+
+def test_topic_named_differently_by_two_banks(tmp_path: Path, pure: bool) -> None:
+    same = OTHER.replace(TOPICS, "{memory: Memory footprint}")
+    renamed = OTHER.replace("id: other", "id: third").replace(TOPICS, "{memory: Other}")
+    (tmp_path / "a.yaml").write_text(bank(question("q1")))
+    (tmp_path / "b.yaml").write_text(bank(question("q2"), head=same))
+    (tmp_path / "c.yaml").write_text(bank(question("q3"), head=renamed))
+    report = load_library([tmp_path], pure_python=pure)
+    assert [str(d) for d in report.diagnostics] == [
+        f"{tmp_path / 'c.yaml'}:4:20: warning: topic 'memory' is already named 'Memory "
+        f"footprint' by {tmp_path / 'a.yaml'}; this bank's name 'Other' is not used"]
+    assert report.ok
+    assert report.library.topic_name("memory") == "Memory footprint"

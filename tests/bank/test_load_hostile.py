@@ -4,14 +4,19 @@ one result; hostile or broken input gives diagnostics quickly, never a crash or 
 from __future__ import annotations
 
 import gc
+import json
+import os
+import subprocess
+import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 import quiz.bank.load as load_module
 from quiz import yamlio
-from quiz.bank.load import load_bank_text
+from quiz.bank.load import load_bank_text, load_library
 from quiz.bank.nodes import MAX_DEPTH
 
 from .helpers import HEAD, bank, found, only_error, question
@@ -203,3 +208,118 @@ def test_garbage_collector_state_is_restored(pure: bool) -> None:
         gc.enable()
     load_bank_text(bank(), pure_python=pure)
     assert gc.isenabled()
+
+
+# --- escapes that are no character: one located error from both parsers ------------------------
+
+LONE = ("is a lone UTF-16 surrogate, not a character: write the character itself, or a "
+        "\\U00XXXXXX escape")
+BAD_ESCAPES = {
+    # option B's value starts at line 9, column 28 (its opening quote)
+    "lone-high": (r'"\uD800 lone"', "\\uD800 " + LONE),
+    "lone-low-lowercase": (r'"ok \udc00"', "\\uDC00 " + LONE),
+    "long-form": (r'"\U0000DBFF"', "\\uDBFF " + LONE),
+    "after-other-escapes": (r'"\\ \" \u00e9 \uDFFF"', "\\uDFFF " + LONE),
+    "pair": (r'"\uD83D\uDE00"', "\\uD83D\\uDE00 is a UTF-16 surrogate pair, which YAML does "
+                                "not read as one character: write the character itself, or "
+                                "\\U0001F600"),
+    "beyond-unicode": (r'"\U00110000"', "\\U00110000 is not a character: Unicode ends at "
+                                        "U+10FFFF (write \\U0010FFFF or less)"),
+    "far-beyond": (r'"\UFFFFFFFF"', "\\UFFFFFFFF is not a character: Unicode ends at U+10FFFF "
+                                    "(write \\U0010FFFF or less)"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_ESCAPES))
+def test_escape_that_is_no_character_gives_one_error_both_ways(case: str) -> None:
+    value, message = BAD_ESCAPES[case]
+    text = bank(question(options=f"{{A: Alpha, B: {value}}}"))
+    fast = load_bank_text(text, "f.yaml", pure_python=False)
+    slow = load_bank_text(text, "f.yaml", pure_python=True)
+    assert [str(d) for d in fast.diagnostics] == [str(d) for d in slow.diagnostics]
+    assert only_error(slow) == (9, 28, message)
+
+
+def test_escape_that_is_no_character_in_a_multi_line_value(pure: bool) -> None:
+    text = bank(question(stem='"first line\n      second \\uD800 line"'))
+    assert only_error(load_bank_text(text, pure_python=pure)) == (8, 15, "\\uD800 " + LONE)
+
+
+def test_escaped_backslash_before_u_is_plain_text(pure: bool) -> None:
+    report = load_bank_text(bank(question(stem=r'"C:\\uD800"')), pure_python=pure)
+    assert report.diagnostics == []
+    assert report.library.questions[0].stem == "C:\\uD800"
+
+
+def test_lone_surrogate_in_text_given_as_str(pure: bool) -> None:
+    # Only a str can hold one (UTF-8 cannot); libyaml used to fail with an internal error.
+    report = load_bank_text(bank(question(stem="a\ud800b")), pure_python=pure)
+    assert only_error(report) == (8, 16, "U+D800 is a lone UTF-16 surrogate, not a character; "
+                                         "save the file as UTF-8")
+
+
+# --- paths that are not regular files: refused before they are opened ------------------------
+
+ROOT = Path(__file__).resolve().parents[2]
+NOT_REGULAR = "error: not a regular file ({}): give a bank file or a folder of them"
+needs_fifo = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+
+
+def load_elsewhere(*paths: Path | str, pure: bool = False, before: str = "") -> list[str]:
+    """``load_library(paths)`` in a child process with a time limit and a 2 GiB memory cap, so a
+    loader that blocks on a named pipe or reads a device forever fails the test instead of hanging
+    it or eating the machine's memory. ``before`` is code run in the child before loading."""
+    script = ("import json, os, resource, sys\n"
+              "resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))\n"
+              "from quiz.bank.load import load_library\n"
+              f"{before}\n"
+              "report = load_library(sys.argv[2:], pure_python=sys.argv[1] == '1')\n"
+              "print(json.dumps([str(d) for d in report.diagnostics]))\n")
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", script, str(int(pure)), *map(str, paths)],
+                          capture_output=True, text=True, timeout=30, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert time.perf_counter() - start < 15
+    return list(json.loads(done.stdout))
+
+
+@needs_fifo
+def test_named_pipe_given_by_name_is_refused_without_blocking(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe.yaml"
+    os.mkfifo(fifo)
+    assert load_elsewhere(fifo) == [f"{fifo}: " + NOT_REGULAR.format("a named pipe")]
+
+
+@needs_fifo
+def test_named_pipe_in_a_folder_is_refused_without_blocking(tmp_path: Path, pure: bool) -> None:
+    (tmp_path / "a.yaml").write_text(bank())
+    os.mkfifo(tmp_path / "b.yaml")
+    assert load_elsewhere(tmp_path, pure=pure) == [
+        f"{tmp_path / 'b.yaml'}: " + NOT_REGULAR.format("a named pipe")]
+
+
+@needs_fifo
+def test_file_that_becomes_a_named_pipe_after_the_check_does_not_block(tmp_path: Path) -> None:
+    # The stat says "regular file"; what is opened is a pipe: opening must not wait for a writer.
+    fifo = tmp_path / "pipe.yaml"
+    os.mkfifo(fifo)
+    (tmp_path / "real.yaml").write_text(bank())
+    lie = ("real_stat = os.stat\n"
+           f"os.stat = lambda p, *a, **k: real_stat({str(tmp_path / 'real.yaml')!r}) "
+           f"if str(p) == {str(fifo)!r} else real_stat(p, *a, **k)\n")
+    assert load_elsewhere(fifo, before=lie) == [f"{fifo}: " + NOT_REGULAR.format("a named pipe")]
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="no /dev/zero here")
+def test_device_is_refused_without_reading_it() -> None:
+    assert load_elsewhere("/dev/zero") == ["/dev/zero: " + NOT_REGULAR.format("a character device")]
+
+
+@pytest.mark.skipif(not Path("/proc/self/maps").is_file(), reason="no /proc here")
+def test_reading_is_capped_whatever_the_file_size_says(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Files in /proc are regular files whose size is 0 however much they hold.
+    monkeypatch.setattr(load_module, "MAX_FILE_BYTES", 100)
+    report = load_library(["/proc/self/maps"])
+    assert [str(d) for d in report.diagnostics] == [
+        "/proc/self/maps: error: this file has more than 100 bytes; a bank file may have at most "
+        "100 bytes"]
