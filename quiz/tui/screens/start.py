@@ -6,7 +6,7 @@ from collections import Counter
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Input, Label, SelectionList, Static, Switch
 from textual.widgets.selection_list import Selection
@@ -65,8 +65,9 @@ class StartScreen(Screen[None]):
                 yield Label("Shuffle questions and options", classes="field-label")
                 yield Switch(value=self.shuffle, id="shuffle")
             yield Static(id="start-error", markup=False)
-            with Vertical(id="start-actions"):
-                yield Button("Start", id="start", variant="primary")
+        # Outside the scroll, so focusing it never scrolls the bank's title out of view.
+        with Horizontal(id="start-actions"):
+            yield Button("Start", id="start", variant="primary")
         yield Footer()
 
     def on_resize(self) -> None:
