@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from textual import events
 from textual.widgets import Static
 
 from quiz.tui.app import make_app
@@ -290,3 +291,21 @@ async def test_every_reveal_section_gets_its_full_height_at_80x24() -> None:
             widget = screen.query_one(sel)
             assert widget.size.height >= 1, sel
         assert screen.query_one("#full-explanation").size.height == 30
+
+
+async def test_keys_typed_fast_are_applied_in_order_to_the_right_question() -> None:
+    lib = make_library(*(question_data(f"q{i}") for i in range(1, 7)))
+    for _ in range(3):
+        app = make_app(lib, shuffle=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await start(app, pilot)
+            for key in "bnbnbnbnbnb":  # answer, next, answer, ... with no pause between
+                app.post_message(events.Key(key, key))
+            await pilot.pause(0.5)
+            await pilot.pause()
+            assert [s.question.id for s in app.session.shown if app.session.outcome(s)] == [
+                "q1", "q2", "q3", "q4", "q5", "q6"]
+            screen = app.screen
+            assert isinstance(screen, QuestionScreen)
+            assert plain(screen.query_one("#stem", Static)) == "Stem of q6?"
+            assert plain(screen.query_one("#verdict", Static)) == "✓ Correct: B."

@@ -6,6 +6,10 @@ letter from A to H (next is ``n``, previous ``p``, quit ``q``, help ``?``).
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Awaitable, Callable
+from functools import partial
+
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -27,12 +31,6 @@ class QuestionScreen(Screen[None]):
     BINDINGS = [
         Binding("n", "next", "Next"),
         Binding("p", "previous", "Previous"),
-        Binding("right", "next", "Next", show=False),
-        Binding("left", "previous", "Previous", show=False),
-        Binding("up", "move(-1)", "Up", show=False),
-        Binding("down", "move(1)", "Down", show=False),
-        Binding("enter", "submit", "Answer", show=False),
-        Binding("space", "toggle_option", "Toggle", show=False),
         Binding("s", "app.summary", "Summary"),
         Binding("question_mark", "app.help", "Help"),
         Binding("q", "app.request_quit", "Quit"),
@@ -49,6 +47,7 @@ class QuestionScreen(Screen[None]):
         self.bank_title = title
         self.highlight = 0
         self.ticked: set[str] = set()
+        self._input_lock = asyncio.Lock()
 
     # -- layout -----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -135,24 +134,46 @@ class QuestionScreen(Screen[None]):
                 item.verdict = "wrong"
 
     # -- input ------------------------------------------------------------------------------
+    # Every key of this screen is handled here, in this screen's own message queue, one at a
+    # time and under one lock: as bindings, "n" would run in the app's queue, and a letter typed
+    # right after it could answer the question being replaced. The bindings above stay for the
+    # footer (a click on one runs the same step under the same lock).
     async def on_key(self, event: events.Key) -> None:
-        """Letters A–H and digits 1–8 pick the option shown under that letter/number."""
-        char = (event.character or "").upper()
-        if not char or len(char) != 1:
+        """Letters A–H and digits 1–8 pick the option shown under that letter or number; the
+        navigation keys move, submit and scroll."""
+        step = self._step_for(event)
+        if step is None:
             return
+        event.stop()
+        event.prevent_default()
+        async with self._input_lock:
+            await step()
+
+    def _step_for(self, event: events.Key) -> Callable[[], Awaitable[None]] | None:
+        steps: dict[str, Callable[[], Awaitable[None]]] = {
+            "n": self._next, "right": self._next, "p": self._previous, "left": self._previous,
+            "enter": self._submit, "space": self._toggle_option,
+            "up": partial(self._move, -1), "down": partial(self._move, 1),
+        }
+        if event.key in steps:
+            return steps[event.key]
+        char = (event.character or "").upper()
+        if len(char) == 1 and (char in OPTION_KEYS or char in "12345678"):
+            return partial(self._pick_by_key, char)
+        return None
+
+    async def _pick_by_key(self, char: str) -> None:
         shown = self.session.current
-        if char in OPTION_KEYS or char in "12345678":
-            index = OPTION_KEYS.index(char) if char in OPTION_KEYS else int(char) - 1
-            event.stop()
-            event.prevent_default()
-            if index < len(shown.options):
-                await self.pick(shown.options[index].letter)
-            elif self.session.outcome() is None:
-                self.notify(f"There is no option {char} here (options: "
-                            f"{', '.join(shown.letters)}).", severity="warning", markup=False)
+        index = OPTION_KEYS.index(char) if char in OPTION_KEYS else int(char) - 1
+        if index < len(shown.options):
+            await self.pick(shown.options[index].letter)
+        elif self.session.outcome() is None:
+            self.notify(f"There is no option {char} here (options: "
+                        f"{', '.join(shown.letters)}).", severity="warning", markup=False)
 
     async def on_option_item_clicked(self, message: OptionItem.Clicked) -> None:
-        await self.pick(message.letter)
+        async with self._input_lock:
+            await self.pick(message.letter)
 
     async def pick(self, letter: str) -> None:
         """Answer with ``letter`` (single answer) or toggle it (multiple response)."""
@@ -189,7 +210,7 @@ class QuestionScreen(Screen[None]):
                 verdict.first(), animate=False, top=True)
 
     # -- actions ----------------------------------------------------------------------------
-    def action_move(self, delta: int) -> None:
+    async def _move(self, delta: int) -> None:
         """Move the option cursor (before the answer) or scroll the reveal (after)."""
         if self.session.outcome() is not None:
             body = self.query_one("#body", VerticalScroll)
@@ -201,17 +222,17 @@ class QuestionScreen(Screen[None]):
             item.highlighted = i == self.highlight
         items[self.highlight].scroll_visible(animate=False)
 
-    async def action_toggle_option(self) -> None:
+    async def _toggle_option(self) -> None:
         """Space: toggle the highlighted option of a multiple-response question."""
         if self.session.current.question.multiple_response:
             await self.pick(self.session.current.options[self.highlight].letter)
 
-    async def action_submit(self) -> None:
+    async def _submit(self) -> None:
         """Enter: answer with the highlighted option, or submit the ticked ones; once answered,
         go on to the next question."""
         shown = self.session.current
         if self.session.outcome() is not None:
-            await self.action_next()
+            await self._next()
         elif shown.question.multiple_response:
             if len(self.ticked) != shown.choose:
                 self.notify(f"Choose {shown.choose} options ({len(self.ticked)} chosen so far).",
@@ -221,7 +242,7 @@ class QuestionScreen(Screen[None]):
         else:
             await self._answer({shown.options[self.highlight].letter})
 
-    async def action_next(self) -> None:
+    async def _next(self) -> None:
         """Go to the next question; after the last one, to the summary."""
         if self.session.at_last:
             if self.session.outcome() is not None:
@@ -232,13 +253,23 @@ class QuestionScreen(Screen[None]):
         self.session.next()
         await self.show_question()
 
-    async def action_previous(self) -> None:
+    async def _previous(self) -> None:
         """Go back one question (answered ones show their reveal)."""
         if self.session.position == 0:
             self.notify("This is the first question.", markup=False)
             return
         self.session.previous()
         await self.show_question()
+
+    async def action_next(self) -> None:
+        """Next question (the footer's Next)."""
+        async with self._input_lock:
+            await self._next()
+
+    async def action_previous(self) -> None:
+        """Previous question (the footer's Previous)."""
+        async with self._input_lock:
+            await self._previous()
 
     def action_scroll(self, pages: int) -> None:
         """Scroll the body by a page."""

@@ -73,15 +73,15 @@ class OptionItem(Horizontal):
 
     def watch_chosen(self, value: bool) -> None:
         self.set_class(value, "-chosen")
-        if self.is_mounted:
-            self.query_one(".marker", Static).update(self._marker())
+        for marker in self.query(".marker").results(Static):
+            marker.update(self._marker())
 
     def watch_verdict(self, value: str) -> None:
         self.set_class(value == "right", "-right")
         self.set_class(value == "wrong", "-wrong")
-        if self.is_mounted:
-            mark = {"right": "✓ right", "wrong": "✗ your choice"}.get(value, "")
-            self.query_one(".verdict-mark", Static).update(mark)
+        mark = {"right": "✓ right", "wrong": "✗ your choice"}.get(value, "")
+        for widget in self.query(".verdict-mark").results(Static):
+            widget.update(mark)
 
     def on_mount(self) -> None:
         self.watch_verdict(self.verdict)
