@@ -9,10 +9,13 @@ from __future__ import annotations
 import re
 import unicodedata
 
-CONTROL_CHARS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+CONTROL_CHARS = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
+)
 """Characters that must never reach a terminal from bank text: C0 and C1 controls except tab and
-newline (ESC starts CSI and OSC sequences, CR rewrites a line), DEL, and the Unicode bidi marks,
-embeddings, overrides and isolates (the "Trojan Source" characters, CVE-2021-42574)."""
+newline (ESC starts CSI and OSC sequences, CR rewrites a line), DEL, the Unicode line and
+paragraph separators (which terminals drop or treat as breaks), and the bidi marks, embeddings,
+overrides and isolates (the "Trojan Source" characters, CVE-2021-42574)."""
 
 
 def control_characters(text: str) -> list[str]:
@@ -28,9 +31,9 @@ def control_characters(text: str) -> list[str]:
 
 def terminal_safe(text: str) -> str:
     """Return ``text`` with every control character replaced by a visible symbol: C0 controls by
-    their Unicode "control picture" (ESC → ␛, NUL → ␀), others by ``�``. Tabs become four
-    spaces, so layout does not depend on the terminal's tab stops."""
-    return CONTROL_CHARS.sub(_picture, text).replace("\t", "    ")
+    their Unicode "control picture" (ESC → ␛, NUL → ␀), others by ``�``. Tabs are expanded to
+    stops every four columns, so layout does not depend on the terminal's tab stops."""
+    return CONTROL_CHARS.sub(_picture, text).expandtabs(4)
 
 
 def _picture(match: re.Match[str]) -> str:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 
 from quiz.bank.library import Library
 from quiz.bank.text import terminal_safe
@@ -72,8 +72,14 @@ class QuizApp(App[int]):
             self.pop_screen()
 
     # -- actions ----------------------------------------------------------------------------
+    def _close_dialogs(self) -> None:
+        """Close an open dialog (help, quit) before a command from the palette acts."""
+        while isinstance(self.screen, ModalScreen) and len(self.screen_stack) > 1:
+            self.pop_screen()
+
     def action_new_session(self) -> None:
         """Back to the start screen to choose a new session."""
+        self._close_dialogs()
         self._back_to_start()
 
     def action_help(self) -> None:
@@ -87,6 +93,7 @@ class QuizApp(App[int]):
         """Show the summary of the current session."""
         from quiz.tui.screens.summary import SummaryScreen
 
+        self._close_dialogs()
         if self.session is None:
             self.notify("No session yet: start one first.", markup=False)
         elif not isinstance(self.screen, SummaryScreen):
@@ -97,6 +104,9 @@ class QuizApp(App[int]):
         from quiz.tui.screens.footprint import FootprintScreen
         from quiz.tui.screens.question import QuestionScreen
 
+        self._close_dialogs()
+        if isinstance(self.screen, FootprintScreen):
+            return
         spec = None
         # The worked example belongs to the reveal: only an answered question pre-fills it.
         if (self.session is not None and isinstance(self.screen, QuestionScreen)
@@ -115,6 +125,10 @@ class QuizApp(App[int]):
         if action == "footprint" and isinstance(self.screen, FootprintScreen):
             return False
         return True
+
+    def action_help_quit(self) -> None:
+        """Ctrl+C: say how to quit (Textual's own hint looks for a plain quit binding)."""
+        self.notify("Press Ctrl+Q to quit.", markup=False)
 
     def action_request_quit(self) -> None:
         """Quit after a confirmation."""

@@ -309,3 +309,34 @@ async def test_keys_typed_fast_are_applied_in_order_to_the_right_question() -> N
             assert isinstance(screen, QuestionScreen)
             assert plain(screen.query_one("#stem", Static)) == "Stem of q6?"
             assert plain(screen.query_one("#verdict", Static)) == "✓ Correct: B."
+
+
+async def test_wide_text_infographic_wraps_instead_of_being_cut() -> None:
+    q = question_data("q1", infographic={"text": "W" * 150 + "|END"})
+    app = make_app(make_library(q), shuffle=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await start(app, pilot)
+        await pilot.press("b")
+        await pilot.pause()
+        pre = screen.query_one("#infographic .preformatted", Static)
+        assert pre.size.width <= 80 and pre.size.height == 2  # 154 cells over two lines
+
+
+async def test_palette_commands_close_dialogs_and_never_stack_a_second_calculator() -> None:
+    from quiz.tui.screens.footprint import FootprintScreen
+
+    app = make_app(make_library(question_data("q1")), shuffle=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await start(app, pilot)
+        await pilot.press("q")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        app.action_summary()  # as the command palette would, with the quit dialog open
+        await pilot.pause()
+        assert isinstance(app.screen, SummaryScreen)
+        assert not any(isinstance(s, ConfirmScreen) for s in app.screen_stack)
+        app.action_footprint()
+        await pilot.pause()
+        app.action_footprint()
+        await pilot.pause()
+        assert sum(isinstance(s, FootprintScreen) for s in app.screen_stack) == 1

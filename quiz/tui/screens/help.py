@@ -33,7 +33,8 @@ Calculator (m)
 Everywhere
   ?  F1          this help (F1 where you are typing)
   Ctrl+P         command palette
-  q  Esc  Ctrl+Q quit, after asking
+  Ctrl+Q         quit, after asking (q and Esc too on the
+                 start and question screens)
 
 Press Esc or ? to close."""
 

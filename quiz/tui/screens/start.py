@@ -97,6 +97,9 @@ class StartScreen(Screen[None]):
             return "The number of questions must be a whole number."
         if count < 1:
             return "The number of questions must be at least 1."
+        if count > available:
+            self.notify(f"Only {available} question{'s' * (available != 1)} match the chosen "
+                        f"topics: starting with {available}.", markup=False)
         return SessionConfig(
             topics=topics,
             count=min(count, available),

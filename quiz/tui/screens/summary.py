@@ -69,7 +69,9 @@ class SummaryScreen(Screen[None]):
                     if shown.question.id in missed:
                         out = s.outcome(shown)
                         state = "wrong" if out else "unanswered"
-                        first = shown.question.stem.strip().splitlines()[0]
+                        first = shown.question.stem.strip().split("\n")[0]
+                        if len(first) > 90:
+                            first = first[:89].rstrip() + "…"
                         lines.append(f"{shown.number:>3}. ({state}) {first}")
                 yield Static(literal("\n".join(lines)), id="summary-missed", markup=False)
                 yield Static("r retries these; Ctrl+N starts a new session.", markup=False,

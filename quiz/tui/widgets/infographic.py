@@ -65,7 +65,7 @@ class InfographicView(Vertical):
 
     DEFAULT_CSS = """
     InfographicView { height: auto; }
-    InfographicView .preformatted { width: auto; text-wrap: nowrap; }
+    InfographicView .preformatted { width: 100%; }
     InfographicView .caption { color: $text-muted; text-style: italic; }
     """
 
