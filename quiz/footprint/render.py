@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 __all__ = ["derivation_steps", "format_bytes", "render_bars", "render_report", "render_table"]
 
-MIN_WIDTH = 40
+MIN_WIDTH = 30
 """Narrowest output produced; a smaller ``width`` is raised to this."""
 
 FILL = {
@@ -358,7 +358,8 @@ def render_report(
 def derivation_steps(report: Report, *, units: str = "GB") -> list[str]:
     """One line per item, the arithmetic with its result, for a question's worked example:
     ``"weights = 6,738,415,616 params × 2 bytes (BF16) = 13.48 GB"``; then one total line per
-    phase. When the report has both training and inference, lines start with the phase
+    phase, and with a GPU preset the fit line of each phase (``"training: fit: ..."``). When
+    the report has both training and inference, lines start with the phase
     (``"training: weights = ..."``).
 
     Raises:
@@ -374,6 +375,7 @@ def derivation_steps(report: Report, *, units: str = "GB") -> list[str]:
         sections.append(
             ("storage", report.storage.items, report.storage.total_bytes, "total on disk")
         )
+    phases = {p.phase: p for p in report.phases}
     for phase, items, total, total_name in sections:
         prefix = f"{phase}: " if both or phase == "storage" and report.phases else ""
         for item in items:
@@ -383,4 +385,8 @@ def derivation_steps(report: Report, *, units: str = "GB") -> list[str]:
         if len(items) > 1:
             parts = " + ".join(format_bytes(i.bytes, units) for i in items)
             lines.append(f"{prefix}{total_name} = {parts} = {format_bytes(total, units)}")
+        if phase in phases:
+            fit = " ".join(_fit_lines(report, phases[phase], units, width=10_000))
+            if fit:
+                lines.append(f"{prefix}{fit[0].lower()}{fit[1:]}")
     return lines

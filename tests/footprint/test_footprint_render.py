@@ -113,3 +113,15 @@ def test_huge_sizes_stack_in_a_narrow_table() -> None:
     lines = text.splitlines()
     k = next(i for i, line in enumerate(lines) if line.startswith("│ activations "))
     assert lines[k + 1].rstrip(" │").endswith("413,590,306,276.74 YiB")
+
+
+def test_derivation_steps_end_each_phase_with_its_fit_when_a_gpu_is_given() -> None:
+    from quiz.footprint import FootprintSpec, derivation_steps, estimate
+
+    spec = {"model": "llama-2-7b", "training": {"zero": 1, "dp": 8}}
+    plain = derivation_steps(estimate(FootprintSpec.from_mapping(spec)))
+    assert not any(": fit: " in line for line in plain)
+    steps = derivation_steps(estimate(FootprintSpec.from_mapping({**spec, "gpu": "h100-80gb"})))
+    fits = [line for line in steps if ": fit: " in line]
+    assert [f.split(":")[0] for f in fits] == ["training", "inference"]
+    assert fits[1].startswith("inference: fit: needs 1 × NVIDIA H100")
