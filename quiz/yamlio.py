@@ -135,8 +135,8 @@ def safe_load(text: str, *, pure_python: bool = False) -> Any:
     Raises:
         yaml.YAMLError: on a syntax error or an unsafe tag.
     """
-    loader = yaml.SafeLoader if pure_python else SafeLoader
-    return yaml.load(text, Loader=loader)  # a safe loader: no arbitrary objects
+    loader = yaml.SafeLoader if pure_python else SafeLoader  # CSafeLoader when libyaml exists
+    return yaml.load(text, Loader=loader)  # SafeLoader or CSafeLoader: no arbitrary objects
 
 
 class _BlockDumper(_SafeDumperBase):  # type: ignore[misc, valid-type]

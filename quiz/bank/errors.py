@@ -1,40 +1,34 @@
 """Human messages for everything that can be wrong in a bank file, each with its line:column.
 
-Two sources of problems are translated here:
+The YAML side of the problems is translated here:
 
 - YAML syntax errors (:func:`syntax_problem`): libyaml and the pure-Python parser word the same
   error differently; both are mapped to one message. Where the likely cause is unquoted text that
   YAML reads as syntax (``*args``, ``@property``, ``!= 5``, ``key: value`` or `` #`` inside a
   value), the message ends with the line rewritten with the value quoted and points at the value.
-- pydantic validation errors (:func:`validation_problems`): each error's ``loc`` is followed
-  through the loaded values to the mark where that value (or key, or the mapping lacking a key)
-  was written, and the message is said in YAML terms ("expected text, found a list", "unknown key
-  'optoins'; did you mean 'options'?"), using the names written in the file (``question``, not
-  the model's ``stem``).
+- other reading problems: tags, anchors, aliases, nesting, control characters, comments that cut
+  a value short, escapes that are no character.
+
+Validation errors are located and worded by :mod:`quiz.bank.locate`.
 """
 
 from __future__ import annotations
 
 import re
-import types
 from collections.abc import Sequence
-from difflib import get_close_matches
-from functools import lru_cache
-from typing import Annotated, Any, Literal, NamedTuple, Union, get_args, get_origin
+from typing import Any, NamedTuple
 
-from pydantic import BaseModel, ValidationError
-from pydantic_core import ErrorDetails
-
-from quiz.bank.model import BankFile
 from quiz.bank.source import Problem, line_col
 from quiz.bank.text import control_characters
 from quiz.yamlio import BAD_ESCAPE
 
 _ITEM = re.compile(r"(?P<lead> *(?:- +)*)(?:(?P<key>[\w.-]+): +)?(?P<value>.*?) *$")
 _PLAIN_TROUBLE = re.compile(r"^[*&!@`%]|: |:$| #")
-_TYPE_MISMATCH = {"string_type", "list_type", "dict_type", "model_type", "model_attributes_type"}
-_KINDS = {"string_type": "text", "list_type": "a list", "dict_type": "a mapping",
-          "model_type": "a mapping", "model_attributes_type": "a mapping"}
+
+
+class _Mark(NamedTuple):
+    line: int
+    column: int
 
 
 # --- Quoting hints -----------------------------------------------------------------------------
@@ -248,265 +242,3 @@ def reader_problem(exc: Any, text: str) -> Problem:
     shown = names[0] if names else f"U+{ord(found.group()) if found else 0:04X}"
     return Problem(line, column, f"character {shown} is not allowed in a YAML file (a control "
                    "character); delete it, or write it as an escape in a double-quoted value")
-
-
-# --- Validation errors -------------------------------------------------------------------------
-
-def validation_problems(exc: ValidationError, data: Any,
-                        marks: dict[int, tuple[Any, Any, Any]]) -> list[Problem]:
-    """Translate every error of ``BankFile.model_validate(data)`` into a located Problem.
-
-    ``marks`` maps ``id(container)`` to its marks (see :class:`quiz.bank.nodes.Document`).
-    Errors of a union (``answer`` is a key or a list of keys) are reduced to those of the branch
-    that fits the value's kind, or to one "expected X or Y" message when none does.
-    """
-    walked = [(_walk(err, data), err) for err in exc.errors(include_url=False)
-              if err["type"] != "duplicate_id"]  # ids are checked across files by the loader
-    groups: dict[tuple[Any, ...], list[tuple[str, _Walked, ErrorDetails]]] = {}
-    for w, e in walked:
-        if w.union is not None:
-            groups.setdefault(w.union[0], []).append((w.union[1], w, e))
-    dropped: set[int] = set()
-    merged: list[Problem] = []
-    for point, items in groups.items():
-        fits = {branch for branch, w, e in items
-                if not (e["type"] in _TYPE_MISMATCH and w.keys == point)}
-        for branch, _, e in items:
-            if branch not in fits:
-                dropped.add(id(e))
-        if not fits:
-            _, w, _ = items[0]
-            kinds = " or ".join(dict.fromkeys(_KINDS.get(x["type"], "text") for _, _, x in items))
-            if point and point[-1] == "answer":
-                kinds = "one option key (e.g. B) or a list of keys (e.g. [A, C])"
-            merged.append(Problem(*_value_at(w, marks),
-                                  f"{_label(w.keys)}: expected {kinds}, found {_describe(w.node)}"))
-    # "unknown key 'optoins'; did you mean 'options'?" already explains the missing 'options'.
-    suggested = {(id(w.steps[-1][0]), _suggestion(w)) for w, e in walked
-                 if e["type"] == "extra_forbidden" and w.steps}
-    out = [_problem(w, e, marks) for w, e in walked if id(e) not in dropped
-           and not (e["type"] == "missing" and (id(w.node), w.missing) in suggested)]
-    return out + merged
-
-
-def _suggestion(w: _Walked) -> str | None:
-    """For an unknown key, the allowed key it most likely meant (or None)."""
-    key = str(w.keys[-1])
-    renamed = _yaml_names(w.keys[:-1], python=key)
-    close = renamed or get_close_matches(key, _yaml_names(w.keys[:-1]), n=1, cutoff=0.6)
-    return close[0] if close else None
-
-
-class _Mark(NamedTuple):
-    line: int
-    column: int
-
-
-class _Walked:
-    """Where a pydantic ``loc`` leads in the data: the containers and keys passed through."""
-
-    def __init__(self) -> None:
-        self.steps: list[tuple[Any, str | int]] = []
-        self.node: Any = None
-        self.union: tuple[tuple[Any, ...], str] | None = None
-        self.at_key = False
-        self.missing: str | None = None
-
-    @property
-    def keys(self) -> tuple[str | int, ...]:
-        """The path of keys and indices that the data actually has."""
-        return tuple(k for _, k in self.steps)
-
-
-def _walk(err: ErrorDetails, data: Any) -> _Walked:
-    w = _Walked()
-    node = data
-    loc = err["loc"]
-    for i, part in enumerate(loc):
-        if part == "[key]":
-            w.at_key = True
-        elif isinstance(node, dict) and isinstance(part, str) and part in node:
-            w.steps.append((node, part))
-            node = node[part]
-        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
-            w.steps.append((node, part))
-            node = node[part]
-        elif err["type"] == "missing" and i == len(loc) - 1:
-            w.missing = str(part)
-        elif w.union is None:
-            w.union = (w.keys, str(part))  # a union branch or validator name, not in the data
-    w.node = node
-    return w
-
-
-def _mark(mark: Any) -> tuple[int, int]:
-    return (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
-
-
-def _value_at(w: _Walked, marks: dict[int, tuple[Any, Any, Any]]) -> tuple[int, int]:
-    if not w.steps:
-        entry = marks.get(id(w.node))
-        return _mark(entry[0] if entry else None)
-    parent, key = w.steps[-1]
-    _, _, vmarks = marks[id(parent)]
-    return _mark(vmarks[key])
-
-
-def _key_at(w: _Walked, marks: dict[int, tuple[Any, Any, Any]]) -> tuple[int, int]:
-    parent, key = w.steps[-1]
-    _, kmarks, _ = marks[id(parent)]
-    return _mark(kmarks[key]) if kmarks is not None else _value_at(w, marks)
-
-
-def _problem(w: _Walked, err: ErrorDetails, marks: dict[int, tuple[Any, Any, Any]]) -> Problem:
-    kind = err["type"]
-    ctx = err.get("ctx") or {}
-    label = _label(w.keys)
-    value = w.node
-    if kind == "missing":
-        entry = marks.get(id(w.node))
-        where = _mark(entry[0] if entry else None)
-        inside = f" in {label}" if w.keys else ""
-        return Problem(*where, f"missing required key '{w.missing}'{inside}")
-    if kind in ("extra_forbidden", "unknown_key"):
-        key = w.keys[-1]
-        names = _yaml_names(w.keys[:-1])
-        close = _suggestion(w)
-        hint = (f"; did you mean '{close}'?" if close
-                else f" (allowed here: {', '.join(names)})" if names else "")
-        return Problem(*_key_at(w, marks), f"unknown key '{key}'{hint}")
-    if w.at_key or kind in ("review_for_answer", "review_not_option"):
-        where = _key_at(w, marks)
-        value = w.keys[-1]
-    else:
-        where = _value_at(w, marks)
-    shown = _describe(value)
-    if kind in _TYPE_MISMATCH:
-        message = f"{label}: expected {_KINDS[kind]}, found {shown}"
-    elif kind == "string_pattern_mismatch":
-        if "A-H" in str(ctx.get("pattern")):
-            message = f"{shown} is not an option key: use a capital letter A–H"
-        else:
-            message = (f"{label}: {shown} is not a valid id: use lowercase letters, digits, "
-                       "'.', '_' and '-', starting with a letter or digit")
-    elif kind in ("string_too_short", "blank_text"):
-        message = f"{label}: must not be empty"
-    elif kind == "string_too_long":
-        message = f"{label}: longer than {ctx.get('max_length')} characters"
-    elif kind == "too_short" and w.keys == ("questions",):
-        message = "questions: a bank needs at least one question"
-    elif kind == "too_short":
-        message = f"{label}: needs at least {ctx.get('min_length')} item(s)"
-    elif kind == "literal_error":
-        choices = re.findall(r"'([^']*)'", str(ctx.get("expected", "")))
-        nearest = get_close_matches(str(value), choices, n=1, cutoff=0.6)
-        message = (f"{label}: expected one of {', '.join(choices)}, found {shown}"
-                   + (f"; did you mean '{nearest[0]}'?" if nearest else ""))
-    elif kind.startswith("int_"):
-        message = f"{label}: expected a whole number, found {shown}"
-    elif kind.startswith("float_"):
-        message = f"{label}: expected a number, found {shown}"
-    elif kind.startswith("bool_"):
-        message = f"{label}: expected true or false, found {shown}"
-    elif kind in ("greater_than_equal", "less_than_equal", "greater_than", "less_than"):
-        bound = {"greater_than_equal": "at least", "less_than_equal": "at most",
-                 "greater_than": "more than", "less_than": "less than"}[kind]
-        limit = next(iter(ctx.values()), "")
-        message = f"{label}: must be {bound} {limit}, found {shown}"
-    elif "{" not in err["msg"] and kind not in _PYDANTIC_JARGON:
-        message = err["msg"]  # our model's own messages are already written for people
-        if "footprint" in w.keys and str(w.keys[-1]) not in message:
-            message = f"{label}: {message}"  # the calculator's messages name no key
-    else:
-        message = f"{label}: {err['msg']}"
-    return Problem(*where, message)
-
-
-_PYDANTIC_JARGON = {"value_error", "assertion_error", "missing", "url_parsing"}
-
-
-def _label(keys: Sequence[str | int]) -> str:
-    """A YAML path for messages: relative to the question for question fields."""
-    if len(keys) >= 2 and keys[0] == "questions" and isinstance(keys[1], int):
-        if len(keys) == 2:
-            return f"question {keys[1] + 1}"
-        keys = keys[2:]
-    out = ""
-    for k in keys:
-        out += f"[{k}]" if isinstance(k, int) else (f".{k}" if out else str(k))
-    return out or "the file"
-
-
-def _describe(value: Any) -> str:
-    if isinstance(value, str):
-        if not value:
-            return "an empty value"
-        return repr(value if len(value) <= 40 else value[:37] + "...")
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "a mapping"
-    return repr(value)  # pragma: no cover - the loader only builds str, list and dict
-
-
-# --- The model's shape, in YAML names ----------------------------------------------------------
-
-def _candidates(tp: Any, meta: tuple[Any, ...] = ()) -> list[tuple[Any, tuple[Any, ...]]]:
-    origin = get_origin(tp)
-    if origin is Annotated:
-        base, *extra = get_args(tp)
-        return _candidates(base, meta + tuple(extra))
-    if origin is Union or origin is types.UnionType:
-        return [c for arg in get_args(tp) for c in _candidates(arg, meta)]
-    return [(tp, meta)]
-
-
-def _types_at(keys: Sequence[Any]) -> list[tuple[Any, tuple[Any, ...]]]:
-    """The model types that may hold the value at ``keys`` (alias names, as in the file)."""
-    # Every list index leads to the same type: index 0 stands for all, so the cache stays small.
-    return _types_at_cached(tuple(0 if isinstance(k, int) else k for k in keys))
-
-
-@lru_cache(maxsize=512)
-def _types_at_cached(keys: tuple[Any, ...]) -> list[tuple[Any, tuple[Any, ...]]]:
-    current = _candidates(BankFile)
-    for part in keys:
-        nxt: list[tuple[Any, tuple[Any, ...]]] = []
-        for tp, _ in current:
-            origin = get_origin(tp)
-            if isinstance(tp, type) and issubclass(tp, BaseModel) and isinstance(part, str):
-                for name, info in tp.model_fields.items():
-                    if (info.alias or name) == part:
-                        nxt += _candidates(info.annotation, tuple(info.metadata))
-            elif origin is list and isinstance(part, int):
-                nxt += _candidates(get_args(tp)[0])
-            elif origin is dict and isinstance(part, str):
-                nxt += _candidates(get_args(tp)[1])
-        current = nxt
-    return current
-
-
-def _yaml_names(keys: Sequence[str | int], python: str | None = None) -> list[str]:
-    """The keys allowed in the mapping at ``keys``, as written in YAML (aliases). With
-    ``python``, only the YAML name of the field whose Python name that is (``stem`` →
-    ``question``), if it has another one."""
-    for tp, _ in _types_at(keys):
-        if isinstance(tp, type) and issubclass(tp, BaseModel):
-            fields = tp.model_fields.items()
-            if python is not None:
-                return [i.alias for n, i in fields if n == python and i.alias and i.alias != n]
-            return [info.alias or name for name, info in fields]
-    return []
-
-
-def _has_pattern(meta: Any) -> bool:
-    if getattr(meta, "pattern", None):
-        return True
-    return any(_has_pattern(m) for m in getattr(meta, "metadata", ()) or ())
-
-
-def is_free_text(keys: Sequence[str | int]) -> bool:
-    """True when the value at ``keys`` is free text (a stem, option, explanation, review, title,
-    caption…), not an id, key, choice or number."""
-    return any(tp is str and get_origin(tp) is not Literal and not any(map(_has_pattern, meta))
-               for tp, meta in _types_at(keys))

@@ -10,7 +10,7 @@ The pipeline for one file (each step's problems are collected; the first fatal o
 3. events → plain values with marks (:func:`quiz.bank.nodes.build`): every scalar stays the string
    the author typed; anchors, aliases, tags, duplicate keys and deep nesting are rejected.
 4. ``BankFile.model_validate`` (:mod:`quiz.bank.model`), each error located by
-   :func:`quiz.bank.errors.validation_problems`; then unquoted free text cut short by `` #``, and
+   :func:`quiz.bank.locate.validation_problems`; then unquoted free text cut short by `` #``, and
    question ids unique across the whole library.
 
 Nothing here raises for bad input: an unexpected exception while loading a file becomes an
@@ -29,7 +29,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from quiz.bank import errors, nodes
+from quiz.bank import errors, locate, nodes
 from quiz.bank.library import Diagnostic, Library, LoadedBank, LoadReport
 from quiz.bank.model import BankFile
 from quiz.bank.source import Problem, decode, normalise, resolve_tabs
@@ -250,7 +250,7 @@ def _load_into(result: _FileResult, raw: str | bytes, pure_python: bool) -> None
     except ValidationError as exc:
         # A value already reported while reading (an alias, a tag) would only repeat the news.
         taken = {(p.line, p.column) for p in doc.problems if p.severity == "error"}
-        problems += [p for p in errors.validation_problems(exc, value, doc.marks)
+        problems += [p for p in locate.validation_problems(exc, value, doc.marks)
                      if (p.line, p.column) not in taken]
     finally:
         if enabled:
@@ -258,7 +258,7 @@ def _load_into(result: _FileResult, raw: str | bytes, pure_python: bool) -> None
     if doc.comments:
         lines = text.split("\n")
         for keys, start, end in doc.comments:
-            if errors.is_free_text(keys):
+            if locate.is_free_text(keys):
                 problems.append(Problem(*_position(start),
                                         errors.comment_message(lines, start, end)))
 
