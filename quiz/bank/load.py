@@ -255,12 +255,37 @@ def _load_into(result: _FileResult, raw: str | bytes, pure_python: bool) -> None
     finally:
         if enabled:
             gc.enable()
+    if result.bank is not None:
+        problems += _wide_diagrams(value, doc.marks)
     if doc.comments:
         lines = text.split("\n")
         for keys, start, end in doc.comments:
             if locate.is_free_text(keys):
                 problems.append(Problem(*_position(start),
                                         errors.comment_message(lines, start, end)))
+
+
+DIAGRAM_COLUMNS = 76
+"""Widest line of a ``text`` infographic that fits an 80-column terminal unwrapped (the reveal
+has a margin and a scrollbar)."""
+
+
+def _wide_diagrams(value: dict[str, Any], marks: dict[int, nodes.Marks]) -> list[Problem]:
+    """A warning for each ``text`` infographic with lines wider than :data:`DIAGRAM_COLUMNS`:
+    the app wraps them (nothing is cut), which breaks a diagram's columns."""
+    found = []
+    for question in value.get("questions", []):
+        info = question.get("infographic") if isinstance(question, dict) else None
+        if not isinstance(info, dict) or not isinstance(info.get("text"), str):
+            continue
+        widest = max(len(line.expandtabs(4)) for line in info["text"].split("\n"))
+        if widest > DIAGRAM_COLUMNS:
+            found.append(Problem(
+                *_position(marks[id(info)][2]["text"]),
+                f"this diagram has lines {widest} characters wide: on an 80-column terminal "
+                f"lines over {DIAGRAM_COLUMNS} wrap, which breaks its columns; keep them to "
+                f"{DIAGRAM_COLUMNS} or fewer", "warning"))
+    return found
 
 
 def _position(mark: Any) -> tuple[int, int]:

@@ -230,3 +230,18 @@ def test_same_file_twice_is_loaded_once(tmp_path: Path, pure: bool) -> None:
     report = load_library([path, tmp_path, str(path)], pure_python=pure)
     assert report.diagnostics == []
     assert len(report.library.banks) == 1
+
+
+def test_a_diagram_wider_than_the_screen_is_a_warning(pure: bool) -> None:
+    from quiz.bank.load import load_bank_text
+
+    from .helpers import bank, found, question
+
+    extra = "    infographic:\n      text: |\n        " + "x" * 77 + "\n        short\n"
+    report = load_bank_text(bank(question(extra=extra)), pure_python=pure)
+    assert report.ok
+    assert found(report) == [(15, 13, "warning", "this diagram has lines 77 characters wide: on an "
+                              "80-column terminal lines over 76 wrap, which breaks its columns; "
+                              "keep them to 76 or fewer")]
+    fits = extra.replace("x" * 77, "x" * 76)
+    assert found(load_bank_text(bank(question(extra=fits)), pure_python=pure)) == []

@@ -340,3 +340,16 @@ async def test_palette_commands_close_dialogs_and_never_stack_a_second_calculato
         app.action_footprint()
         await pilot.pause()
         assert sum(isinstance(s, FootprintScreen) for s in app.screen_stack) == 1
+
+
+async def test_ticks_of_an_unsubmitted_question_survive_browsing() -> None:
+    lib = make_library(question_data("m1", answer=["A", "C"]), question_data("q2"))
+    app = make_app(lib, shuffle=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await start(app, pilot)
+        await pilot.press("a", "n", "p")
+        await pilot.pause()
+        assert screen.query_one("#option-A", OptionItem).chosen
+        await pilot.press("c", "enter")
+        await pilot.pause()
+        assert plain(screen.query_one("#verdict", Static)) == "✓ Correct: A, C."

@@ -47,6 +47,8 @@ class QuestionScreen(Screen[None]):
         self.bank_title = title
         self.highlight = 0
         self.ticked: set[str] = set()
+        self._ticks_by_question: dict[str, set[str]] = {}
+        """Ticks of unsubmitted multiple-response questions, kept while the student browses."""
         self._input_lock = asyncio.Lock()
 
     # -- layout -----------------------------------------------------------------------------
@@ -73,7 +75,7 @@ class QuestionScreen(Screen[None]):
         shown = self.session.current
         outcome = self.session.outcome()
         self.highlight = 0
-        self.ticked = set()
+        self.ticked = self._ticks_by_question.setdefault(shown.question.id, set())
         self._draw_status()
         self.query_one("#stem", Static).update(literal(shown.question.stem))
         self.query_one("#hint", Static).update(self._hint(outcome))
@@ -91,6 +93,8 @@ class QuestionScreen(Screen[None]):
             await reveal.mount(Reveal(outcome))
         else:
             items[0].highlighted = True
+            for item in items:
+                item.chosen = item.option.letter in self.ticked
         self.query_one("#body", VerticalScroll).scroll_home(animate=False)
 
     def _draw_status(self) -> None:
@@ -185,7 +189,7 @@ class QuestionScreen(Screen[None]):
             if item.highlighted:
                 self.highlight = i
         if self.session.current.question.multiple_response:
-            self.ticked ^= {letter}
+            self.ticked.symmetric_difference_update({letter})
             for item in items:
                 item.chosen = item.option.letter in self.ticked
         else:
