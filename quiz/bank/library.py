@@ -6,6 +6,7 @@ Built by :func:`quiz.bank.load.load_library`; consumed by the study session and 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Literal
 
@@ -51,9 +52,9 @@ class Library:
     banks: tuple[LoadedBank, ...]
     topics: dict[str, str] = field(default_factory=dict)
 
-    @property
+    @cached_property
     def questions(self) -> list[Question]:
-        """Every question, in file order, bank by bank."""
+        """Every question, in file order, bank by bank (built once)."""
         return [q for bank in self.banks for q in bank.questions]
 
     @property

@@ -107,12 +107,32 @@ class Outcome:
     chosen: tuple[ShownOption, ...]
     right: tuple[ShownOption, ...]
     correct: bool
-    short_explanation: str
-    infographic: Infographic | None
-    full_explanation: str
     distractor_review: tuple[DistractorNote, ...]
-    worked_example: WorkedExample | None
-    references: tuple[str, ...]
+
+    @property
+    def short_explanation(self) -> str:
+        """The question's short explanation (plain, with an analogy)."""
+        return self.shown.question.short_explanation
+
+    @property
+    def infographic(self) -> Infographic | None:
+        """The question's infographic, if it has one."""
+        return self.shown.question.infographic
+
+    @property
+    def full_explanation(self) -> str:
+        """The question's full explanation."""
+        return self.shown.question.full_explanation
+
+    @property
+    def worked_example(self) -> WorkedExample | None:
+        """The question's worked example (a calculator scenario), if it has one."""
+        return self.shown.question.worked_example
+
+    @property
+    def references(self) -> tuple[str, ...]:
+        """The question's references."""
+        return tuple(self.shown.question.references)
 
     @property
     def verdict(self) -> str:
@@ -253,17 +273,12 @@ class StudySession:
             chosen=chosen,
             right=right,
             correct=chosen_keys == q.answer_keys,
-            short_explanation=q.short_explanation,
-            infographic=q.infographic,
-            full_explanation=q.full_explanation,
             distractor_review=tuple(
                 DistractorNote(option=o, review=q.distractor_review[o.key],
                                chosen=o.key in chosen_keys)
                 for o in shown.options
                 if o.key not in q.answer_keys
             ),
-            worked_example=q.worked_example,
-            references=tuple(q.references),
         )
         self.outcomes[q.id] = outcome
         return outcome

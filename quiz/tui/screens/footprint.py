@@ -98,6 +98,9 @@ class FootprintScreen(Screen[None]):
         from quiz.footprint import FootprintSpec
 
         self.base = spec or FootprintSpec.from_mapping({"model": "llama-2-7b"})
+        # The scenario as data, dumped once: every value, and only the ones it sets itself.
+        self._base_values = self.base.model_dump()
+        self._base_given = self.base.model_dump(exclude_defaults=True)
         self.fields = form_fields()
         self.spec = self.base
 
@@ -119,8 +122,7 @@ class FootprintScreen(Screen[None]):
         yield Footer()
 
     def _initial(self, f: Field) -> str:
-        data = self.base.model_dump()
-        value = _get(data, f.key)
+        value = _get(self._base_values, f.key)
         if f.key == "model":
             return value or CUSTOM
         if f.key == "params":
@@ -166,7 +168,7 @@ class FootprintScreen(Screen[None]):
             if f.key == "params" and changes.get("model"):
                 continue
             if value is None:
-                value = _get(self.base.model_dump(exclude_defaults=True), f.key)
+                value = _get(self._base_given, f.key)
             section, _, name = f.key.rpartition(".")
             if section:
                 if value is not None:
