@@ -32,7 +32,7 @@ from pydantic import ValidationError
 from quiz.bank import errors, locate, nodes
 from quiz.bank.library import Diagnostic, Library, LoadedBank, LoadReport
 from quiz.bank.model import BankFile
-from quiz.bank.source import Problem, decode, normalise, resolve_tabs
+from quiz.bank.source import Problem, decode, mark_position, normalise, resolve_tabs
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
 """Largest bank file read, in bytes (a 10,000-question bank is about 9 MB)."""
@@ -238,7 +238,7 @@ def _load_into(result: _FileResult, raw: str | bytes, pure_python: bool) -> None
         return
     if not isinstance(value, dict):
         kind = "a list" if isinstance(value, list) else "text"
-        line, column = _position(doc.start)
+        line, column = mark_position(doc.start)
         problems.append(Problem(line, column, f"{_SHAPE} (this file is {kind})"))
         return
     result.ids = _question_ids(value, doc.marks)
@@ -261,7 +261,7 @@ def _load_into(result: _FileResult, raw: str | bytes, pure_python: bool) -> None
         lines = text.split("\n")
         for keys, start, end in doc.comments:
             if locate.is_free_text(keys):
-                problems.append(Problem(*_position(start),
+                problems.append(Problem(*mark_position(start),
                                         errors.comment_message(lines, start, end)))
 
 
@@ -281,15 +281,12 @@ def _wide_diagrams(value: dict[str, Any], marks: dict[int, nodes.Marks]) -> list
         widest = max(len(line.expandtabs(4)) for line in info["text"].split("\n"))
         if widest > DIAGRAM_COLUMNS:
             found.append(Problem(
-                *_position(marks[id(info)][2]["text"]),
+                *mark_position(marks[id(info)][2]["text"]),
                 f"this diagram has lines {widest} characters wide: on an 80-column terminal "
                 f"lines over {DIAGRAM_COLUMNS} wrap, which breaks its columns; keep them to "
                 f"{DIAGRAM_COLUMNS} or fewer", "warning"))
     return found
 
-
-def _position(mark: Any) -> tuple[int, int]:
-    return (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
 
 
 def _question_ids(value: dict[str, Any],
@@ -302,7 +299,7 @@ def _question_ids(value: dict[str, Any],
     ids = []
     for question in questions:
         if isinstance(question, dict) and isinstance(question.get("id"), str):
-            ids.append((question["id"], *_position(marks[id(question)][2]["id"])))
+            ids.append((question["id"], *mark_position(marks[id(question)][2]["id"])))
     return ids
 
 
@@ -315,12 +312,12 @@ def _header(value: dict[str, Any], marks: dict[int, nodes.Marks],
         return None, []
     values = marks[id(header)][2]
     bank_id = header.get("id")
-    found_id = (bank_id, *_position(values["id"])) if isinstance(bank_id, str) else None
+    found_id = (bank_id, *mark_position(values["id"])) if isinstance(bank_id, str) else None
     topics = header.get("topics")
     names: list[tuple[str, str, int, int]] = []
     if isinstance(topics, dict):
         names_at = marks[id(topics)][2]
-        names = [(key, name, *_position(names_at[key])) for key, name in topics.items()
+        names = [(key, name, *mark_position(names_at[key])) for key, name in topics.items()
                  if isinstance(key, str) and isinstance(name, str)]
     return found_id, names
 

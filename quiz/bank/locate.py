@@ -19,7 +19,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from quiz.bank.model import BankFile
-from quiz.bank.source import Problem
+from quiz.bank.source import Problem, mark_position
 
 _TYPE_MISMATCH = {"string_type", "list_type", "dict_type", "model_type", "model_attributes_type"}
 _KINDS = {"string_type": "text", "list_type": "a list", "dict_type": "a mapping",
@@ -110,23 +110,20 @@ def _walk(err: ErrorDetails, data: Any) -> _Walked:
     return w
 
 
-def _mark(mark: Any) -> tuple[int, int]:
-    return (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
-
 
 def _value_at(w: _Walked, marks: dict[int, tuple[Any, Any, Any]]) -> tuple[int, int]:
     if not w.steps:
         entry = marks.get(id(w.node))
-        return _mark(entry[0] if entry else None)
+        return mark_position(entry[0] if entry else None)
     parent, key = w.steps[-1]
     _, _, vmarks = marks[id(parent)]
-    return _mark(vmarks[key])
+    return mark_position(vmarks[key])
 
 
 def _key_at(w: _Walked, marks: dict[int, tuple[Any, Any, Any]]) -> tuple[int, int]:
     parent, key = w.steps[-1]
     _, kmarks, _ = marks[id(parent)]
-    return _mark(kmarks[key]) if kmarks is not None else _value_at(w, marks)
+    return mark_position(kmarks[key]) if kmarks is not None else _value_at(w, marks)
 
 
 def _problem(w: _Walked, err: ErrorDetails, marks: dict[int, tuple[Any, Any, Any]]) -> Problem:
@@ -136,7 +133,7 @@ def _problem(w: _Walked, err: ErrorDetails, marks: dict[int, tuple[Any, Any, Any
     value = w.node
     if kind == "missing":
         entry = marks.get(id(w.node))
-        where = _mark(entry[0] if entry else None)
+        where = mark_position(entry[0] if entry else None)
         inside = f" in {label}" if w.keys else ""
         return Problem(*where, f"missing required key '{w.missing}'{inside}")
     if kind in ("extra_forbidden", "unknown_key"):

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 MAX_LINE_LENGTH = 20_000
 """Longest line a bank file may have, in characters (a generous paragraph is a few hundred)."""
@@ -46,6 +46,11 @@ def line_col(text: str, index: int) -> tuple[int, int]:
     """Return the 1-based (line, column) of character ``index`` in ``text`` (LF line breaks)."""
     line = text.count("\n", 0, index) + 1
     return line, index - (text.rfind("\n", 0, index) + 1) + 1
+
+
+def mark_position(mark: Any) -> tuple[int, int]:
+    """Return the 1-based (line, column) of a PyYAML mark (0-based), or (1, 1) for ``None``."""
+    return (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
 
 
 def decode(data: bytes) -> tuple[str | None, Problem | None]:

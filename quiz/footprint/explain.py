@@ -18,7 +18,7 @@ source, and what they give for this case:
 
 from __future__ import annotations
 
-from quiz.footprint.inference import KV_BYTES, WEIGHT_BITS, kv_dtype
+from quiz.footprint.inference import KV_BYTES, WEIGHT_BITS, kv_bytes_per_token, kv_dtype
 from quiz.footprint.report import Report
 from quiz.footprint.training import activation_bytes_per_layer, grad_dtype, has_master
 from quiz.footprint.units import count_noun, format_bytes, format_count
@@ -88,8 +88,10 @@ def explain_notes(report: Report, *, units: str = "GB") -> list[str]:
         kv = report.inference.item("kv_cache")
         if kv is not None and r.heads and r.kv_heads and r.head_dim and r.layers:
             kb = KV_BYTES[kv_dtype(inf)]
-            gqa = 2 * r.layers * r.kv_heads * r.head_dim * kb
-            mha = 2 * r.layers * r.heads * r.head_dim * kb
+            gqa = kv_bytes_per_token(layers=r.layers, kv_heads=r.kv_heads, head_dim=r.head_dim,
+                                     bytes_per_value=kb)
+            mha = kv_bytes_per_token(layers=r.layers, kv_heads=r.heads, head_dim=r.head_dim,
+                                     bytes_per_value=kb)
             if gqa != mha:
                 notes.append(
                     f"KV cache per token: {count_noun(gqa, 'byte')} with grouped-query attention "

@@ -14,9 +14,9 @@ import difflib
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
-from quiz.footprint.model_arch import Architecture, count_params
+from quiz.footprint.model_arch import Architecture, Norm, count_params
 from quiz.footprint.units import parse_bool, parse_count
 
 PRESET_DIR = Path(__file__).resolve().parent / "presets"
@@ -130,7 +130,7 @@ def _model(pid: str, entry: Any) -> ModelPreset:
     if unknown:
         raise PresetError(f"{where}: unknown keys {sorted(unknown)}")
     norm = entry.get("norm", "rmsnorm")
-    if norm not in ("rmsnorm", "layernorm"):
+    if norm not in get_args(Norm):
         raise PresetError(f"{where}: norm must be rmsnorm or layernorm")
     heads = _count(entry, "heads", where)
     hidden = _count(entry, "hidden", where)

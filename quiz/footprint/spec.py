@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import (
     BaseModel,
@@ -56,6 +56,7 @@ from pydantic import (
 )
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
+from quiz.footprint.model_arch import Norm
 from quiz.footprint.presets import GpuPreset, PresetError, get_gpu, get_model
 from quiz.footprint.resolve import ResolvedModel, SpecProblem, resolve
 from quiz.footprint.units import (
@@ -76,19 +77,18 @@ KvDtype = Literal["fp32", "fp16", "bf16", "fp8", "int8"]
 Phase = Literal["training", "inference", "both"]
 Units = Literal["GB", "GiB"]
 CheckpointKind = Literal["full", "weights"]
-Norm = Literal["rmsnorm", "layernorm"]
 
 CHOICES: dict[str, tuple[str, ...]] = {
-    "precision": ("fp32", "mixed-fp16", "mixed-bf16", "bf16"),
-    "grad_precision": ("fp32", "fp16", "bf16"),
-    "optimizer": ("sgd", "sgd-momentum", "adam", "adamw", "adam-8bit", "adafactor"),
-    "recompute": ("none", "selective", "full"),
-    "weights": ("fp32", "fp16", "bf16", "fp8", "int8", "int4"),
-    "kv_dtype": ("fp32", "fp16", "bf16", "fp8", "int8"),
-    "phase": ("training", "inference", "both"),
-    "units": ("GB", "GiB"),
-    "checkpoint_kind": ("full", "weights"),
-    "norm": ("rmsnorm", "layernorm"),
+    "precision": get_args(Precision),
+    "grad_precision": get_args(GradPrecision),
+    "optimizer": get_args(Optimizer),
+    "recompute": get_args(Recompute),
+    "weights": get_args(WeightFormat),
+    "kv_dtype": get_args(KvDtype),
+    "phase": get_args(Phase),
+    "units": get_args(Units),
+    "checkpoint_kind": get_args(CheckpointKind),
+    "norm": get_args(Norm),
 }
 """Allowed values of each choice field (the CLI uses the same tuples)."""
 

@@ -176,17 +176,12 @@ def _params_text(psi: int, m: int, t: TrainingSpec, sharded: bool, n: int) -> st
     return text
 
 
-def training_items(
-    t: TrainingSpec, r: ResolvedModel, dp: int | None = None, text: bool = True
-) -> tuple[list[Item], list[Omitted]]:
-    """The training items per device for the layout of ``t`` (or with ``dp`` replacing its
-    data-parallel size, for the fit search; ``text=False`` skips the formula strings).
+def training_items(t: TrainingSpec, r: ResolvedModel) -> tuple[list[Item], list[Omitted]]:
+    """The training items per device for the layout of ``t``, each with its formula and source.
 
     Returns:
         ``(items, omitted)``: items in display order; omitted items with their reasons.
     """
-    if dp is not None and dp != t.dp:
-        t = t.model_copy(update={"dp": dp})
     psi = r.params
     m = t.tp * t.pp
     base = -(-psi // m)
@@ -200,7 +195,7 @@ def training_items(
     wb, gb = _BYTES[wd], _BYTES[gd]
 
     def add(name: str, n_bytes: int, formula: str, source: str) -> None:
-        items.append(Item(name, n_bytes, formula if text else "", source if text else ""))
+        items.append(Item(name, n_bytes, formula, source))
 
     n = shard(base, 3)
     add(
@@ -224,15 +219,15 @@ def training_items(
             f"{_params_text(psi, m, t, t.zero >= 1, n)} × 4 bytes (FP32 master copy)",
             f"{MIXED_SRC}; {ZERO_SRC}",
         )
-    _optimizer_item(t, r, psi, m, n, add, omitted, text)
-    _activation_item(t, r, add, omitted, text)
+    _optimizer_item(t, r, psi, m, n, add, omitted)
+    _activation_item(t, r, add, omitted)
     return items, omitted
 
 
-def _optimizer_item(t, r, psi, m, n, add, omitted, text) -> None:  # noqa: ANN001
+def _optimizer_item(t, r, psi, m, n, add, omitted) -> None:  # noqa: ANN001
     sb = state_bytes(t)
     dtype = "FP32" if sb == 4 else "BF16"
-    ptext = _params_text(psi, m, t, t.zero >= 1, n) if text else ""
+    ptext = _params_text(psi, m, t, t.zero >= 1, n)
     opt = t.optimizer
     if opt == "sgd":
         add(
@@ -293,7 +288,7 @@ def _optimizer_item(t, r, psi, m, n, add, omitted, text) -> None:  # noqa: ANN00
         )
 
 
-def _activation_item(t, r, add, omitted, text) -> None:  # noqa: ANN001
+def _activation_item(t, r, add, omitted) -> None:  # noqa: ANN001
     if not (r.layers and r.hidden and r.heads):
         omitted.append(
             Omitted(
@@ -309,9 +304,6 @@ def _activation_item(t, r, add, omitted, text) -> None:  # noqa: ANN001
         t.seq_len, t.micro_batch, r.hidden, r.heads, t.tp, t.sequence_parallel, t.recompute, e
     )
     n_bytes = -(-r.layers * num // den)
-    if not text:
-        add("activations", n_bytes, "", "")
-        return
     source = KORTHIKANTI_SRC + (
         " (16-bit activations)" if e == 2 else " re-derived for 4-byte activations (sec. 4.1)"
     )
