@@ -229,6 +229,7 @@ def _optimizer_item(t, r, psi, m, n, add, omitted) -> None:  # noqa: ANN001
     dtype = "FP32" if sb == 4 else "BF16"
     ptext = _params_text(psi, m, t, t.zero >= 1, n)
     opt = t.optimizer
+    n_bytes = optimizer_state_total(t, n, None)  # None for Adafactor, sized below
     if opt == "sgd":
         add(
             "optimizer_states",
@@ -239,14 +240,14 @@ def _optimizer_item(t, r, psi, m, n, add, omitted) -> None:  # noqa: ANN001
     elif opt == "sgd-momentum":
         add(
             "optimizer_states",
-            n * sb,
+            n_bytes,
             f"{ptext} × {sb} bytes ({dtype} momentum buffer)",
             "Sutskever et al. 2013; PyTorch torch.optim.SGD momentum_buffer",
         )
     elif opt in ("adam", "adamw"):
         add(
             "optimizer_states",
-            2 * n * sb,
+            n_bytes,
             f"{ptext} × {2 * sb} bytes ({dtype} momentum {sb} + variance {sb})",
             f"Kingma & Ba 2015 (Adam), Loshchilov & Hutter 2019 (AdamW); {ZERO_SRC}",
         )
@@ -254,7 +255,7 @@ def _optimizer_item(t, r, psi, m, n, add, omitted) -> None:  # noqa: ANN001
         blocks = -(-n // ADAM_8BIT_BLOCK)
         add(
             "optimizer_states",
-            2 * (n + blocks * 4),
+            n_bytes,
             f"2 states × ({ptext} × 1 byte + {count_noun(blocks, 'block')} of "
             f"{format_count(ADAM_8BIT_BLOCK)} × 4-byte FP32 absmax)",
             "Dettmers et al. 2022, 8-bit Optimizers via Block-wise Quantization, sec. 2",
