@@ -1,10 +1,10 @@
 """The one module that imports PyYAML: a safe event parser for loading, a block-style dumper.
 
 Loading never goes through ``yaml.load`` with an unsafe loader. The bank loader
-(:mod:`quiz.bank.nodes`) reads the *event stream* of :func:`parser` and builds plain values itself,
-so no constructor ever runs and no tag is ever resolved. :func:`parser` uses libyaml's ``CParser``
-when PyYAML was built with it, and PyYAML's pure-Python reader, scanner and parser otherwise (or
-when ``pure_python=True``, which the tests use to run every loader test both ways).
+(:mod:`quiz.bank.yaml_reader`) reads the *event stream* of :func:`parser` and builds plain values
+itself, so no constructor ever runs and no tag is ever resolved. :func:`parser` uses libyaml's
+``CParser`` when PyYAML was built with it, and PyYAML's pure-Python reader, scanner and parser
+otherwise (or when ``pure_python=True``, which the tests use to run every loader test both ways).
 
 :func:`dump` writes YAML for exporters: keys in the given order, Unicode as is, and every multi-line
 string in block style (``|``) so explanations stay readable in the exported file.

@@ -3,15 +3,15 @@ problem found, each as ``path:line:col``.
 
 The pipeline for one file (each step's problems are collected; the first fatal one stops that file):
 
-1. bytes → text (:func:`quiz.bank.source.decode`): invalid UTF-8 is an error naming the byte.
-2. text checks (:func:`quiz.bank.source.normalise`, :func:`~quiz.bank.source.resolve_tabs`):
-   byte-order marks, odd line breaks, over-long lines and tabs, decided the same way whichever
-   YAML parser runs.
-3. events → plain values with marks (:func:`quiz.bank.nodes.build`): every scalar stays the string
-   the author typed; anchors, aliases, tags, duplicate keys and deep nesting are rejected.
+1. bytes → text (:func:`quiz.bank.text_checks.decode`): invalid UTF-8 is an error naming the byte.
+2. text checks (:func:`quiz.bank.text_checks.normalise`,
+   :func:`~quiz.bank.text_checks.resolve_tabs`): byte-order marks, odd line breaks, over-long
+   lines and tabs, decided the same way whichever YAML parser runs.
+3. events → plain values with marks (:func:`quiz.bank.yaml_reader.build`): every scalar stays the
+   string the author typed; anchors, aliases, tags, duplicate keys and deep nesting are rejected.
 4. ``BankFile.model_validate`` (:mod:`quiz.bank.model`), each error located by
-   :func:`quiz.bank.locate.validation_problems`; then unquoted free text cut short by `` #``, and
-   question ids unique across the whole library.
+   :func:`quiz.bank.validation_messages.validation_problems`; then unquoted free text cut short
+   by `` #``, and question ids unique across the whole library.
 
 Nothing here raises for bad input: an unexpected exception while loading a file becomes an
 "internal error" diagnostic for that file.
@@ -29,10 +29,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from quiz.bank import errors, locate, nodes
+from quiz.bank import validation_messages, yaml_messages, yaml_reader
 from quiz.bank.library import Diagnostic, Library, LoadedBank, LoadReport
 from quiz.bank.model import BankFile
-from quiz.bank.source import Problem, decode, mark_position, normalise, resolve_tabs
+from quiz.bank.problems import Problem, mark_position
+from quiz.bank.text_checks import decode, normalise, resolve_tabs
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
 """Largest bank file read, in bytes (a 10,000-question bank is about 9 MB)."""
@@ -220,7 +221,7 @@ def _load_into(result: _FileResult, raw: str | bytes, pure_python: bool) -> None
         raw = decoded
     text, found = normalise(raw)
     if not found and "\t" in text:
-        spans = nodes.scalar_spans(text.replace("\t", " "), pure_python=pure_python)
+        spans = yaml_reader.scalar_spans(text.replace("\t", " "), pure_python=pure_python)
         try:
             text, found = resolve_tabs(text, spans)
         finally:
@@ -228,7 +229,7 @@ def _load_into(result: _FileResult, raw: str | bytes, pure_python: bool) -> None
     if found:
         problems += found
         return
-    doc = nodes.build(text, pure_python=pure_python)
+    doc = yaml_reader.build(text, pure_python=pure_python)
     problems += doc.problems
     if doc.fatal:
         return
@@ -250,7 +251,7 @@ def _load_into(result: _FileResult, raw: str | bytes, pure_python: bool) -> None
     except ValidationError as exc:
         # A value already reported while reading (an alias, a tag) would only repeat the news.
         taken = {(p.line, p.column) for p in doc.problems if p.severity == "error"}
-        problems += [p for p in locate.validation_problems(exc, value, doc.marks)
+        problems += [p for p in validation_messages.validation_problems(exc, value, doc.marks)
                      if (p.line, p.column) not in taken]
     finally:
         if enabled:
@@ -260,9 +261,9 @@ def _load_into(result: _FileResult, raw: str | bytes, pure_python: bool) -> None
     if doc.comments:
         lines = text.split("\n")
         for keys, start, end in doc.comments:
-            if locate.is_free_text(keys):
+            if validation_messages.is_free_text(keys):
                 problems.append(Problem(*mark_position(start),
-                                        errors.comment_message(lines, start, end)))
+                                        yaml_messages.comment_message(lines, start, end)))
 
 
 DIAGRAM_COLUMNS = 76
@@ -270,7 +271,7 @@ DIAGRAM_COLUMNS = 76
 has a margin and a scrollbar)."""
 
 
-def _wide_diagrams(value: dict[str, Any], marks: dict[int, nodes.Marks]) -> list[Problem]:
+def _wide_diagrams(value: dict[str, Any], marks: dict[int, yaml_reader.Marks]) -> list[Problem]:
     """A warning for each ``text`` infographic with lines wider than :data:`DIAGRAM_COLUMNS`:
     the app wraps them (nothing is cut), which breaks a diagram's columns."""
     found = []
@@ -290,7 +291,7 @@ def _wide_diagrams(value: dict[str, Any], marks: dict[int, nodes.Marks]) -> list
 
 
 def _question_ids(value: dict[str, Any],
-                  marks: dict[int, nodes.Marks]) -> list[tuple[str, int, int]]:
+                  marks: dict[int, yaml_reader.Marks]) -> list[tuple[str, int, int]]:
     """Each question's id with the line:column of its value (ids that are not text are skipped:
     validation reports them)."""
     questions = value.get("questions")
@@ -303,7 +304,7 @@ def _question_ids(value: dict[str, Any],
     return ids
 
 
-def _header(value: dict[str, Any], marks: dict[int, nodes.Marks],
+def _header(value: dict[str, Any], marks: dict[int, yaml_reader.Marks],
             ) -> tuple[tuple[str, int, int] | None, list[tuple[str, str, int, int]]]:
     """The bank id and the topics' display names, each with the line:column of its value (values
     that are not text are skipped: validation reports them)."""

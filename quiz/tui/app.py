@@ -12,7 +12,7 @@ from textual.binding import Binding
 from textual.screen import ModalScreen, Screen
 
 from quiz.bank.library import Library
-from quiz.bank.text import terminal_safe
+from quiz.bank.terminal import terminal_safe
 from quiz.study.session import SessionConfig, SessionError, StudySession
 from quiz.tui.messages import RetryQuestions, StartSession
 from quiz.tui.screens.start import StartScreen

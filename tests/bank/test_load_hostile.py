@@ -17,7 +17,7 @@ import pytest
 import quiz.bank.load as load_module
 from quiz import yamlio
 from quiz.bank.load import load_bank_text, load_library
-from quiz.bank.nodes import MAX_DEPTH
+from quiz.bank.yaml_reader import MAX_DEPTH
 
 from .helpers import HEAD, bank, found, only_error, question
 

@@ -15,7 +15,7 @@ from textual.containers import Grid, Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, Label, Select, Static
 
-from quiz.tui.text import literal
+from quiz.tui.content import literal
 
 if TYPE_CHECKING:
     from quiz.footprint import FootprintSpec

@@ -18,9 +18,9 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from quiz.bank.model import OPTION_KEYS
-from quiz.bank.text import terminal_safe
+from quiz.bank.terminal import terminal_safe
 from quiz.study.session import Outcome, SessionError, StudySession
-from quiz.tui.text import assemble, literal
+from quiz.tui.content import assemble, literal
 from quiz.tui.widgets.option_item import OptionItem
 from quiz.tui.widgets.reveal import Reveal
 

@@ -12,10 +12,10 @@ from textual.widgets import Button, Footer, Header, Input, Label, SelectionList,
 from textual.widgets.selection_list import Selection
 
 from quiz.bank.library import Library
-from quiz.bank.text import terminal_safe
+from quiz.bank.terminal import terminal_safe
 from quiz.study.session import SessionConfig
+from quiz.tui.content import assemble, literal
 from quiz.tui.messages import StartSession
-from quiz.tui.text import assemble, literal
 
 
 class StartScreen(Screen[None]):

@@ -10,10 +10,10 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from quiz.bank.text import terminal_safe
+from quiz.bank.terminal import terminal_safe
 from quiz.study.session import StudySession
+from quiz.tui.content import assemble, literal
 from quiz.tui.messages import RetryQuestions
-from quiz.tui.text import assemble, literal
 
 
 class SummaryScreen(Screen[None]):

@@ -12,8 +12,8 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from quiz.bank.model import Infographic
-from quiz.bank.text import terminal_safe
-from quiz.tui.text import literal
+from quiz.bank.terminal import terminal_safe
+from quiz.tui.content import literal
 
 if TYPE_CHECKING:
     from quiz.footprint import FootprintSpec

@@ -10,7 +10,7 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from quiz.study.session import ShownOption
-from quiz.tui.text import assemble, literal
+from quiz.tui.content import assemble, literal
 
 
 class OptionItem(Horizontal):

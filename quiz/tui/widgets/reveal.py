@@ -8,7 +8,7 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from quiz.study.session import Outcome
-from quiz.tui.text import assemble, literal
+from quiz.tui.content import assemble, literal
 from quiz.tui.widgets.infographic import InfographicView
 
 

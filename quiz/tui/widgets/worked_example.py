@@ -7,7 +7,7 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from quiz.bank.model import WorkedExample
-from quiz.tui.text import literal
+from quiz.tui.content import literal
 
 
 class WorkedExampleView(Vertical):

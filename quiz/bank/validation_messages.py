@@ -19,7 +19,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from quiz.bank.model import BankFile
-from quiz.bank.source import Problem, mark_position
+from quiz.bank.problems import Problem, mark_position
 
 _TYPE_MISMATCH = {"string_type", "list_type", "dict_type", "model_type", "model_attributes_type"}
 _KINDS = {"string_type": "text", "list_type": "a list", "dict_type": "a mapping",
@@ -32,7 +32,7 @@ def validation_problems(exc: ValidationError, data: Any,
                         marks: dict[int, tuple[Any, Any, Any]]) -> list[Problem]:
     """Translate every error of ``BankFile.model_validate(data)`` into a located Problem.
 
-    ``marks`` maps ``id(container)`` to its marks (see :class:`quiz.bank.nodes.Document`).
+    ``marks`` maps ``id(container)`` to its marks (see :class:`quiz.bank.yaml_reader.Document`).
     Errors of a union (``answer`` is a key or a list of keys) are reduced to those of the branch
     that fits the value's kind, or to one "expected X or Y" message when none does.
     """

@@ -11,7 +11,7 @@ resolved and no constructor runs. The garbage collector is paused while building
 acyclic, so it has nothing to find; it would only rescan the growing heap).
 
 The result keeps each mapping's and list's marks in :attr:`Document.marks`, keyed by ``id()`` of
-the container, so validation errors can be located afterwards (:mod:`quiz.bank.errors`).
+the container, so validation errors can be located afterwards (:mod:`quiz.bank.yaml_messages`).
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from quiz import yamlio
-from quiz.bank import errors
-from quiz.bank.source import Problem, Span
-from quiz.bank.text import CONTROL_CHARS, control_characters
+from quiz.bank import yaml_messages
+from quiz.bank.problems import Problem, Span
+from quiz.bank.terminal import CONTROL_CHARS, control_characters
 
 MAX_DEPTH = 32
 """Deepest nesting of mappings and lists accepted. A bank needs about 8; a footprint a few more."""
@@ -63,9 +63,10 @@ class Document:
 
 
 def scalar_spans(text: str, *, pure_python: bool) -> Generator[Span, None, None]:
-    """Yield every scalar's :class:`~quiz.bank.source.Span`, in text order, until the first
+    """Yield every scalar's :class:`~quiz.bank.problems.Span`, in text order, until the first
     syntax error (used to tell which tabs are content; see
-    :func:`quiz.bank.source.resolve_tabs`). Lazy: parsing stops when the caller stops asking."""
+    :func:`quiz.bank.text_checks.resolve_tabs`). Lazy: parsing stops when the caller stops
+    asking."""
     parser = yamlio.parser(text, pure_python=pure_python)
     depth = 0
     try:
@@ -152,13 +153,13 @@ class _Builder:
         except yamlio.MarkedYAMLError as exc:
             doc.fatal = True
             self.libyaml_too_deep = "nesting depth" in (exc.problem or "")
-            problem = errors.syntax_problem(exc, self.lines)
+            problem = yaml_messages.syntax_problem(exc, self.lines)
             # An alias or tag already reported at this spot is the better message.
             if not any(p[:2] == problem[:2] for p in doc.problems):
                 doc.problems.append(problem)
         except yamlio.ReaderError as exc:
             doc.fatal = True
-            doc.problems.append(errors.reader_problem(exc, text))
+            doc.problems.append(yaml_messages.reader_problem(exc, text))
         except _TooMany as stop:
             doc.fatal = True
             doc.problems.append(Problem(stop.mark.line + 1, stop.mark.column + 1,
@@ -196,11 +197,11 @@ class _Builder:
                         self._props(event)
                     if check_controls and (event.style == '"' or not value.isascii()):
                         if control(value):
-                            self.problem(event.start_mark, errors.control_message(
+                            self.problem(event.start_mark, yaml_messages.control_message(
                                 control_characters(value)), "warning")
                 else:
                     value = "*" + event.anchor
-                    self.problem(event.start_mark, errors.alias_message(
+                    self.problem(event.start_mark, yaml_messages.alias_message(
                         event.anchor, self.lines, event.start_mark))
                 if is_map:
                     if key is _AWAIT_KEY:
@@ -233,7 +234,7 @@ class _Builder:
                 depth += 1
                 if depth > MAX_DEPTH:
                     doc.fatal = True
-                    self.problem(event.start_mark, errors.depth_message(MAX_DEPTH))
+                    self.problem(event.start_mark, yaml_messages.depth_message(MAX_DEPTH))
                     return
                 if event.anchor is not None or event.tag is not None:
                     self._props(event)
@@ -285,10 +286,10 @@ class _Builder:
         """Report an anchor (``&name``) or an explicit tag (``!tag``) on a node."""
         scalar = event.__class__ is yamlio.ScalarEvent
         if event.tag is not None:
-            self.problem(event.start_mark, errors.tag_message(
+            self.problem(event.start_mark, yaml_messages.tag_message(
                 event.tag, self.lines, event.start_mark, scalar))
         if event.anchor is not None:
-            self.problem(event.start_mark, errors.anchor_message(
+            self.problem(event.start_mark, yaml_messages.anchor_message(
                 event.anchor, self.lines, event.start_mark, scalar))
 
     def _duplicate(self, key: str, first: Any, again: Any) -> None:

@@ -15,43 +15,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any, NamedTuple
+
+from quiz.bank.problems import MAX_REPORTED, Problem, Span, line_col
 
 MAX_LINE_LENGTH = 20_000
 """Longest line a bank file may have, in characters (a generous paragraph is a few hundred)."""
-
-MAX_REPORTED = 20
-"""At most this many problems of one kind are listed per file; the rest are counted."""
-
-
-class Problem(NamedTuple):
-    """One problem in one file: 1-based ``line`` and ``column`` (0 = the whole file)."""
-
-    line: int
-    column: int
-    message: str
-    severity: str = "error"
-
-
-class Span(NamedTuple):
-    """Where a scalar lies in the text: ``kind`` is ``"plain"``, ``"quoted"`` or ``"block"``;
-    ``start``/``end`` are character indices (end exclusive)."""
-
-    kind: str
-    start: int
-    end: int
-
-
-def line_col(text: str, index: int) -> tuple[int, int]:
-    """Return the 1-based (line, column) of character ``index`` in ``text`` (LF line breaks)."""
-    line = text.count("\n", 0, index) + 1
-    return line, index - (text.rfind("\n", 0, index) + 1) + 1
-
-
-def mark_position(mark: Any) -> tuple[int, int]:
-    """Return the 1-based (line, column) of a PyYAML mark (0-based), or (1, 1) for ``None``."""
-    return (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
-
 
 def decode(data: bytes) -> tuple[str | None, Problem | None]:
     """Decode a bank file's bytes as UTF-8 (a leading UTF-8 byte-order mark is dropped).

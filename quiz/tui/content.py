@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from textual.content import Content
 
-from quiz.bank.text import terminal_safe
+from quiz.bank.terminal import terminal_safe
 
 
 def literal(text: str, style: str = "") -> Content:

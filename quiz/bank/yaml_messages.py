@@ -9,7 +9,7 @@ The YAML side of the problems is translated here:
 - other reading problems: tags, anchors, aliases, nesting, control characters, comments that cut
   a value short, escapes that are no character.
 
-Validation errors are located and worded by :mod:`quiz.bank.locate`.
+Validation errors are located and worded by :mod:`quiz.bank.validation_messages`.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ import re
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from quiz.bank.source import Problem, line_col
-from quiz.bank.text import control_characters
+from quiz.bank.problems import Problem, line_col
+from quiz.bank.terminal import control_characters
 from quiz.yamlio import BAD_ESCAPE
 
 _ITEM = re.compile(r"(?P<lead> *(?:- +)*)(?:(?P<key>[\w.-]+): +)?(?P<value>.*?) *$")
