@@ -1,14 +1,26 @@
-"""Command line entry point: ``quiz`` (study in the TUI), ``quiz validate``, ``quiz footprint``.
+"""Command line entry point: ``quiz`` (study in the TUI) and its subcommands.
 
 Thin by design: parse arguments, call one core function, print its result. Heavy modules
 (Textual, the loader, the calculator) are imported only by the command that needs them.
+
+Every subcommand is one entry of :data:`COMMANDS`: its name, a usage line, a one-line summary
+and the function that runs it. ``quiz --help``, ``quiz help``, the dispatch and the "did you
+mean" hint for a mistyped command are all read from that table, so adding a subcommand is
+adding one :class:`Command` there.
+
+Output convention (as linters such as ruff do): everything a command reports — diagnostics,
+counts, results — goes to stdout, and the exit status says how it went. Only usage errors
+(argparse) and the messages of a command that cannot run at all go to stderr.
 """
 
 from __future__ import annotations
 
 import argparse
+import difflib
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from quiz import __version__
 
@@ -16,21 +28,134 @@ EXIT_OK = 0
 EXIT_ERRORS = 1
 EXIT_USAGE = 2
 
-_DESCRIPTION = """\
-Study AI infrastructure (training vs inference: memory, precision, storage) in your terminal.
+NEEDS_TERMINAL = (
+    "quiz: the study app needs a terminal (stdin and stdout must be a terminal).\n"
+    "Without one, 'quiz validate PATH...' checks banks and 'quiz footprint ...' computes "
+    "memory footprints."
+)
 
-  quiz                      study the bundled bank
-  quiz PATH...              study bank files or folders of banks
-  quiz validate PATH...     check banks; prints path:line:col errors
-  quiz footprint ...        compute training/inference memory with the derivation shown
 
-Run 'quiz COMMAND --help' for a command's options."""
+@dataclass(frozen=True)
+class Command:
+    """One ``quiz`` subcommand.
+
+    Attributes:
+        name: what the user types after ``quiz`` (``"validate"``).
+        usage: the arguments shown after the name in ``quiz --help`` (``"PATH..."``).
+        summary: one line saying what it does.
+        run: called with the arguments after the name; returns the exit status
+            (0 success, 1 errors found, 2 usage error). It imports what it needs itself.
+    """
+
+    name: str
+    usage: str
+    summary: str
+    run: Callable[[list[str]], int]
+
+
+# -- validate ---------------------------------------------------------------------------------
+def _validate_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="quiz validate",
+        description="Check question banks. Prints every problem as "
+        "path:line:col: severity: message, then a count ('ok: ...' when there is no error). "
+        "Everything goes to stdout; the exit status says the result: 0 no errors "
+        "(warnings allowed), 1 errors found, 2 usage error.",
+    )
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="bank files or folders")
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="print the errors only: no warnings, no count, no 'ok' line")
+    return parser
+
+
+def _plural(n: int, noun: str) -> str:
+    return f"{n} {noun}{'s' * (n != 1)}"
+
+
+def run_validate(argv: Sequence[str]) -> int:
+    """``quiz validate PATH...``: print diagnostics and a count to stdout; return 0 (clean),
+    1 (errors) or 2 (usage)."""
+    ns = _validate_parser().parse_args(argv)
+    from quiz.bank.load import load_library
+
+    report = load_library(ns.paths)
+    for diag in report.diagnostics:
+        if diag.severity == "error" or not ns.quiet:
+            print(diag)
+    n_err, n_warn = len(report.errors), len(report.warnings)
+    warnings = f", {_plural(n_warn, 'warning')}" if n_warn else ""
+    if report.ok:
+        if not ns.quiet:
+            lib = report.library
+            count = len(lib.questions) if lib else 0
+            banks = len(lib.banks) if lib else 0
+            print(f"ok: {_plural(count, 'question')} in {_plural(banks, 'bank')}{warnings}")
+        return EXIT_OK
+    if not ns.quiet:
+        print(f"{_plural(n_err, 'error')}{warnings}")
+    return EXIT_ERRORS
+
+
+# -- footprint --------------------------------------------------------------------------------
+def run_footprint(argv: Sequence[str]) -> int:
+    """``quiz footprint ...``: the calculator's own parser and runner
+    (:mod:`quiz.footprint.cli`)."""
+    from quiz.footprint.cli import register
+
+    parser = argparse.ArgumentParser(prog="quiz")
+    register(parser.add_subparsers(dest="command"))
+    ns = parser.parse_args(["footprint", *argv])
+    return int(ns.func(ns))
+
+
+# -- help -------------------------------------------------------------------------------------
+def run_help(argv: Sequence[str]) -> int:
+    """``quiz help [COMMAND]``: the overview, or one command's ``--help``."""
+    if not argv:
+        _study_parser().print_help()
+        return EXIT_OK
+    name = argv[0]
+    if name in COMMANDS and name != "help":
+        return COMMANDS[name].run(["--help"])
+    print(_unknown_command(name), file=sys.stderr)
+    return EXIT_USAGE
+
+
+COMMANDS: dict[str, Command] = {
+    c.name: c
+    for c in (
+        Command("validate", "PATH...", "check banks; prints path:line:col problems",
+                run_validate),
+        Command("footprint", "...", "training/inference memory, with the derivation shown",
+                run_footprint),
+        Command("help", "[COMMAND]", "this overview, or a command's options", run_help),
+    )
+}
+"""Every subcommand, by name, in the order ``quiz --help`` lists them."""
+
+
+def _unknown_command(name: str) -> str:
+    close = difflib.get_close_matches(name, list(COMMANDS), n=1, cutoff=0.6)
+    hint = f"; did you mean '{close[0]}'?" if close else ""
+    return (f"quiz: '{name}' is neither a command nor an existing bank file or folder{hint}\n"
+            f"(commands: {', '.join(COMMANDS)}; see quiz --help)")
+
+
+# -- studying (no subcommand) -----------------------------------------------------------------
+def _description() -> str:
+    rows = [("quiz", "study the bundled bank"), ("quiz PATH...", "study bank files or folders")]
+    rows += [(f"quiz {c.name} {c.usage}", c.summary) for c in COMMANDS.values()]
+    width = max(len(left) for left, _ in rows) + 2
+    lines = [f"  {left:<{width}}{right}" for left, right in rows]
+    return ("Study AI infrastructure (training vs inference: memory, precision, storage) in "
+            "your terminal.\n\n" + "\n".join(lines)
+            + "\n\nRun 'quiz help COMMAND' or 'quiz COMMAND --help' for a command's options.")
 
 
 def _study_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="quiz",
-        description=_DESCRIPTION,
+        description=_description(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
@@ -45,52 +170,21 @@ def _study_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _validate_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="quiz validate",
-        description="Check question banks. Prints every problem as path:line:col: message. "
-        "Exit status: 0 no errors (warnings allowed), 1 errors found, 2 usage error.",
-    )
-    parser.add_argument("paths", nargs="+", metavar="PATH", help="bank files or folders")
-    parser.add_argument("-q", "--quiet", action="store_true", help="print errors only")
-    return parser
-
-
-def _footprint_parser() -> argparse.ArgumentParser:
-    from quiz.footprint.cli import register
-
-    parser = argparse.ArgumentParser(prog="quiz")
-    register(parser.add_subparsers(dest="command"))
-    return parser
-
-
-def run_validate(argv: Sequence[str]) -> int:
-    """``quiz validate PATH...``: print diagnostics, return 0 (clean), 1 (errors) or 2 (usage)."""
-    ns = _validate_parser().parse_args(argv)
-    from quiz.bank.load import load_library
-
-    report = load_library(ns.paths)
-    for diag in report.diagnostics:
-        if diag.severity == "error" or not ns.quiet:
-            print(diag)
-    n_err, n_warn = len(report.errors), len(report.warnings)
-    if report.ok:
-        lib = report.library
-        count = len(lib.questions) if lib else 0
-        banks = len(lib.banks) if lib else 0
-        summary = f"ok: {count} question{'s' * (count != 1)} in {banks} bank{'s' * (banks != 1)}"
-        if n_warn:
-            summary += f", {n_warn} warning{'s' * (n_warn != 1)}"
-        print(summary)
-        return EXIT_OK
-    print(f"{n_err} error{'s' * (n_err != 1)}" + (f", {n_warn} warning{'s' * (n_warn != 1)}"
-                                                  if n_warn else ""), file=sys.stderr)
-    return EXIT_ERRORS
+def has_terminal() -> bool:
+    """True when both stdin and stdout are terminals (the TUI needs both)."""
+    try:
+        return os.isatty(sys.stdin.fileno()) and os.isatty(sys.stdout.fileno())
+    except (AttributeError, OSError, ValueError):  # closed or replaced streams
+        return False
 
 
 def run_study(argv: Sequence[str]) -> int:
-    """``quiz [PATH...]``: load the banks, then start the TUI. A bank with errors is reported
-    (path:line:col) and the app does not start: exit 1."""
+    """``quiz [PATH...]``: load the banks, then start the TUI.
+
+    A bank with errors is reported (path:line:col, on stderr) and the app does not start:
+    exit 1. Without a terminal on stdin and stdout the app does not start either: exit 2 with
+    :data:`NEEDS_TERMINAL`.
+    """
     ns = _study_parser().parse_args(argv)
     from quiz.bank.load import load_library
     from quiz.paths import bundled_bank_dir
@@ -103,6 +197,9 @@ def run_study(argv: Sequence[str]) -> int:
         print("quiz: fix the errors above, then try again (quiz validate PATH checks a bank)",
               file=sys.stderr)
         return EXIT_ERRORS
+    if not has_terminal():
+        print(NEEDS_TERMINAL, file=sys.stderr)
+        return EXIT_USAGE
     from quiz.tui.app import make_app
 
     app = make_app(report.library, seed=ns.seed, shuffle=not ns.no_shuffle)
@@ -113,15 +210,20 @@ def run_study(argv: Sequence[str]) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``quiz`` console script and ``python -m quiz``.
 
+    The first argument picks a :data:`COMMANDS` entry; anything else is a bank path to study.
+    A first argument that is neither an existing path nor a command, but close to one, is a
+    typo: say so and exit 2.
+
     Returns the exit status: 0 success, 1 errors found, 2 usage error.
     """
     args = list(sys.argv[1:] if argv is None else argv)
     try:
-        if args and args[0] == "validate":
-            return run_validate(args[1:])
-        if args and args[0] == "footprint":
-            ns = _footprint_parser().parse_args(args)
-            return int(ns.func(ns))
+        if args and args[0] in COMMANDS:
+            return COMMANDS[args[0]].run(args[1:])
+        if args and not args[0].startswith("-") and not os.path.exists(args[0]):
+            if difflib.get_close_matches(args[0], list(COMMANDS), n=1, cutoff=0.6):
+                print(_unknown_command(args[0]), file=sys.stderr)
+                return EXIT_USAGE
         return run_study(args)
     except SystemExit as exc:  # argparse: --help/--version exit 0, usage errors exit 2
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE

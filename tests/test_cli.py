@@ -12,7 +12,10 @@ from quiz.cli import main
 
 def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "quiz", *args], capture_output=True, text=True,
-                          cwd=cwd, timeout=60)
+                          cwd=cwd, timeout=60, stdin=subprocess.DEVNULL)
+
+
+BANK_ROOT = Path(__file__).resolve().parent.parent / "question_bank"
 
 
 def test_version_and_help() -> None:
@@ -77,3 +80,108 @@ def test_installed_package_finds_its_bundled_bank_from_any_directory(tmp_path: P
     assert out.returncode == 0, out.stderr
     where, banks = out.stdout.strip().splitlines()
     assert "ai-infra-training-vs-inference.yaml" in banks
+
+
+def _bank_with_a_warning_and_an_error(tmp_path: Path, *, error: bool) -> Path:
+    """A bank whose question has a warning (a diagram wider than 76 columns), and, with
+    ``error``, a second file with an unknown key."""
+    good = tmp_path / "good.yaml"
+    good.write_text(
+        "bank: {id: b, title: T}\n"
+        "questions:\n"
+        "  - id: q1\n"
+        "    topic: memory\n"
+        "    question: Why?\n"
+        "    options: {A: x, B: y}\n"
+        "    answer: A\n"
+        "    short_explanation: s\n"
+        f"    infographic: {{text: '{'x' * 90}'}}\n"
+        "    full_explanation: f\n"
+        "    distractor_review: {B: no}\n",
+        encoding="utf-8",
+    )
+    if error:
+        (tmp_path / "bad.yaml").write_text(
+            good.read_text(encoding="utf-8").replace("id: b,", "id: c,")
+            .replace("id: q1", "id: q2").replace("answer:", "anwser:"), encoding="utf-8")
+    return tmp_path
+
+
+def test_mistyped_subcommand_says_did_you_mean_and_exits_2(tmp_path: Path) -> None:
+    """Issue 7 item 19: a typo of a command is not taken for a bank path."""
+    for typo, meant in (("valdate", "validate"), ("footprnt", "footprint"), ("hepl", "help")):
+        out = run(typo, "x.yaml", cwd=tmp_path)
+        assert out.returncode == 2, (typo, out.stdout, out.stderr)
+        assert f"did you mean '{meant}'?" in out.stderr
+        assert "no such file" not in out.stderr and out.stdout == ""
+
+
+def test_an_existing_path_that_looks_like_a_command_is_still_a_bank(tmp_path: Path) -> None:
+    """A folder named like a typo of a command is studied, not corrected."""
+    (tmp_path / "valdate").mkdir()
+    out = run("valdate", cwd=tmp_path)
+    assert "did you mean" not in out.stderr
+    assert "valdate" in out.stderr  # the loader's message about the (empty) folder
+
+
+def test_quiz_help_prints_the_overview_and_each_command_help() -> None:
+    out = run("help")
+    assert out.returncode == 0
+    assert "quiz validate PATH..." in out.stdout and "quiz footprint" in out.stdout
+    assert "quiz help [COMMAND]" in out.stdout
+    out = run("help", "validate")
+    assert out.returncode == 0 and out.stdout.startswith("usage: quiz validate")
+    out = run("help", "valdate")
+    assert out.returncode == 2 and "did you mean 'validate'?" in out.stderr
+
+
+def test_a_subcommand_is_one_entry_in_the_command_table(
+        monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    """Adding a command to COMMANDS is enough for dispatch, the overview and typo hints."""
+    from quiz import cli
+
+    seen: list[list[str]] = []
+    table = dict(cli.COMMANDS)
+    table["stats"] = cli.Command("stats", "[--days N]", "progress per topic",
+                                 lambda argv: seen.append(argv) or 0)
+    monkeypatch.setattr(cli, "COMMANDS", table)
+    assert main(["stats", "--days", "7"]) == 0 and seen == [["--days", "7"]]
+    assert main(["help"]) == 0
+    assert "quiz stats [--days N]" in capsys.readouterr().out
+    assert main(["stast"]) == 2
+    assert "did you mean 'stats'?" in capsys.readouterr().err
+
+
+def test_validate_prints_everything_to_stdout(tmp_path: Path) -> None:
+    """Issue 7 item 20: one convention: diagnostics and the count on stdout, status in the
+    exit code."""
+    folder = _bank_with_a_warning_and_an_error(tmp_path, error=True)
+    out = run("validate", str(folder))
+    assert out.returncode == 1 and out.stderr == ""
+    lines = out.stdout.strip().splitlines()
+    assert any(": warning: " in line for line in lines)
+    assert any(": error: " in line for line in lines)
+    assert lines[-1] == "1 error, 1 warning"
+
+
+def test_validate_quiet_prints_errors_only(tmp_path: Path) -> None:
+    """``-q``: the errors, nothing else; a clean bank prints nothing at all."""
+    folder = _bank_with_a_warning_and_an_error(tmp_path, error=False)
+    out = run("validate", "-q", str(folder))
+    assert out.returncode == 0 and out.stdout == "" and out.stderr == ""
+    out = run("validate", "-q", str(BANK_ROOT))
+    assert out.returncode == 0 and out.stdout == ""
+    folder = _bank_with_a_warning_and_an_error(tmp_path, error=True)
+    out = run("validate", "-q", str(folder))
+    lines = out.stdout.strip().splitlines()
+    assert out.returncode == 1 and len(lines) == 1 and ": error: unknown key 'anwser'" in lines[0]
+
+
+def test_study_without_a_terminal_exits_2_with_pointers() -> None:
+    """Issue 7 item 4: ``quiz </dev/null >out`` neither starts the TUI nor hangs."""
+    out = subprocess.run([sys.executable, "-m", "quiz"], capture_output=True, text=True,
+                         timeout=30, stdin=subprocess.DEVNULL)
+    assert out.returncode == 2
+    assert out.stdout == ""
+    assert "quiz: the study app needs a terminal" in out.stderr
+    assert "quiz validate" in out.stderr and "quiz footprint" in out.stderr
