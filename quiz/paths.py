@@ -44,3 +44,19 @@ def data_dir() -> Path:
         path = user_data_path("quiz", appauthor=False)
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+PROGRESS_DB = "progress.db"
+"""File name of the progress database inside the data folder."""
+
+
+def progress_db() -> Path:
+    """Return the path of the progress database (its folder is created)."""
+    return data_dir() / PROGRESS_DB
+
+
+def backups_dir() -> Path:
+    """Return (and create) the folder where ``quiz stats --reset`` keeps its backups."""
+    path = data_dir() / "backups"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
