@@ -34,7 +34,9 @@ from yaml.scanner import Scanner, ScannerError
 try:  # libyaml bindings: absent when PyYAML was built without libyaml.
     from yaml import CSafeDumper as _SafeDumperBase
     from yaml import CSafeLoader as SafeLoader
-    from yaml._yaml import CParser as _CParser
+    from yaml._yaml import CParser
+
+    _CParser: type[CParser] | None = CParser
 except ImportError:  # pragma: no cover - depends on how PyYAML was built
     from yaml import SafeDumper as _SafeDumperBase  # type: ignore[assignment]
     from yaml import SafeLoader  # type: ignore[assignment]
@@ -53,6 +55,7 @@ __all__ = [
     "MappingEndEvent",
     "MappingStartEvent",
     "MarkedYAMLError",
+    "ParserMark",
     "ReaderError",
     "SafeLoader",
     "ScalarEvent",
@@ -64,6 +67,20 @@ __all__ = [
     "parser",
     "safe_load",
 ]
+
+
+class ParserMark(Protocol):
+    """A position the parser reports (``yaml.error.Mark`` or libyaml's ``yaml._yaml.Mark``):
+    0-based ``line`` and ``column``, and the 0-based character ``index`` into the text."""
+
+    @property
+    def line(self) -> int: ...  # pragma: no cover - protocol
+
+    @property
+    def column(self) -> int: ...  # pragma: no cover - protocol
+
+    @property
+    def index(self) -> int: ...  # pragma: no cover - protocol
 
 
 class EventSource(Protocol):
@@ -121,7 +138,7 @@ def parser(text: str, *, pure_python: bool = False) -> EventSource:
     YAML does not allow) are raised by ``get_event()`` as the text is read, not here.
     """
     if _CParser is not None and not pure_python:
-        return _CParser(text)  # type: ignore[no-any-return]
+        return _CParser(text)
     return _PureParser(text)
 
 
@@ -139,11 +156,11 @@ def safe_load(text: str, *, pure_python: bool = False) -> Any:
     return yaml.load(text, Loader=loader)  # SafeLoader or CSafeLoader: no arbitrary objects
 
 
-class _BlockDumper(_SafeDumperBase):  # type: ignore[misc, valid-type]
+class _BlockDumper(_SafeDumperBase):
     """Safe dumper that writes multi-line strings in literal block style (``|``)."""
 
 
-def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+def _represent_str(dumper: _BlockDumper, value: str) -> yaml.ScalarNode:
     style = "|" if "\n" in value else None
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 

@@ -32,9 +32,10 @@ MAX_DEPTH = 32
 MAX_PROBLEMS = 100
 """Building stops after this many problems in one file (a hostile file could have millions)."""
 
-Marks = tuple[Any, Any, Any]
-"""``(start_mark, key_marks, value_marks)`` of one container: for a mapping, key → mark dicts; for
-a list, ``None`` and a list of value marks. Marks are the parser's (0-based line/column/index)."""
+Marks = tuple[yamlio.ParserMark, Any, Any]
+"""``(start_mark, key_marks, value_marks)`` of one container: for a mapping, key → mark dicts
+(``dict[str, ParserMark]``); for a list, ``None`` and a ``list[ParserMark]`` of value marks. Marks
+are the parser's (:class:`quiz.yamlio.ParserMark`: 0-based line/column/index)."""
 
 _AWAIT_KEY = object()  # in a mapping, the next scalar is a key
 _KEY_NODE = object()  # in a mapping, a list/mapping is being read in key position
@@ -57,8 +58,9 @@ class Document:
     fatal: bool = False
     marks: dict[int, Marks] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
-    comments: list[tuple[tuple[Any, ...], Any, Any]] = field(default_factory=list)
-    start: Any = None
+    comments: list[tuple[tuple[Any, ...], yamlio.ParserMark, yamlio.ParserMark]] = field(
+        default_factory=list)
+    start: yamlio.ParserMark | None = None
     """The parser mark where the root value starts."""
 
 
@@ -69,6 +71,7 @@ def scalar_spans(text: str, *, pure_python: bool) -> Generator[Span, None, None]
     asking."""
     parser = yamlio.parser(text, pure_python=pure_python)
     depth = 0
+    event: Any  # read by exact class (fast); mypy cannot narrow ``cls is ScalarEvent``
     try:
         for event in iter(parser.get_event, None):
             cls = event.__class__
@@ -113,7 +116,7 @@ def build(text: str, *, pure_python: bool = False) -> Document:
 class _TooMany(Exception):
     """Raised inside the loop when a file has too many problems to list."""
 
-    def __init__(self, mark: Any) -> None:
+    def __init__(self, mark: yamlio.ParserMark) -> None:
         super().__init__()
         self.mark = mark
 
@@ -136,7 +139,7 @@ class _Builder:
             self._lines = self.text.split("\n")
         return self._lines
 
-    def problem(self, mark: Any, message: str, severity: str = "error") -> None:
+    def problem(self, mark: yamlio.ParserMark, message: str, severity: str = "error") -> None:
         """Record a problem at a parser mark; stop reading after :data:`MAX_PROBLEMS`."""
         self.doc.problems.append(Problem(mark.line + 1, mark.column + 1, message, severity))
         if len(self.doc.problems) >= MAX_PROBLEMS:
@@ -188,6 +191,7 @@ class _Builder:
         vmarks: Any = None
         depth = 0
         documents = 0
+        event: Any  # read by exact class (fast); mypy cannot narrow ``cls is scalar_cls``
         for event in iter(parser.get_event, None):
             cls = event.__class__
             if cls is scalar_cls or cls is alias_cls:
@@ -292,7 +296,7 @@ class _Builder:
             self.problem(event.start_mark, yaml_messages.anchor_message(
                 event.anchor, self.lines, event.start_mark, scalar))
 
-    def _duplicate(self, key: str, first: Any, again: Any) -> None:
+    def _duplicate(self, key: str, first: yamlio.ParserMark, again: yamlio.ParserMark) -> None:
         self.problem(again, f"duplicate key '{key}' on line {again.line + 1}: it is already on "
                      f"line {first.line + 1} (a key may appear once per mapping)")
 

@@ -421,7 +421,8 @@ def main(argv: list[str] | None = None) -> int:
     register(subparsers)
     args = list(sys.argv[1:] if argv is None else argv)
     ns = parser.parse_args(["footprint", *args])
-    return ns.func(ns)
+    status: int = ns.func(ns)
+    return status
 
 
 if __name__ == "__main__":

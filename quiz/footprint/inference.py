@@ -148,7 +148,10 @@ def inference_items(spec: InferenceSpec, r: ResolvedModel) -> tuple[list[Item], 
     return items, omitted
 
 
-def _overhead_item(spec, r, overhead, items, omitted) -> None:  # noqa: ANN001
+def _overhead_item(
+    spec: InferenceSpec, r: ResolvedModel, overhead: int | None, items: list[Item],
+    omitted: list[Omitted],
+) -> None:
     fmt = spec.weights
     if overhead is None:
         omitted.append(
@@ -160,7 +163,7 @@ def _overhead_item(spec, r, overhead, items, omitted) -> None:  # noqa: ANN001
             )
         )
         return
-    if fmt == "fp8":
+    if fmt == "fp8" and r.counts is not None:  # FP8 overhead is known only with the counts
         n = r.counts.quantized_matrices
         items.append(
             Item(
@@ -198,7 +201,9 @@ def _overhead_item(spec, r, overhead, items, omitted) -> None:  # noqa: ANN001
     )
 
 
-def _kv_item(spec, r, items, omitted) -> None:  # noqa: ANN001
+def _kv_item(
+    spec: InferenceSpec, r: ResolvedModel, items: list[Item], omitted: list[Omitted]
+) -> None:
     if not (r.layers and r.kv_heads and r.head_dim):
         omitted.append(
             Omitted(
@@ -213,9 +218,10 @@ def _kv_item(spec, r, items, omitted) -> None:  # noqa: ANN001
     dtype = kv_dtype(spec)
     kb = KV_BYTES[dtype]
     ctx, batch = spec.context, spec.batch
-    sliding = r.sliding_layers if r.sliding_window else 0
+    window = r.sliding_window or 0
+    sliding = r.sliding_layers if window else 0
     full_layers = r.layers - sliding
-    window_tokens = min(ctx, r.sliding_window) if sliding else 0
+    window_tokens = min(ctx, window) if sliding else 0
     token_layers = full_layers * ctx + sliding * window_tokens
     n_bytes = 2 * r.kv_heads * r.head_dim * kb * batch * token_layers
     seqs = count_noun(batch, "sequence")
@@ -223,7 +229,7 @@ def _kv_item(spec, r, items, omitted) -> None:  # noqa: ANN001
         tokens = (
             f"({count_noun(full_layers, 'full layer')} × {count_noun(ctx, 'token')} + "
             f"{count_noun(sliding, 'sliding-window layer')} × min({format_count(ctx)}, window "
-            f"{format_count(r.sliding_window)}) tokens)"
+            f"{format_count(window)}) tokens)"
         )
     else:
         tokens = f"{count_noun(r.layers, 'layer')} × {count_noun(ctx, 'token')}"
@@ -245,7 +251,9 @@ def _kv_item(spec, r, items, omitted) -> None:  # noqa: ANN001
     )
 
 
-def _activation_item(spec, r, items, omitted) -> None:  # noqa: ANN001
+def _activation_item(
+    spec: InferenceSpec, r: ResolvedModel, items: list[Item], omitted: list[Omitted]
+) -> None:
     if not r.hidden:
         omitted.append(
             Omitted(

@@ -11,10 +11,11 @@ Public functions: :func:`model_presets`, :func:`gpu_presets`, :func:`get_model`,
 from __future__ import annotations
 
 import difflib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any, get_args
+from typing import Any, TypeVar, get_args
 
 from quiz.footprint.model_arch import Architecture, Norm, count_params
 from quiz.footprint.units import parse_bool, parse_count
@@ -215,7 +216,10 @@ def suggest(name: str, choices: list[str] | tuple[str, ...]) -> str | None:
     return None
 
 
-def _lookup(kind: str, name: str, table: dict[str, Any]) -> Any:
+_Preset = TypeVar("_Preset", "ModelPreset", "GpuPreset")
+
+
+def _lookup(kind: str, name: str, table: Mapping[str, _Preset]) -> _Preset:
     key = name.strip().lower()
     if key in table:
         return table[key]

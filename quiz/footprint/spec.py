@@ -43,7 +43,7 @@ field                                          at most
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Annotated, Any, Literal, get_args
 
 from pydantic import (
@@ -129,7 +129,7 @@ def _shown(value: object) -> str:
 
 
 def _number(
-    minimum: int, maximum: int, unit: str = "", parser: Any = parse_count
+    minimum: int, maximum: int, unit: str = "", parser: Callable[[Any], int] = parse_count
 ) -> BeforeValidator:
     """A whole number from ``minimum`` to ``maximum`` (``unit``: the noun of the bound in the
     message, "must be at most 1,000,000,000 tokens")."""
@@ -141,7 +141,7 @@ def _number(
 
     def check(value: Any) -> int:
         try:
-            number = parser(value)
+            number: int = parser(value)
         except TooLarge as exc:
             raise PydanticCustomError(
                 "number_range",

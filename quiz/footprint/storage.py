@@ -107,7 +107,9 @@ def storage_items(spec: FootprintSpec, r: ResolvedModel) -> tuple[list[Item], li
     return items, omitted
 
 
-def _checkpoint_item(spec, r, items, omitted) -> None:  # noqa: ANN001
+def _checkpoint_item(
+    spec: FootprintSpec, r: ResolvedModel, items: list[Item], omitted: list[Omitted]
+) -> None:
     t, st = spec.training, spec.storage
     psi = r.params
     wd = weight_dtype(t)

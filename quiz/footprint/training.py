@@ -26,6 +26,7 @@ per-device activation memory is L × the per-layer figure.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
@@ -43,6 +44,9 @@ KORTHIKANTI_SRC = "Korthikanti et al. 2022, Reducing Activation Recomputation, T
 ADAM_8BIT_BLOCK = 2048
 """Block size of bitsandbytes' 8-bit optimizers (Dettmers et al. 2022, sec. 2.1): one FP32
 absolute-maximum per block of 2,048 values."""
+
+_Add = Callable[[str, int, str, str], None]
+"""``add(name, bytes, formula, source)``: appends one item (see :func:`training_items`)."""
 
 _BYTES = {"fp32": 4, "fp16": 2, "bf16": 2}
 _WEIGHT_DTYPE = {"fp32": "fp32", "mixed-fp16": "fp16", "mixed-bf16": "bf16", "bf16": "bf16"}
@@ -224,12 +228,15 @@ def training_items(t: TrainingSpec, r: ResolvedModel) -> tuple[list[Item], list[
     return items, omitted
 
 
-def _optimizer_item(t, r, psi, m, n, add, omitted) -> None:  # noqa: ANN001
+def _optimizer_item(
+    t: TrainingSpec, r: ResolvedModel, psi: int, m: int, n: int, add: _Add,
+    omitted: list[Omitted],
+) -> None:
     sb = state_bytes(t)
     dtype = "FP32" if sb == 4 else "BF16"
     ptext = _params_text(psi, m, t, t.zero >= 1, n)
     opt = t.optimizer
-    n_bytes = optimizer_state_total(t, n, None)  # None for Adafactor, sized below
+    n_bytes = optimizer_state_total(t, n, None) or 0  # None for Adafactor, sized below
     if opt == "sgd":
         add(
             "optimizer_states",
@@ -289,7 +296,9 @@ def _optimizer_item(t, r, psi, m, n, add, omitted) -> None:  # noqa: ANN001
         )
 
 
-def _activation_item(t, r, add, omitted) -> None:  # noqa: ANN001
+def _activation_item(
+    t: TrainingSpec, r: ResolvedModel, add: _Add, omitted: list[Omitted]
+) -> None:
     if not (r.layers and r.hidden and r.heads):
         omitted.append(
             Omitted(

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
@@ -147,7 +148,7 @@ class QuizApp(App[int]):
 
         self.push_screen(ConfirmScreen(text, yes="Quit", no="Stay"), done)
 
-    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """Command palette entries: the main actions, then Textual's own."""
         yield SystemCommand("New session", "Choose topics and start over", self.action_new_session)
         yield SystemCommand("Summary", "Score so far, per topic", self.action_summary)

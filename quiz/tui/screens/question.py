@@ -14,6 +14,7 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
@@ -109,7 +110,7 @@ class QuestionScreen(Screen[None]):
         self.query_one("#status-right", Static).update(
             f"Score {score.correct}/{score.answered}")
 
-    def _hint(self, outcome: Outcome | None):
+    def _hint(self, outcome: Outcome | None) -> Content:
         shown = self.session.current
         letters = shown.letters
         span = f"{letters[0]}–{letters[-1]}"

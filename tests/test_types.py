@@ -1,0 +1,25 @@
+"""The package type-checks under ``mypy --strict`` (settings in pyproject.toml), so a wrong type
+fails CI the way a ruff finding does."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_mypy_strict_is_clean(request: pytest.FixtureRequest) -> None:
+    pytest.importorskip("mypy")
+    # pytest's own cache folder keeps mypy's cache between local runs (a clean clone, as in CI,
+    # checks from scratch: a few seconds); it is never written inside the package.
+    cache = request.config.cache.mkdir("mypy") if request.config.cache else None
+    command = [sys.executable, "-m", "mypy", "--strict", "--no-error-summary"]
+    if cache is not None:
+        command += ["--cache-dir", str(cache)]
+    out = subprocess.run([*command, "quiz"], cwd=ROOT, capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stdout + out.stderr
