@@ -17,12 +17,17 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import json
 import os
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from quiz import __version__
+
+if TYPE_CHECKING:
+    from quiz.bank.library import Diagnostic
 
 EXIT_OK = 0
 EXIT_ERRORS = 1
@@ -57,14 +62,27 @@ class Command:
 def _validate_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="quiz validate",
-        description="Check question banks. Prints every problem as "
+        description="Check question banks: the format, then the instructor checks (lint rules, "
+        "each with a code, a name and a fix hint; see FORMAT.md). Prints every problem as "
         "path:line:col: severity: message, then a count ('ok: ...' when there is no error). "
         "Everything goes to stdout; the exit status says the result: 0 no errors "
         "(warnings allowed), 1 errors found, 2 usage error.",
     )
-    parser.add_argument("paths", nargs="+", metavar="PATH", help="bank files or folders")
+    parser.add_argument("paths", nargs="*", metavar="PATH", help="bank files or folders")
     parser.add_argument("-q", "--quiet", action="store_true",
                         help="print the errors only: no warnings, no count, no 'ok' line")
+    parser.add_argument("--strict", action="store_true",
+                        help="treat warnings as errors (exit 1 if there is any)")
+    parser.add_argument("--select", action="append", default=[], metavar="RULES",
+                        help="run only these lint rules: codes (Q104), names "
+                        "(longest-option-is-key) or code prefixes (Q1), comma-separated")
+    parser.add_argument("--ignore", action="append", default=[], metavar="RULES",
+                        help="do not run these lint rules (same forms as --select)")
+    parser.add_argument("--format", choices=("text", "json"), default="text",
+                        help="text (default), or json: a list of diagnostics for editors and "
+                        "tools")
+    parser.add_argument("--rules", action="store_true",
+                        help="list the lint rules with what each checks, then exit")
     return parser
 
 
@@ -72,19 +90,48 @@ def _plural(n: int, noun: str) -> str:
     return f"{n} {noun}{'s' * (n != 1)}"
 
 
+def _split(entries: Sequence[str]) -> list[str]:
+    return [part.strip() for entry in entries for part in entry.split(",") if part.strip()]
+
+
 def run_validate(argv: Sequence[str]) -> int:
-    """``quiz validate PATH...``: print diagnostics and a count to stdout; return 0 (clean),
-    1 (errors) or 2 (usage)."""
-    ns = _validate_parser().parse_args(argv)
+    """``quiz validate PATH...``: load the banks, run the lint rules (:mod:`quiz.bank.lint`) on
+    those that load, print every diagnostic with its fix hint and a count to stdout; return 0
+    (clean), 1 (errors, or warnings with ``--strict``) or 2 (usage)."""
+    parser = _validate_parser()
+    ns = parser.parse_args(argv)
+    from quiz.bank import lint
+
+    if ns.rules:
+        for rule in lint.RULES:
+            print(f"{rule.code} {rule.name:24} {rule.severity:8} {rule.summary}")
+        return EXIT_OK
+    if not ns.paths:
+        parser.error("give at least one bank file or folder")
+    try:
+        rules = lint.resolve_rules(_split(ns.select), _split(ns.ignore))
+    except lint.SelectionError as exc:
+        parser.error(str(exc))
     from quiz.bank.load import load_library
 
     report = load_library(ns.paths)
-    for diag in report.diagnostics:
-        if diag.severity == "error" or not ns.quiet:
-            print(diag)
-    n_err, n_warn = len(report.errors), len(report.warnings)
+    diagnostics = list(report.diagnostics)
+    if report.library is not None:
+        diagnostics += lint.lint_library(report.library, rules)
+    if ns.strict:
+        diagnostics = [replace(d, severity="error") for d in diagnostics]
+    shown = [d for d in diagnostics if d.severity == "error" or not ns.quiet]
+    n_err = sum(d.severity == "error" for d in diagnostics)
+    n_warn = len(diagnostics) - n_err
+    if ns.format == "json":
+        print(json.dumps([_as_json(d) for d in shown], indent=2, ensure_ascii=False))
+        return EXIT_ERRORS if n_err else EXIT_OK
+    for diag in shown:
+        print(diag)
+        if diag.hint:
+            print(f"    hint: {diag.hint}")
     warnings = f", {_plural(n_warn, 'warning')}" if n_warn else ""
-    if report.ok:
+    if not n_err:
         if not ns.quiet:
             lib = report.library
             count = len(lib.questions) if lib else 0
@@ -94,6 +141,14 @@ def run_validate(argv: Sequence[str]) -> int:
     if not ns.quiet:
         print(f"{_plural(n_err, 'error')}{warnings}")
     return EXIT_ERRORS
+
+
+def _as_json(diag: Diagnostic) -> dict[str, object]:
+    """One diagnostic for ``--format json``: ``code`` and ``rule`` are null for format errors."""
+    code, _, name = (diag.rule or "").partition(" ")
+    return {"path": diag.path, "line": diag.line, "column": diag.column,
+            "severity": diag.severity, "code": code or None, "rule": name or None,
+            "message": diag.message, "hint": diag.hint}
 
 
 # -- footprint --------------------------------------------------------------------------------
@@ -124,7 +179,8 @@ def run_help(argv: Sequence[str]) -> int:
 COMMANDS: dict[str, Command] = {
     c.name: c
     for c in (
-        Command("validate", "PATH...", "check banks; prints path:line:col problems",
+        Command("validate", "PATH...", "check banks and lint their questions; prints "
+                "path:line:col problems with fix hints",
                 run_validate),
         Command("footprint", "...", "training/inference memory, with the derivation shown",
                 run_footprint),

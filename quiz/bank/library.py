@@ -26,10 +26,16 @@ class Diagnostic:
     column: int
     message: str
     severity: Literal["error", "warning"] = "error"
+    rule: str | None = None
+    """For a lint finding, the rule as ``code name`` (``Q104 longest-option-is-key``); None for
+    a problem of the format itself."""
+    hint: str | None = None
+    """For a lint finding, a one-line suggestion of how to fix it."""
 
     def __str__(self) -> str:
         where = f"{self.path}:{self.line}:{self.column}" if self.line else self.path
-        return f"{where}: {self.severity}: {self.message}"
+        rule = f"{self.rule}: " if self.rule else ""
+        return f"{where}: {self.severity}: {rule}{self.message}"
 
 
 @dataclass(frozen=True)

@@ -59,6 +59,19 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=False)
 
 
+RuleName = Annotated[StrictStr, Field(pattern=r"^(Q[0-9]{3}|[a-z][a-z-]*)$", max_length=60)]
+"""A lint rule, by code (``Q104``) or by name (``longest-option-is-key``); see
+:mod:`quiz.bank.lint`."""
+
+
+class LintSettings(_Strict):
+    """``lint:`` on a question or on the bank header: ``ignore`` lists the lint rules (codes or
+    names) that are deliberately not followed there. Unknown rule names are reported by
+    ``quiz validate``."""
+
+    ignore: list[RuleName] = Field(default_factory=list)
+
+
 class TableInfographic(_Strict):
     """A table: ``columns`` (header cells) and ``rows`` (each a list of cells, same length)."""
 
@@ -148,6 +161,7 @@ class Question(_Strict):
     distractor_review: dict[OptionKey, Text]
     worked_example: WorkedExample | None = None
     references: list[Text] = Field(default_factory=list)
+    lint: LintSettings | None = None
 
     @field_validator("options")
     @classmethod
@@ -236,6 +250,7 @@ class BankInfo(_Strict):
     pass_mark: float = Field(default=0.7, ge=0.0, le=1.0)
     description: Text | None = None
     topics: dict[Slug, Text] = Field(default_factory=dict)
+    lint: LintSettings | None = None
 
 
 class BankFile(_Strict):

@@ -1,0 +1,585 @@
+"""Instructor checks: a bank that loads without errors may still hold weak questions.
+
+The loader (:mod:`quiz.bank.load`) decides whether a bank is *valid*; this module decides whether
+its questions are *good*, by rules that item-writing guides agree on (Haladyna, Downing and
+Rodriguez 2002, "A Review of Multiple-Choice Item-Writing Guidelines", Applied Measurement in
+Education 15(3)). Each rule has a code and a name (``Q104 longest-option-is-key``), a message
+that says what was found, and a one-line hint that says how to fix it. Every rule's rationale is
+documented for instructors in ``question_bank/FORMAT.md``.
+
+Findings are :class:`~quiz.bank.library.Diagnostic` objects of severity ``warning`` (``error`` for
+:data:`PLACEHOLDER`, which a student must never see), placed at the ``path:line:col`` of the value
+they are about. An instructor silences a rule where it is deliberately broken with ``lint:
+{ignore: [rule]}`` on the question (or on the ``bank:`` header, for the whole bank).
+
+Everything here is deterministic: no hash-order dependence and no randomness, so the same library
+gives the same findings in the same order on every run.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from quiz.bank import yaml_reader
+from quiz.bank.library import Diagnostic, Library, LoadedBank
+from quiz.bank.model import Question
+from quiz.bank.problems import mark_position
+from quiz.bank.text_checks import decode, normalise
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One lint rule: ``code`` (``Q104``), ``name`` (``longest-option-is-key``), what it checks
+    (``summary``), how to fix a finding (``hint``) and the finding's ``severity``."""
+
+    code: str
+    name: str
+    summary: str
+    hint: str
+    severity: Literal["error", "warning"] = "warning"
+
+    @property
+    def label(self) -> str:
+        """``code name``, as printed in a diagnostic."""
+        return f"{self.code} {self.name}"
+
+
+NEAR_DUPLICATE = Rule(
+    "Q101", "near-duplicate-stem",
+    "two stems in the library are nearly the same text",
+    "reword one stem so it asks something different, or delete the duplicate question")
+PLACEHOLDER = Rule(
+    "Q102", "placeholder-text",
+    "placeholder text left in (TODO, FIXME, TBD, XXX, lorem ipsum, a bare '...')",
+    "write the real text in place of the placeholder", "error")
+KEY_SKEW = Rule(
+    "Q103", "key-letter-skew",
+    "the answer keys of a bank's single-answer questions favour some letters",
+    "reorder some questions' options so each letter is the key about equally often")
+LONGEST_KEY = Rule(
+    "Q104", "longest-option-is-key",
+    "the keyed option is noticeably longer than every distractor",
+    "make the distractors as long and as qualified as the key, or shorten the key")
+CHOOSE_MISSING = Rule(
+    "Q105", "choose-count-missing",
+    "a multiple-response stem does not say how many options to choose",
+    "end the stem with 'Choose two.' (the number of keys in 'answer')")
+CHOOSE_MISMATCH = Rule(
+    "Q106", "choose-count-mismatch",
+    "the stem asks for a different number of options than the key has",
+    "make the number in the stem match the number of keys in 'answer'")
+NEGATIVE_STEM = Rule(
+    "Q107", "negative-stem",
+    "a negative stem ('Which is not ...') without emphasis on the negative word",
+    "write the negative word in capitals (NOT, EXCEPT, LEAST), or ask the question positively")
+SHORT_EXPLANATION = Rule(
+    "Q108", "short-explanation",
+    "an explanation shorter than its minimum (short: 12 words, full: 25 words)",
+    "explain why the key is right, in full sentences a student can learn from")
+SHORT_REVIEW = Rule(
+    "Q109", "short-review",
+    "a distractor review shorter than 6 words",
+    "say why this option is wrong: the misconception it comes from and the fact it contradicts")
+REVIEW_REPEATS = Rule(
+    "Q110", "review-repeats-option",
+    "a distractor review that only repeats its option's words",
+    "give the reason the option is wrong instead of restating it")
+NO_REFERENCE = Rule(
+    "Q111", "no-reference",
+    "a question with no reference",
+    "add a source a student can check under 'references:' (author, year, title, section)")
+UNDECLARED_TOPIC = Rule(
+    "Q112", "undeclared-topic",
+    "a topic used by a question but not declared in bank.topics",
+    "declare the topic with its display name under 'bank: topics:'")
+UNUSED_TOPIC = Rule(
+    "Q113", "unused-topic",
+    "a topic declared in bank.topics that no question of the bank uses",
+    "remove the topic from 'bank: topics:', or write questions for it")
+UNKNOWN_RULE = Rule(
+    "Q100", "unknown-rule",
+    "'lint: ignore:' names a rule that does not exist",
+    "use a rule code (Q104) or name (longest-option-is-key) listed by 'quiz validate --rules'")
+
+RULES: tuple[Rule, ...] = (
+    UNKNOWN_RULE, NEAR_DUPLICATE, PLACEHOLDER, KEY_SKEW, LONGEST_KEY, CHOOSE_MISSING,
+    CHOOSE_MISMATCH, NEGATIVE_STEM, SHORT_EXPLANATION, SHORT_REVIEW, REVIEW_REPEATS, NO_REFERENCE,
+    UNDECLARED_TOPIC, UNUSED_TOPIC)
+"""Every rule, in code order."""
+
+_BY_KEY = {key: rule for rule in RULES for key in (rule.code, rule.name)}
+
+MIN_SHORT_WORDS = 12
+"""Fewest words a ``short_explanation`` should have (Q108)."""
+
+MIN_FULL_WORDS = 25
+"""Fewest words a ``full_explanation`` should have (Q108)."""
+
+MIN_REVIEW_WORDS = 6
+"""Fewest words a distractor review should have (Q109)."""
+
+LONGEST_RATIO = 1.3
+"""Q104 fires when the key is at least this many times as long (in characters) as the longest
+distractor, and at least :data:`LONGEST_MARGIN` characters longer."""
+
+LONGEST_MARGIN = 15
+
+DUPLICATE_SIMILARITY = 0.8
+"""Q101 fires when two stems share at least this fraction of their word 3-grams (Jaccard index
+of the normalised texts)."""
+
+SKEW_MIN_QUESTIONS = 8
+"""Q103 judges a bank's key letters only from this many single-answer questions on."""
+
+_CHI2_CRITICAL_1PCT = {1: 6.635, 2: 9.210, 3: 11.345, 4: 13.277, 5: 15.086, 6: 16.812, 7: 18.475}
+"""Critical values of the chi-squared distribution at the 1 % level, by degrees of freedom
+(NIST/SEMATECH e-Handbook of Statistical Methods, table 1.3.6.7.4)."""
+
+
+class SelectionError(ValueError):
+    """A ``--select`` or ``--ignore`` entry that names no rule."""
+
+
+def resolve_rules(select: Sequence[str] = (), ignore: Sequence[str] = ()) -> frozenset[str]:
+    """The rule codes to run: those matching ``select`` (all rules when it is empty) minus those
+    matching ``ignore``. An entry is a code (``Q104``), a name (``longest-option-is-key``), a code
+    prefix (``Q1``) or ``ALL``. Raises :class:`SelectionError` naming an entry that matches no
+    rule."""
+    def matching(entry: str) -> set[str]:
+        entry = entry.strip()
+        found = {r.code for r in RULES
+                 if entry in (r.code, r.name, "ALL") or (entry[:1] == "Q" and
+                                                          r.code.startswith(entry))}
+        if not found:
+            raise SelectionError(f"no lint rule is called {entry!r} (quiz validate --rules "
+                                 "lists them)")
+        return found
+
+    chosen = set().union(*(matching(e) for e in select)) if select else {r.code for r in RULES}
+    for entry in ignore:
+        chosen -= matching(entry)
+    return frozenset(chosen)
+
+
+def lint_library(library: Library, rules: Iterable[str] | None = None) -> list[Diagnostic]:
+    """Run the lint rules (codes; all when ``rules`` is None) over every bank of ``library``.
+
+    Returns the findings sorted by file (in library order), line and column. Findings that a
+    question's or the bank's ``lint: {ignore: [...]}`` names are left out. Each bank file is read
+    again to place findings at ``line:col``; should it have changed or vanished since it was
+    loaded, findings fall back to line 0 (the whole file)."""
+    enabled = frozenset(r.code for r in RULES) if rules is None else frozenset(rules)
+    found: list[tuple[int, Diagnostic]] = []
+    stems: list[tuple[LoadedBank, int, _Places]] = []
+    for order, bank in enumerate(library.banks):
+        places = _Places.read(bank.path)
+        out = _Collector(bank, places, enabled)
+        _lint_bank(bank, out)
+        found += [(order, d) for d in out.found]
+        stems += [(bank, i, places) for i in range(len(bank.questions))]
+    if NEAR_DUPLICATE.code in enabled:
+        order_of = {id(b): n for n, b in enumerate(library.banks)}
+        for bank, index, other, places, where in _near_duplicates(stems):
+            question = bank.questions[index]
+            if _ignored(bank, question, NEAR_DUPLICATE):
+                continue
+            found.append((order_of[id(bank)], _diagnostic(
+                bank, places.value(index, "question"), NEAR_DUPLICATE,
+                f"this stem is nearly the same as that of question {other!r} ({where})")))
+    found.sort(key=lambda item: (item[0], item[1].line, item[1].column, item[1].rule or ""))
+    return [d for _, d in found]
+
+
+# --- Where things are written --------------------------------------------------------------------
+
+Position = tuple[int, int]
+
+
+class _Places:
+    """Line:column of a bank file's values, read again from the file (0, 0 when unknown)."""
+
+    def __init__(self, value: Any, marks: dict[int, yaml_reader.Marks]) -> None:
+        self._value = value
+        self._marks = marks
+
+    @classmethod
+    def read(cls, path: Path) -> _Places:
+        try:
+            text, problem = decode(path.read_bytes())
+        except OSError:
+            return cls(None, {})
+        if text is None or problem is not None:
+            return cls(None, {})
+        # Tabs become spaces one for one, so every column stays where it was.
+        text = normalise(text)[0].replace("\t", " ")
+        doc = yaml_reader.build(text)
+        return cls(doc.value if not doc.fatal else None, doc.marks)
+
+    def _marks_of(self, container: Any) -> yaml_reader.Marks | None:
+        return self._marks.get(id(container)) if container is not None else None
+
+    def _question(self, index: int) -> Any:
+        questions = self._value.get("questions") if isinstance(self._value, dict) else None
+        if isinstance(questions, list) and index < len(questions):
+            return questions[index]
+        return None
+
+    def _at(self, container: Any, key: str, *, of_key: bool = False) -> Position | None:
+        marks = self._marks_of(container)
+        if marks is None or not isinstance(marks[1 if of_key else 2], dict):
+            return None
+        mark = marks[1 if of_key else 2].get(key)
+        return mark_position(mark) if mark is not None else None
+
+    def question(self, index: int) -> Position:
+        """Where question ``index`` starts (its first key)."""
+        marks = self._marks_of(self._question(index))
+        return mark_position(marks[0]) if marks is not None else (0, 0)
+
+    def value(self, index: int, key: str, sub: str | None = None) -> Position:
+        """Where the value of ``key`` of question ``index`` is written (with ``sub``: the value of
+        that key inside it, e.g. an option); the question's start when it is not there."""
+        question = self._question(index)
+        if sub is None:
+            place = self._at(question, key)
+        else:
+            inner = question.get(key) if isinstance(question, dict) else None
+            place = self._at(inner, sub)
+        return place or self.question(index)
+
+    def key(self, index: int, key: str) -> Position:
+        """Where the key ``key`` of question ``index`` is written (its start if absent)."""
+        return self._at(self._question(index), key, of_key=True) or self.question(index)
+
+    def header(self, key: str, sub: str | None = None, *, of_key: bool = False) -> Position:
+        """Where ``bank: key`` (or ``bank: key: sub``) is written; 0:0 when unknown."""
+        header = self._value.get("bank") if isinstance(self._value, dict) else None
+        if sub is None:
+            return self._at(header, key, of_key=of_key) or (0, 0)
+        inner = header.get(key) if isinstance(header, dict) else None
+        return self._at(inner, sub, of_key=of_key) or self._at(header, key) or (0, 0)
+
+
+def _diagnostic(bank: LoadedBank, place: Position, rule: Rule, message: str,
+                hint: str | None = None) -> Diagnostic:
+    return Diagnostic(str(bank.path), place[0], place[1], message, rule.severity,
+                      rule=rule.label, hint=hint or rule.hint)
+
+
+def _ignored(bank: LoadedBank, question: Question | None, rule: Rule) -> bool:
+    lists = [bank.info.lint.ignore if bank.info.lint else []]
+    if question is not None and question.lint is not None:
+        lists.append(question.lint.ignore)
+    return any(entry in (rule.code, rule.name) for names in lists for entry in names)
+
+
+class _Collector:
+    """Findings of one bank, with the rules enabled and the ignores applied."""
+
+    def __init__(self, bank: LoadedBank, places: _Places, enabled: frozenset[str]) -> None:
+        self.bank = bank
+        self.places = places
+        self.enabled = enabled
+        self.found: list[Diagnostic] = []
+
+    def add(self, rule: Rule, question: Question | None, place: Position, message: str,
+            hint: str | None = None) -> None:
+        if rule.code in self.enabled and not _ignored(self.bank, question, rule):
+            self.found.append(_diagnostic(self.bank, place, rule, message, hint))
+
+
+# --- The rules -----------------------------------------------------------------------------------
+
+def _lint_bank(bank: LoadedBank, out: _Collector) -> None:
+    places = out.places
+    info = bank.info
+    if info.lint is not None:
+        for n, name in enumerate(info.lint.ignore):
+            if name not in _BY_KEY:
+                out.add(UNKNOWN_RULE, None, _list_item(places, None, n, header=True),
+                        f"there is no lint rule {name!r} to ignore")
+    for field in ("title", "description"):
+        text = getattr(info, field)
+        if text is not None:
+            for what in _placeholders(text):
+                out.add(PLACEHOLDER, None, places.header(field), f"the bank's {field} holds "
+                        f"the placeholder {what}")
+    for key, name in info.topics.items():
+        for what in _placeholders(name):
+            out.add(PLACEHOLDER, None, places.header("topics", key),
+                    f"topic {key!r} is named with the placeholder {what}")
+    used = {q.topic for q in bank.questions}
+    for key in info.topics:
+        if key not in used:
+            out.add(UNUSED_TOPIC, None, places.header("topics", key, of_key=True),
+                    f"no question of this bank has topic {key!r}")
+    undeclared_seen: set[str] = set()
+    for index, question in enumerate(bank.questions):
+        _lint_question(index, question, out)
+        if not info.topics and question.topic not in undeclared_seen:
+            undeclared_seen.add(question.topic)
+            out.add(UNDECLARED_TOPIC, question, places.value(index, "topic"),
+                    f"topic {question.topic!r} is not declared: this bank has no 'topics:'")
+    _key_skew(bank, out)
+
+
+def _list_item(places: _Places, index: int | None, n: int, *, header: bool = False) -> Position:
+    """Where entry ``n`` of a ``lint: ignore:`` list is written (the ``lint`` value if unknown)."""
+    container: Any = (places._value.get("bank") if header and isinstance(places._value, dict)
+                      else places._question(index) if index is not None else None)
+    lint = container.get("lint") if isinstance(container, dict) else None
+    ignore = lint.get("ignore") if isinstance(lint, dict) else None
+    marks = places._marks_of(ignore)
+    if marks is not None and isinstance(marks[2], list) and n < len(marks[2]):
+        return mark_position(marks[2][n])
+    if header:
+        return places.header("lint")
+    return places.value(index, "lint") if index is not None else (0, 0)
+
+
+def _lint_question(index: int, q: Question, out: _Collector) -> None:
+    places = out.places
+    if q.lint is not None:
+        for n, name in enumerate(q.lint.ignore):
+            if name not in _BY_KEY:
+                out.add(UNKNOWN_RULE, None, _list_item(places, index, n),
+                        f"there is no lint rule {name!r} to ignore")
+    # Q102: placeholders in every text a student reads.
+    texts: list[tuple[str, Position, str]] = [
+        ("the stem", places.value(index, "question"), q.stem),
+        ("the short explanation", places.value(index, "short_explanation"), q.short_explanation),
+        ("the full explanation", places.value(index, "full_explanation"), q.full_explanation)]
+    texts += [(f"option {k}", places.value(index, "options", k), t) for k, t in q.options.items()]
+    texts += [(f"the review of {k}", places.value(index, "distractor_review", k), t)
+              for k, t in q.distractor_review.items()]
+    texts += [("a reference", places.value(index, "references"), t) for t in q.references]
+    for what, place, text in texts:
+        for found in _placeholders(text):
+            out.add(PLACEHOLDER, q, place, f"{what} holds the placeholder {found}")
+    _longest_key(index, q, out)
+    _choose_count(index, q, out)
+    stem_negative = _unemphasised_negative(q.stem)
+    if stem_negative is not None:
+        out.add(NEGATIVE_STEM, q, places.value(index, "question"),
+                f"the stem asks a negative question ({stem_negative!r}) without emphasis: "
+                "students who miss the word answer the opposite question")
+    for field, minimum, label in (("short_explanation", MIN_SHORT_WORDS, "short explanation"),
+                                  ("full_explanation", MIN_FULL_WORDS, "full explanation")):
+        count = len(_words(getattr(q, field)))
+        if count < minimum:
+            out.add(SHORT_EXPLANATION, q, places.value(index, field),
+                    f"the {label} has {count} word{'s' * (count != 1)}; write at least {minimum}")
+    for key, review in q.distractor_review.items():
+        place = places.value(index, "distractor_review", key)
+        count = len(_words(review))
+        if count < MIN_REVIEW_WORDS:
+            out.add(SHORT_REVIEW, q, place, f"the review of {key} has {count} "
+                    f"word{'s' * (count != 1)}; write at least {MIN_REVIEW_WORDS}")
+        if key in q.options and _repeats(review, q.options[key]):
+            out.add(REVIEW_REPEATS, q, place, f"the review of {key} only repeats the option's "
+                    "words; it does not say why the option is wrong")
+    if not q.references:
+        out.add(NO_REFERENCE, q, places.value(index, "id"),
+                "this question has no reference a student can check")
+
+
+def _words(text: str) -> list[str]:
+    """The words of ``text``: runs of letters, digits and the characters that join them."""
+    return re.findall(r"[\w][\w'’.,/+-]*", unicodedata.normalize("NFKC", text))
+
+
+def _normal_words(text: str) -> list[str]:
+    """Casefolded words without punctuation, for comparing texts."""
+    return re.findall(r"\w+", unicodedata.normalize("NFKC", text).casefold())
+
+
+_PLACEHOLDER_WORDS = re.compile(r"\b(TODO|FIXME|TBD|XXX)\b|\b(lorem ipsum|lorem)\b",
+                                re.IGNORECASE)
+_ELLIPSIS_ONLY = re.compile(r"^\s*(?:\.\.\.|…|\[\s*(?:\.\.\.|…)\s*\]|\(\s*(?:\.\.\.|…)\s*\)|"
+                            r"<\s*(?:\.\.\.|…)\s*>)\s*$", re.MULTILINE)
+
+
+def _placeholders(text: str) -> list[str]:
+    """The placeholders in ``text``: the words TODO, FIXME, TBD, XXX (in capitals), lorem
+    (ipsum), and a line that is only ``...`` (or ``…``, ``[...]``, ``(...)``, ``<...>``). An
+    ellipsis inside a sentence or a formula ("1, 2, ..., n") is not a placeholder."""
+    found = []
+    for match in _PLACEHOLDER_WORDS.finditer(text):
+        word = match.group(0)
+        if match.group(1) and word != word.upper():
+            continue  # "todo" and "Xxx" are words; the placeholders are written in capitals
+        found.append(repr(word))
+    bare = _ELLIPSIS_ONLY.search(text)
+    if bare:
+        found.append(repr(bare.group(0).strip()))
+    return list(dict.fromkeys(found))
+
+
+def _longest_key(index: int, q: Question, out: _Collector) -> None:
+    """Q104: the keyed option(s) noticeably longer than every distractor."""
+    keys = q.answer_keys
+    distractors = [len(t.strip()) for k, t in q.options.items() if k not in keys]
+    if not distractors:
+        return
+    key_len = min(len(q.options[k].strip()) for k in keys if k in q.options)
+    longest = max(distractors)
+    if key_len >= LONGEST_RATIO * longest and key_len - longest >= LONGEST_MARGIN:
+        which = "keyed option" if len(keys) == 1 else "every keyed option"
+        place = out.places.value(index, "options", sorted(keys)[0])
+        out.add(LONGEST_KEY, q, place,
+                f"the {which} has {key_len} characters, the longest distractor {longest}: "
+                "test-wise students pick the longest option")
+
+
+_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+            "eight": 8, **{str(n): n for n in range(1, 9)}}
+_NUMBER = r"(one|two|three|four|five|six|seven|eight|[1-8])"
+_COUNT_PATTERNS = (
+    re.compile(r"\b(?:choose|select|pick|mark|tick|identify|name|give)\s+(?:the\s+|any\s+)?"
+               + _NUMBER + r"\b", re.IGNORECASE),
+    re.compile(r"\b(?:which|what)\s+" + _NUMBER + r"\b", re.IGNORECASE),
+    re.compile(r"\b" + _NUMBER + r"\s+(?:of\s+(?:these|the\s+following|the\s+options)|"
+               r"(?:correct\s+|right\s+)?(?:answers|options|statements|choices))\b",
+               re.IGNORECASE),
+)
+
+
+def choose_count(stem: str) -> int | None:
+    """How many options ``stem`` asks the student to choose ("Choose two.", "Which three of
+    these ...", "Select 2"), or None when it does not say. When it says several numbers, the
+    last one counts (the instruction usually closes the stem)."""
+    found: list[tuple[int, int]] = []
+    for pattern in _COUNT_PATTERNS:
+        found += [(m.start(), _NUMBERS[m.group(1).lower()]) for m in pattern.finditer(stem)]
+    return max(found)[1] if found else None
+
+
+def _choose_count(index: int, q: Question, out: _Collector) -> None:
+    """Q105 and Q106: a multiple-response stem says how many to choose, and says it right."""
+    said = choose_count(q.stem)
+    want = len(q.answer_keys)
+    place = out.places.value(index, "question")
+    words = {n: w for w, n in _NUMBERS.items() if not w.isdigit()}
+    if q.multiple_response and said is None:
+        out.add(CHOOSE_MISSING, q, place,
+                f"the key has {want} options but the stem does not say how many to choose",
+                f"end the stem with 'Choose {words[want]}.'")
+    elif said is not None and said != want and (q.multiple_response or said > 1):
+        out.add(CHOOSE_MISMATCH, q, place,
+                f"the stem asks for {said} option{'s' * (said != 1)} but the key has {want}",
+                f"make the stem ask for {words[want]}, or change 'answer' to {said} keys")
+
+
+_NEGATIVE = re.compile(r"\b(not|except|least|false|incorrect|untrue|never|cannot|\w+n['’]t)\b",
+                       re.IGNORECASE)
+_SENTENCE = re.compile(r"[^.?!]+[.?!]?")
+
+
+def _unemphasised_negative(stem: str) -> str | None:
+    """The first negative word (not, except, least, false, incorrect, never, cannot, ...n't)
+    written in lower case in the stem's question sentences (those ending in '?' or starting
+    with which, what, choose or select); None when there is none. A contrast ("during training
+    but not during inference", "not only") does not negate the question."""
+    for sentence in _SENTENCE.findall(stem):
+        text = sentence.strip()
+        asks = text.endswith("?") or re.match(r"(?i)(which|what|choose|select)\b", text)
+        if not asks:
+            continue
+        for match in _NEGATIVE.finditer(text):
+            word = match.group(1)
+            if word.isupper() and len(word) > 1:
+                continue
+            if word.lower() == "not" and (
+                    re.match(r"\s+only\b", text[match.end():], re.I)
+                    or re.search(r"\b(but|and|or|if)\s+$", text[:match.start()], re.I)):
+                continue  # "not only", "but not", "and not", "whether or not": no negated ask
+            return word
+    return None
+
+
+_BOILERPLATE = frozenset(
+    "this that the a an it is are was were be option options answer choice distractor wrong "
+    "incorrect not right correct false true because so and or of here".split())
+
+
+def _repeats(review: str, option: str) -> bool:
+    """True when ``review`` adds fewer than 3 words of its own to ``option``'s (ignoring words
+    such as "this option is wrong")."""
+    option_words = set(_normal_words(option))
+    new = {w for w in _normal_words(review) if w not in option_words and w not in _BOILERPLATE}
+    return len(new) < 3
+
+
+def _key_skew(bank: LoadedBank, out: _Collector) -> None:
+    """Q103: a chi-squared goodness-of-fit test of the key letters against an even spread."""
+    single = [q for q in bank.questions if not q.multiple_response
+              and not _ignored(bank, q, KEY_SKEW)]
+    if len(single) < SKEW_MIN_QUESTIONS:
+        return
+    expected: dict[str, float] = {}
+    observed: dict[str, int] = {}
+    for q in single:
+        for key in q.options:
+            expected[key] = expected.get(key, 0.0) + 1 / len(q.options)
+        key = next(iter(q.answer_keys))
+        observed[key] = observed.get(key, 0) + 1
+    letters = sorted(expected)
+    chi2 = sum((observed.get(k, 0) - expected[k]) ** 2 / expected[k] for k in letters)
+    df = min(len(letters) - 1, max(_CHI2_CRITICAL_1PCT))
+    if df < 1 or chi2 <= _CHI2_CRITICAL_1PCT[df]:
+        return
+    spread = ", ".join(f"{k} {observed.get(k, 0)}" for k in letters)
+    out.add(KEY_SKEW, None, out.places.header("id"),
+            f"the keys of this bank's {len(single)} single-answer questions are spread "
+            f"{spread}; an even spread is about {len(single) / len(letters):.1f} each")
+
+
+# --- Near-duplicate stems across the library ---------------------------------------------
+
+_COMMON_SHINGLE = 50
+"""A 3-gram found in more stems than this ("which of these") finds no candidates by itself."""
+
+
+def _shingles(stem: str) -> frozenset[tuple[str, ...]]:
+    words = _normal_words(stem)
+    if len(words) < 3:
+        return frozenset([tuple(words)]) if words else frozenset()
+    return frozenset(tuple(words[i:i + 3]) for i in range(len(words) - 2))
+
+
+def _near_duplicates(stems: list[tuple[LoadedBank, int, _Places]],
+                     ) -> list[tuple[LoadedBank, int, str, _Places, str]]:
+    """Pairs of stems whose word 3-grams overlap by :data:`DUPLICATE_SIMILARITY` or more
+    (Jaccard index). Each pair is reported once, at the later question, naming the earlier one
+    as ``'id'`` and ``path:line``. Candidates come from an index of 3-grams, so a library of
+    thousands of questions is not compared pair by pair."""
+    sets = [_shingles(bank.questions[i].stem) for bank, i, _ in stems]
+    postings: dict[tuple[str, ...], list[int]] = {}
+    for n, shingles in enumerate(sets):
+        for shingle in shingles:
+            postings.setdefault(shingle, []).append(n)
+    found = []
+    for n, shingles in enumerate(sets):
+        candidates: set[int] = set()
+        for shingle in shingles:
+            earlier = postings[shingle]
+            if len(earlier) <= _COMMON_SHINGLE:
+                candidates.update(m for m in earlier if m < n)
+        best: tuple[float, int] | None = None
+        for m in sorted(candidates):
+            union = len(shingles | sets[m])
+            similarity = len(shingles & sets[m]) / union if union else 0.0
+            if similarity >= DUPLICATE_SIMILARITY and (best is None or similarity > best[0]):
+                best = (similarity, m)
+        if best is not None:
+            bank, index, places = stems[n]
+            first_bank, first_index, first_places = stems[best[1]]
+            line = first_places.value(first_index, "question")[0]
+            found.append((bank, index, first_bank.questions[first_index].id, places,
+                          f"{first_bank.path}:{line}, {best[0]:.0%} alike"))
+    return found
