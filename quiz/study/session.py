@@ -11,8 +11,10 @@ shuffled options can never contradict their explanations.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+import time
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 from quiz.bank.model import OPTION_KEYS, Infographic, Question, WorkedExample
 
@@ -33,6 +35,11 @@ class SessionConfig:
             ``shuffle: false`` keeps its options in bank order).
         seed: seed of the random generator, for a reproducible order; ``None`` draws one.
         question_ids: restrict to these ids, in this order (e.g. "retry what I missed").
+        tags: keep questions with at least one of these tags; ``None`` means any.
+        difficulties: keep questions of these difficulties (``easy``, ``medium``, ``hard``);
+            ``None`` means any.
+        ordered: keep the order of ``question_ids`` even when shuffling (a review queue: due
+            first); options are still shuffled.
     """
 
     topics: frozenset[str] | None = None
@@ -40,6 +47,15 @@ class SessionConfig:
     shuffle: bool = True
     seed: int | None = None
     question_ids: tuple[str, ...] | None = None
+    tags: frozenset[str] | None = None
+    difficulties: frozenset[str] | None = None
+    ordered: bool = False
+
+    def matches(self, question: Question) -> bool:
+        """True when ``question`` passes the topic, tag and difficulty filters."""
+        return ((self.topics is None or question.topic in self.topics)
+                and (self.tags is None or not self.tags.isdisjoint(question.tags))
+                and (self.difficulties is None or question.difficulty in self.difficulties))
 
 
 @dataclass(frozen=True)
@@ -135,12 +151,35 @@ class Outcome:
         return tuple(self.shown.question.references)
 
     @property
+    def right_ticks(self) -> tuple[ShownOption, ...]:
+        """Chosen options that are right."""
+        return tuple(o for o in self.chosen if o in self.right)
+
+    @property
+    def wrong_ticks(self) -> tuple[ShownOption, ...]:
+        """Chosen options that are wrong."""
+        return tuple(o for o in self.chosen if o not in self.right)
+
+    @property
+    def missed(self) -> tuple[ShownOption, ...]:
+        """Right options that were not chosen."""
+        return tuple(o for o in self.right if o not in self.chosen)
+
+    @property
     def verdict(self) -> str:
-        """One line: right or wrong, which option was right and what was chosen, by letter."""
+        """One line: right or wrong, which option was right and what was chosen, by letter.
+        For a multiple-response question, which ticks were right, which wrong and which right
+        options were missed (scoring stays all-or-nothing)."""
         right = ", ".join(o.letter for o in self.right)
         chosen = ", ".join(o.letter for o in self.chosen)
         if self.correct:
             return f"Correct: {right}."
+        if len(self.right) > 1:
+            def letters(options: tuple[ShownOption, ...]) -> str:
+                return ", ".join(o.letter for o in options) or "none"
+            return (f"Not quite: the right answers were {right}. Your ticks: right "
+                    f"{letters(self.right_ticks)}; wrong {letters(self.wrong_ticks)}; "
+                    f"missed {letters(self.missed)}.")
         noun = "answers were" if len(self.right) > 1 else "answer was"
         return f"Not quite: the right {noun} {right}; you chose {chosen}."
 
@@ -159,18 +198,50 @@ class Score:
         return self.correct / self.answered if self.answered else 0.0
 
 
+class AnswerSink(Protocol):
+    """Where a session's answers go as they are given (the progress store through
+    :class:`quiz.study.progress.Recorder`); tests may pass their own."""
+
+    def record(self, outcome: Outcome, seconds: float) -> int | None:
+        """Keep one answer; return its review rating (1–4) if it moved the schedule."""
+
+    def rerate(self, question_id: str, rating: int) -> None:
+        """Replace the rating of an answer given in this session."""
+
+    def undo(self, question_id: str) -> None:
+        """Forget an answer given in this session, with its schedule change."""
+
+
+MODES = ("practice", "exam", "review", "cram")
+"""Session modes. Practice and review answers move the review schedule; exam and cram answers
+are recorded but do not."""
+
+
 @dataclass
 class StudySession:
-    """A practice session over a list of questions.
+    """A practice, review or cram session over a list of questions.
 
-    Build it with :meth:`from_library`. ``position`` is the 0-based index of the current
-    question; ``outcomes`` maps question id → :class:`Outcome` for answered questions.
+    Build it with :meth:`from_questions` (or :meth:`from_plan` to resume). ``position`` is the
+    0-based index of the current question; ``outcomes`` maps question id → :class:`Outcome` for
+    answered questions, ``ratings`` question id → review rating (1 Again … 4 Easy) for the
+    answers that moved the schedule. ``clock`` (seconds, monotonic) times each answer from the
+    moment its question became current; ``sink`` receives every answer as it is given.
     """
 
     shown: list[ShownQuestion]
     topic_names: dict[str, str] = field(default_factory=dict)
     position: int = 0
     outcomes: dict[str, Outcome] = field(default_factory=dict)
+    mode: str = "practice"
+    ratings: dict[str, int] = field(default_factory=dict)
+    sink: AnswerSink | None = None
+    clock: Callable[[], float] = time.monotonic
+    _shown_at: float | None = None
+    _answer_order: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self._shown_at is None:
+            self._shown_at = self.clock()
 
     @classmethod
     def from_questions(
@@ -190,13 +261,14 @@ class StudySession:
         if config.question_ids is not None:
             by_id = {q.id: q for q in pool}
             pool = [by_id[i] for i in config.question_ids if i in by_id]
-        if config.topics is not None:
-            pool = [q for q in pool if q.topic in config.topics]
+        pool = [q for q in pool if config.matches(q)]
         if not pool:
-            raise SessionError("no question matches: choose at least one topic with questions")
+            raise SessionError("no question matches: choose at least one topic with questions"
+                               + (" (and check the tag and difficulty filters)"
+                                  if config.tags or config.difficulties else ""))
         if config.count is not None and config.count < 1:
             raise SessionError("the number of questions must be at least 1")
-        if config.shuffle:
+        if config.shuffle and not (config.ordered and config.question_ids is not None):
             rng.shuffle(pool)
         if config.count is not None:
             pool = pool[: config.count]
@@ -211,6 +283,35 @@ class StudySession:
         ]
         return cls(shown=shown, topic_names=dict(topic_names or {}))
 
+    @classmethod
+    def from_plan(cls, questions: Sequence[Question], plan: dict[str, Any],
+                  topic_names: dict[str, str] | None = None) -> StudySession:
+        """Rebuild a session from its stored :meth:`plan` (to resume it): the same questions in
+        the same order, with the same option letters. Questions no longer in ``questions``
+        are left out.
+
+        Raises:
+            SessionError: when none of the plan's questions is left.
+        """
+        by_id = {q.id: q for q in questions}
+        kept = [(by_id[qid], keys) for qid, keys in plan.get("questions", ()) if qid in by_id]
+        if not kept:
+            raise SessionError("none of this session's questions is in the bank any more")
+        shown = []
+        for i, (q, keys) in enumerate(kept):
+            order = list(keys) if sorted(keys) == sorted(q.options) else list(q.options)
+            shown.append(ShownQuestion(
+                number=i + 1, total=len(kept), question=q,
+                options=tuple(ShownOption(letter=OPTION_KEYS[j], key=k, text=q.options[k])
+                              for j, k in enumerate(order))))
+        return cls(shown=shown, topic_names=dict(topic_names or {}))
+
+    def plan(self) -> dict[str, Any]:
+        """What was drawn, as JSON data for the store: ``questions`` is a list of
+        ``[question id, option keys in the order shown]``."""
+        return {"questions": [[s.question.id, "".join(o.key for o in s.options)]
+                              for s in self.shown]}
+
     # -- navigation -------------------------------------------------------------------------
     @property
     def current(self) -> ShownQuestion:
@@ -223,8 +324,10 @@ class StudySession:
         return len(self.shown)
 
     def go(self, position: int) -> ShownQuestion:
-        """Move to ``position`` (clamped to the session) and return that question."""
+        """Move to ``position`` (clamped to the session) and return that question; its answer
+        time starts now."""
         self.position = max(0, min(position, self.total - 1))
+        self._shown_at = self.clock()
         return self.current
 
     def next(self) -> ShownQuestion:
@@ -265,23 +368,60 @@ class StudySession:
                 f"choose {shown.choose} option{'s' if shown.choose > 1 else ''} "
                 f"(you chose {len(chosen)})"
             )
+        outcome = build_outcome(shown, chosen)
         q = shown.question
-        chosen_keys = {o.key for o in chosen}
-        right = tuple(o for o in shown.options if o.key in q.answer_keys)
-        outcome = Outcome(
-            shown=shown,
-            chosen=chosen,
-            right=right,
-            correct=chosen_keys == q.answer_keys,
-            distractor_review=tuple(
-                DistractorNote(option=o, review=q.distractor_review[o.key],
-                               chosen=o.key in chosen_keys)
-                for o in shown.options
-                if o.key not in q.answer_keys
-            ),
-        )
+        now = self.clock()
+        seconds = max(0.0, now - (self._shown_at if self._shown_at is not None else now))
+        if self.sink is not None:
+            rating = self.sink.record(outcome, seconds)
+            if rating is not None:
+                self.ratings[q.id] = rating
         self.outcomes[q.id] = outcome
+        self._answer_order.append(q.id)
         return outcome
+
+    def rate(self, rating: int) -> None:
+        """Override the review rating of the current question's answer (1 Again, 2 Hard,
+        3 Good, 4 Easy), as the student may after the reveal.
+
+        Raises:
+            SessionError: the question is not answered, or its answer does not move the
+                review schedule (exam and cram answers), or the rating is not 1–4.
+        """
+        qid = self.current.question.id
+        if not 1 <= rating <= 4:
+            raise SessionError("a rating is 1 (Again), 2 (Hard), 3 (Good) or 4 (Easy)")
+        if qid not in self.ratings or self.sink is None:
+            raise SessionError("only practice and review answers have a review rating")
+        self.sink.rerate(qid, rating)
+        self.ratings[qid] = rating
+
+    def undo(self) -> ShownQuestion:
+        """Take back the most recent answer (its record and its schedule change together) and
+        go back to that question.
+
+        Raises:
+            SessionError: nothing answered yet in this session.
+        """
+        if not self._answer_order:
+            raise SessionError("nothing to undo: no answer given in this session yet")
+        qid = self._answer_order.pop()
+        if self.sink is not None:
+            self.sink.undo(qid)
+        del self.outcomes[qid]
+        self.ratings.pop(qid, None)
+        index = next(i for i, s in enumerate(self.shown) if s.question.id == qid)
+        return self.go(index)
+
+    def restore(self, question_id: str, keys: Iterable[str]) -> None:
+        """Put back an answer given before an interruption (by the bank's option keys),
+        without recording it again. Unknown questions are ignored."""
+        for shown in self.shown:
+            if shown.question.id == question_id:
+                chosen = tuple(o for o in shown.options if o.key in set(keys))
+                self.outcomes[question_id] = build_outcome(shown, chosen)
+                self._answer_order.append(question_id)
+                return
 
     # -- scoring ----------------------------------------------------------------------------
     @property
@@ -319,6 +459,25 @@ class StudySession:
             for s in self.shown
             if not (o := self.outcomes.get(s.question.id)) or not o.correct
         )
+
+
+def build_outcome(shown: ShownQuestion, chosen: tuple[ShownOption, ...]) -> Outcome:
+    """The outcome of choosing ``chosen`` on ``shown``: right only when the chosen set is
+    exactly the answer key (all-or-nothing, as on real exams)."""
+    q = shown.question
+    chosen_keys = {o.key for o in chosen}
+    return Outcome(
+        shown=shown,
+        chosen=chosen,
+        right=tuple(o for o in shown.options if o.key in q.answer_keys),
+        correct=chosen_keys == q.answer_keys,
+        distractor_review=tuple(
+            DistractorNote(option=o, review=q.distractor_review[o.key],
+                           chosen=o.key in chosen_keys)
+            for o in shown.options
+            if o.key not in q.answer_keys
+        ),
+    )
 
 
 def _shown_options(question: Question, rng: random.Random | None) -> tuple[ShownOption, ...]:

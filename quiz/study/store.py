@@ -396,6 +396,16 @@ class Store:
                        (session_id, question_id))
             return True
 
+    def card_before(self, session_id: int, question_id: str) -> StoredCard | None:
+        """The review card a question had before this session's answer moved it (``None``
+        when it had none)."""
+        row = self._db.execute("SELECT card_before FROM answers WHERE session_id = ? AND "
+                               "question_id = ?", (session_id, question_id)).fetchone()
+        if row is None or row[0] is None:
+            return None
+        content_hash, card_json, due = json.loads(row[0])
+        return _card((question_id, content_hash, card_json, due))
+
     def answers(self, session_id: int | None = None) -> list[AnswerRecord]:
         """Answers of one session (or all), oldest first."""
         sql = ("SELECT session_id, question_id, bank_id, content_hash, chosen, correct, seconds, "

@@ -67,7 +67,8 @@ def test_multiple_response_needs_exact_set() -> None:
         s.answer(["A"])
     out = s.answer(["A", "B"])
     assert out.correct is False
-    assert out.verdict == "Not quite: the right answers were A, C; you chose A, B."
+    assert out.verdict == ("Not quite: the right answers were A, C. Your ticks: right A; "
+                           "wrong B; missed C.")
     s2 = _session(q, shuffle=False)
     assert s2.answer(["c", "a"]).correct is True
 

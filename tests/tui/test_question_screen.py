@@ -141,7 +141,8 @@ async def test_multiple_response_scored_right_only_for_the_exact_set() -> None:
         await pilot.press("a", "b", "enter")
         await pilot.pause()
         assert plain(screen.query_one("#verdict", Static)) == (
-            "✗ Not quite: the right answers were A, C; you chose A, B.")
+            "✗ Not quite: the right answers were A, C. Your ticks: right A; wrong B; "
+            "missed C.")
         assert plain(screen.query_one("#verdict-detail", Static)) == (
             "Right answers:\nA  Alpha\nC  Charlie")
         assert app.session.score.correct == 0

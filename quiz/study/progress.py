@@ -1,0 +1,102 @@
+"""Progress: a study session's link to the store (:mod:`quiz.study.store`).
+
+:class:`Recorder` is the :class:`~quiz.study.session.AnswerSink` of a session: it commits each
+answer as it is given and, in practice and review, moves the question's fsrs card in the same
+transaction. Exam and cram answers are recorded without touching the schedule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from fsrs import Rating, Scheduler
+
+from quiz.bank.library import Library
+from quiz.study.identity import content_hash
+from quiz.study.scheduling import rating_for, review
+from quiz.study.session import Outcome
+from quiz.study.store import AnswerRecord, Store, utc_now
+
+SCHEDULING_MODES = frozenset({"practice", "review"})
+"""Modes whose answers move the review schedule (exam and cram do not)."""
+
+
+@dataclass(frozen=True)
+class QuestionIndex:
+    """For each question id of a library: the bank it comes from and its content hash."""
+
+    bank_of: dict[str, str]
+    hash_of: dict[str, str]
+
+    @classmethod
+    def of(cls, library: Library) -> QuestionIndex:
+        """Index every question of ``library`` (hashes are computed once, here)."""
+        bank_of: dict[str, str] = {}
+        hash_of: dict[str, str] = {}
+        for bank in library.banks:
+            for q in bank.questions:
+                bank_of[q.id] = bank.info.id
+                hash_of[q.id] = content_hash(q)
+        return cls(bank_of, hash_of)
+
+
+@dataclass
+class Recorder:
+    """Commits one session's answers to ``store`` (each when given) and schedules them.
+
+    Attributes:
+        store: the open progress store.
+        session_id: the stored session's id.
+        mode: the session's mode; only :data:`SCHEDULING_MODES` move the schedule.
+        index: bank id and content hash of each question.
+        now: the clock for time stamps (UTC-aware); tests inject one.
+        scheduler: the fsrs scheduler (default parameters, 90 % desired retention).
+    """
+
+    store: Store
+    session_id: int
+    mode: str
+    index: QuestionIndex
+    now: Callable[[], datetime] = utc_now
+    scheduler: Scheduler = field(default_factory=Scheduler)
+
+    @property
+    def schedules(self) -> bool:
+        """True when this session's answers move the review schedule."""
+        return self.mode in SCHEDULING_MODES
+
+    def record(self, outcome: Outcome, seconds: float) -> int | None:
+        """Commit the answer (and its schedule change); return the fsrs rating given, or
+        ``None`` when the mode does not schedule."""
+        q = outcome.shown.question
+        when = self.now()
+        qhash = self.index.hash_of.get(q.id) or content_hash(q)
+        rating = rating_for(q, outcome.correct, seconds) if self.schedules else None
+        card = None
+        if rating is not None:
+            card = review(self.scheduler, self.store.card(q.id), q.id, qhash, rating, when,
+                          seconds)
+        self.store.record_answer(AnswerRecord(
+            session_id=self.session_id, question_id=q.id,
+            bank_id=self.index.bank_of.get(q.id, ""), content_hash=qhash,
+            chosen=tuple(sorted(o.key for o in outcome.chosen)), correct=outcome.correct,
+            seconds=round(seconds, 3), answered_at=when,
+            rating=int(rating) if rating is not None else None), card)
+        return int(rating) if rating is not None else None
+
+    def rerate(self, question_id: str, rating: int) -> None:
+        """Re-review the question from the card it had before this answer, with ``rating``."""
+        answer = next((a for a in self.store.answers(self.session_id)
+                       if a.question_id == question_id), None)
+        if answer is None or not answer.scheduled:
+            return
+        card = review(self.scheduler, self.store.card_before(self.session_id, question_id),
+                      question_id, answer.content_hash, Rating(rating), answer.answered_at,
+                      answer.seconds)
+        self.store.rerate(self.session_id, question_id, rating, card)
+
+    def undo(self, question_id: str) -> None:
+        """Delete the answer and restore the card it replaced."""
+        self.store.undo_answer(self.session_id, question_id)
