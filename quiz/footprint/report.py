@@ -44,6 +44,36 @@ ITEM_NAMES = (
 )
 """Every item name an estimate can contain, in display order."""
 
+_PHASE_ITEMS = {
+    "training": ("weights", "gradients", "master_weights", "optimizer_states", "activations"),
+    "inference": ("weights", "quantization_overhead", "kv_cache", "activations"),
+    "storage": ("dataset", "checkpoints", "inference_artifact"),
+}
+
+FIGURE_NAMES: tuple[str, ...] = (
+    "params",
+    "active_params",
+    "training.total",
+    *(f"training.{i}" for i in _PHASE_ITEMS["training"]),
+    "training.devices",
+    "training.gpus_needed",
+    "training.headroom",
+    "inference.total",
+    *(f"inference.{i}" for i in _PHASE_ITEMS["inference"]),
+    "inference.gpus_needed",
+    "inference.headroom",
+    "storage.total",
+    *(f"storage.{i}" for i in _PHASE_ITEMS["storage"]),
+)
+"""Every name :meth:`Report.figure` accepts, in display order.
+
+``params``, ``active_params``: parameter counts. ``training.total``: bytes per device of the
+described layout (dp × tp × pp); ``training.<item>``: that item's bytes per device;
+``training.devices``: devices in the layout. ``inference.total`` and ``inference.<item>``: bytes
+of one model replica. ``<phase>.gpus_needed``: the fewest GPUs of the ``gpu`` preset (a count);
+``<phase>.headroom``: bytes left (negative: short). ``storage.total`` and ``storage.<item>``:
+bytes on disk."""
+
 
 @dataclass(frozen=True, slots=True)
 class Item:
@@ -172,6 +202,61 @@ class Report:
     def phases(self) -> list[PhaseEstimate]:
         """The memory phases present, training first."""
         return [p for p in (self.training, self.inference) if p is not None]
+
+    def figure(self, name: str) -> int | None:
+        """One named figure of this estimate, exactly as every view shows it: the stable way to
+        read a number (a bank's expected value, a test, a script).
+
+        Args:
+            name: one of :data:`FIGURE_NAMES`, e.g. ``"training.total"`` (bytes per device),
+                ``"inference.kv_cache"`` (bytes), ``"training.gpus_needed"`` (a count),
+                ``"params"`` (a count).
+
+        Returns:
+            The exact ``int`` (bytes, or a count for ``params``, ``active_params``,
+            ``*.devices`` and ``*.gpus_needed``); ``None`` when the estimate has no such figure:
+            the phase was not estimated, the item could not be computed (see :attr:`omitted`),
+            or there is no GPU preset (``gpus_needed``, ``headroom``), or no number of GPUs is
+            enough (``gpus_needed``).
+
+        Raises:
+            KeyError: ``name`` is not in :data:`FIGURE_NAMES` (the message suggests the closest
+                name).
+
+        Example: for ``{"model": "llama-2-7b"}``, ``figure("inference.weights")`` is
+        13,476,831,232 and ``figure("training.total")`` is the training total per device.
+        """
+        if name not in FIGURE_NAMES:
+            import difflib
+
+            close = difflib.get_close_matches(name, FIGURE_NAMES, n=1, cutoff=0.6)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise KeyError(f"unknown figure {name!r}{hint}")
+        if name == "params":
+            return self.model.params
+        if name == "active_params":
+            return self.model.active_params
+        section, _, what = name.partition(".")
+        if section == "storage":
+            if self.storage is None:
+                return None
+            if what == "total":
+                return self.storage.total_bytes if self.storage.items else None
+            found = self.storage.item(what)
+            return None if found is None else found.bytes
+        phase = self.training if section == "training" else self.inference
+        if phase is None:
+            return None
+        if what == "total":
+            return phase.total_bytes
+        if what == "devices":
+            return phase.devices
+        if what == "gpus_needed":
+            return phase.gpus_needed
+        if what == "headroom":
+            return phase.headroom
+        found = phase.item(what)
+        return None if found is None else found.bytes
 
     def to_json(self, *, explain: bool = False) -> dict[str, Any]:
         """The JSON contract (see the module docstring); every size in bytes. ``explain`` adds

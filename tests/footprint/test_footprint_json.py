@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from quiz.footprint.engine import estimate
 from quiz.footprint.report import ITEM_NAMES
 from quiz.footprint.spec import FootprintSpec
@@ -125,3 +127,29 @@ def test_contract_with_explain() -> None:
     assert notes and all(type(n) is str and n for n in notes)
     assert any("GiB" in n for n in notes)
     assert json.loads(json.dumps(notes)) == notes
+
+
+def test_figure_reads_the_numbers_every_view_shows() -> None:
+    from quiz.footprint.report import FIGURE_NAMES
+
+    report = estimate(FootprintSpec.from_mapping(
+        {"model": "llama-2-7b", "gpu": "h100-80gb", "storage": {"dataset_tokens": "2T"},
+         "training": {"zero": 3, "dp": 8}}))
+    data = report.to_json()
+    assert report.figure("params") == 6_738_415_616 == data["model"]["params"]
+    assert report.figure("inference.weights") == 13_476_831_232
+    assert report.figure("training.total") == data["training"]["per_device"]["total_bytes"]
+    assert report.figure("training.gpus_needed") == data["training"]["gpus_needed"] == 2
+    assert report.figure("training.devices") == 8
+    assert report.figure("inference.total") == data["inference"]["per_device"]["total_bytes"]
+    assert report.figure("storage.dataset") == 2 * 10**12 * 2
+    assert report.figure("storage.total") == data["storage"]["total_bytes"]
+    for name in FIGURE_NAMES:  # every name answers, with an int or None
+        value = report.figure(name)
+        assert value is None or isinstance(value, int)
+    inference_only = estimate(FootprintSpec.from_mapping({"params": "7B", "phase": "inference"}))
+    assert inference_only.figure("training.total") is None
+    assert inference_only.figure("inference.kv_cache") is None  # no architecture: omitted
+    assert inference_only.figure("inference.gpus_needed") is None  # no GPU preset
+    with pytest.raises(KeyError, match="did you mean 'training.total'"):
+        report.figure("training.totl")
