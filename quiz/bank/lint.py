@@ -231,9 +231,12 @@ class _Places:
 
     def _at(self, container: Any, key: str, *, of_key: bool = False) -> Position | None:
         marks = self._marks_of(container)
-        if marks is None or not isinstance(marks[1 if of_key else 2], dict):
+        if marks is None:
             return None
-        mark = marks[1 if of_key else 2].get(key)
+        table = marks[1] if of_key else marks[2]
+        if not isinstance(table, dict):
+            return None
+        mark = table.get(key)
         return mark_position(mark) if mark is not None else None
 
     def question(self, index: int) -> Position:
