@@ -32,8 +32,9 @@ from pydantic import ValidationError
 from quiz.bank import validation_messages, yaml_messages, yaml_reader
 from quiz.bank.library import Diagnostic, Library, LoadedBank, LoadReport
 from quiz.bank.model import BankFile
-from quiz.bank.problems import Problem, mark_position
-from quiz.bank.text_checks import decode, normalise, resolve_tabs
+from quiz.bank.problems import Problem, line_col, mark_position, value_positions
+from quiz.bank.terminal import cell_width
+from quiz.bank.text_checks import decode, flagged_problems, normalise, resolve_tabs
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
 """Largest bank file read, in bytes (a 10,000-question bank is about 9 MB)."""
@@ -62,10 +63,11 @@ def load_library(paths: Sequence[str | os.PathLike[str]], *,
                  pure_python: bool = False) -> LoadReport:
     """Load every bank in ``paths`` into one library.
 
-    Each path is a bank file (any name) or a folder, whose ``*.yaml`` and ``*.yml`` files are
-    loaded in name order (not recursively: sub-folders are ignored; a folder without banks of its
-    own says so when its sub-folders have some). A file reached twice is loaded once.
-    ``pure_python`` forces PyYAML's pure-Python parser instead of libyaml.
+    Each path is a bank file (any name, hidden ones too) or a folder, whose ``*.yaml`` and
+    ``*.yml`` files are loaded in name order, skipping hidden ones (``.draft.yaml``, macOS's
+    ``._bank.yaml``) as a shell glob does (not recursively: sub-folders are ignored; a folder
+    without banks of its own says so when its sub-folders have some). A file reached twice is
+    loaded once. ``pure_python`` forces PyYAML's pure-Python parser instead of libyaml.
 
     Returns a :class:`LoadReport` with every problem of every file, errors and warnings, file by
     file in the order loaded and by line:column within a file. ``report.library`` is ``None`` when
@@ -95,8 +97,26 @@ def load_library(paths: Sequence[str | os.PathLike[str]], *,
 def load_bank_text(text: str | bytes, path: str = "<string>", *,
                    pure_python: bool = False) -> LoadReport:
     """Load one bank from its content (``str``, or ``bytes`` to be decoded as UTF-8); ``path``
-    names it in diagnostics. The same checks as :func:`load_library`, for one file."""
+    names it in diagnostics. The same checks as :func:`load_library`, for one file, the size
+    limit included: content over :data:`MAX_FILE_BYTES` bytes (a ``str`` counted in UTF-8) is
+    an error at line 0 and is not parsed."""
+    size = len(text) if isinstance(text, bytes) else _utf8_length(text)
+    if size > MAX_FILE_BYTES:
+        return _report([_FileResult(path, [Problem(
+            0, 0, f"this text is {size:,} bytes; {_too_big()}")])])
     return _report([_load_text(text, path, pure_python)])
+
+
+def _utf8_length(text: str) -> int:
+    """The size of ``text`` in UTF-8 bytes; text too short to pass :data:`MAX_FILE_BYTES`
+    whatever its characters is not encoded (its length in characters is returned)."""
+    if text.isascii() or len(text) * 4 <= MAX_FILE_BYTES:
+        return len(text)
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+def _too_big() -> str:
+    return f"a bank file may have at most {MAX_FILE_BYTES:,} bytes"
 
 
 def _expand(path: Path) -> list[tuple[Path, Problem | None]]:
@@ -114,8 +134,10 @@ def _expand(path: Path) -> list[tuple[Path, Problem | None]]:
     if not stat.S_ISDIR(mode):
         return [(path, _not_regular(mode))]
     try:
+        # Hidden names are skipped, as a shell's *.yaml does: a macOS "._bank.yaml" (AppleDouble
+        # metadata, not YAML) or a ".draft.yaml" is not part of the library.
         files = sorted(p for p in path.iterdir() if p.suffix.lower() in BANK_SUFFIXES
-                       and not p.is_dir() and p.exists())
+                       and not p.name.startswith(".") and not p.is_dir() and p.exists())
         if files:
             return [(p, None) for p in files]
         message = "this folder has no bank files (*.yaml, *.yml)"
@@ -177,7 +199,7 @@ def _load_path(path: Path, pure_python: bool) -> _FileResult:
     def fail(problem: Problem) -> _FileResult:
         return _FileResult(str(path), [problem])
 
-    too_big = f"a bank file may have at most {MAX_FILE_BYTES:,} bytes"
+    too_big = _too_big()
     try:
         info = os.stat(path)
         if not stat.S_ISREG(info.st_mode):
@@ -229,8 +251,10 @@ def _load_into(result: _FileResult, raw: str | bytes, pure_python: bool) -> None
     if found:
         problems += found
         return
-    doc = yaml_reader.build(text, pure_python=pure_python)
+    doc = yaml_reader.build(text, pure_python=pure_python,
+                            keys=validation_messages.model_keys())
     problems += doc.problems
+    problems += flagged_problems(text, doc.flagged)
     if doc.fatal:
         return
     value = doc.value
@@ -257,7 +281,7 @@ def _load_into(result: _FileResult, raw: str | bytes, pure_python: bool) -> None
         if enabled:
             gc.enable()
     if result.bank is not None:
-        problems += _wide_diagrams(value, doc.marks)
+        problems += _wide_diagrams(text, value, doc.marks)
     if doc.comments:
         lines = text.split("\n")
         for keys, start, end in doc.comments:
@@ -271,23 +295,34 @@ DIAGRAM_COLUMNS = 76
 has a margin and a scrollbar)."""
 
 
-def _wide_diagrams(value: dict[str, Any], marks: dict[int, yaml_reader.Marks]) -> list[Problem]:
-    """A warning for each ``text`` infographic with lines wider than :data:`DIAGRAM_COLUMNS`:
-    the app wraps them (nothing is cut), which breaks a diagram's columns."""
+def _wide_diagrams(text: str, value: dict[str, Any],
+                   marks: dict[int, yaml_reader.Marks]) -> list[Problem]:
+    """A warning for each ``text`` infographic with lines wider than :data:`DIAGRAM_COLUMNS`
+    terminal cells (tabs expanded to stops every 4, as the app shows them; a CJK character takes
+    two cells, a combining accent none): the app wraps them (nothing is cut), which breaks a
+    diagram's columns. The warning is at the first such line."""
     found = []
     for question in value.get("questions", []):
         info = question.get("infographic") if isinstance(question, dict) else None
         if not isinstance(info, dict) or not isinstance(info.get("text"), str):
             continue
-        widest = max(len(line.expandtabs(4)) for line in info["text"].split("\n"))
-        if widest > DIAGRAM_COLUMNS:
-            found.append(Problem(
-                *mark_position(marks[id(info)][2]["text"]),
-                f"this diagram has lines {widest} characters wide: on an 80-column terminal "
-                f"lines over {DIAGRAM_COLUMNS} wrap, which breaks its columns; keep them to "
-                f"{DIAGRAM_COLUMNS} or fewer", "warning"))
+        diagram: str = info["text"]
+        lines = diagram.split("\n")
+        widths = [cell_width(line.expandtabs(4)) for line in lines]
+        widest = max(widths)
+        if widest <= DIAGRAM_COLUMNS:
+            continue
+        first = next(i for i, w in enumerate(widths) if w > DIAGRAM_COLUMNS)
+        offset = sum(len(line) + 1 for line in lines[:first])
+        offset += len(lines[first]) - len(lines[first].lstrip(" "))
+        mark = marks[id(info)][2]["text"]
+        index = value_positions(text, mark.index, diagram, [offset])[0]
+        found.append(Problem(
+            *(line_col(text, index) if index is not None else mark_position(mark)),
+            f"this diagram has lines {widest} columns wide: on an 80-column terminal lines over "
+            f"{DIAGRAM_COLUMNS} wrap, which breaks its columns; keep them to {DIAGRAM_COLUMNS} "
+            "or fewer", "warning"))
     return found
-
 
 
 def _question_ids(value: dict[str, Any],

@@ -9,14 +9,18 @@ string search, plus a short Python loop over the few places found.
   byte-order mark elsewhere, the YAML 1.1 line breaks U+0085/U+2028/U+2029 and over-long lines.
 - :func:`resolve_tabs`: decides, for every tab, whether it is content (inside a quoted or block
   value), harmless separation (replaced by a space) or an error (indentation, unquoted text).
+- :func:`flagged_problems`: after parsing, a warning at the line:column of each control,
+  invisible or bidirectional character in a value (inside block and multi-line values too).
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
 
-from quiz.bank.problems import MAX_REPORTED, Problem, Span, line_col
+from quiz.bank.problems import MAX_REPORTED, Problem, Span, line_col, value_positions
+from quiz.bank.terminal import character_name, flagged_characters, terminal_safe
 
 MAX_LINE_LENGTH = 20_000
 """Longest line a bank file may have, in characters (a generous paragraph is a few hundred)."""
@@ -180,3 +184,47 @@ def _block_indent(text: str, span: Span) -> tuple[int, int]:
             return end, len(line) - len(line.lstrip(" \t"))
         pos = end + 1
     return span.end, 0
+
+
+_BIDI_CLASSES = frozenset({"LRE", "RLE", "LRO", "RLO", "PDF", "LRI", "RLI", "FSI", "PDI"})
+
+
+def _kind(char: str) -> str:
+    category = unicodedata.category(char)
+    if category == "Cc":
+        return "a terminal control character"
+    bidi = unicodedata.bidirectional(char)
+    if bidi in _BIDI_CLASSES or (bidi in ("L", "R", "AL") and
+                                 unicodedata.name(char, "").endswith(" MARK")):
+        return "a bidirectional control: it changes the order in which the text around it is shown"
+    if category in ("Zl", "Zp"):
+        return "a line break that terminals do not show"
+    return "an invisible character"
+
+
+def flagged_problems(text: str, scalars: Iterable[tuple[int, str]]) -> list[Problem]:
+    """A warning for each character of the values in ``scalars`` that never reaches the terminal
+    as it is (see :func:`quiz.bank.terminal.flagged_characters`), at its own line:column.
+
+    ``scalars`` are ``(index where the scalar starts in text, value)``, from
+    :attr:`quiz.bank.yaml_reader.Document.flagged`. Each character is found where it was written,
+    in a block or multi-line value too; an escape (``"\\e"``) is reported at its backslash.
+    After :data:`MAX_REPORTED` warnings, one more says how many were left out."""
+    problems: list[Problem] = []
+    left_out = 0
+    for start, value in scalars:
+        found = flagged_characters(value)
+        if len(problems) + len(found) > MAX_REPORTED:
+            left_out += len(found) - max(0, MAX_REPORTED - len(problems))
+            found = found[:max(0, MAX_REPORTED - len(problems))]
+        places = value_positions(text, start, value, [offset for offset, _ in found])
+        for (_, char), index in zip(found, places, strict=True):
+            problems.append(Problem(
+                *line_col(text, start if index is None else index),
+                f"{character_name(char)} is {_kind(char)}; the app shows it as "
+                f"'{terminal_safe(char)}' (delete it unless you meant it)", "warning"))
+    if left_out:
+        first = problems[-1]
+        problems.append(Problem(first.line, first.column, f"{left_out} more control or invisible "
+                                "characters in this file are not listed", "warning"))
+    return problems

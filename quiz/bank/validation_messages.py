@@ -278,3 +278,25 @@ def is_free_text(keys: Sequence[str | int]) -> bool:
     caption…), not an id, key, choice or number."""
     return any(tp is str and get_origin(tp) is not Literal and not any(map(_has_pattern, meta))
                for tp, meta in _types_at(keys))
+
+
+@lru_cache(maxsize=1)
+def model_keys() -> frozenset[str]:
+    """Every key name a bank file may use at any level (as written in YAML: ``question``, not
+    ``stem``), footprint keys included."""
+    names: set[str] = set()
+    seen: set[type] = set()
+    pending: list[Any] = [BankFile]
+    while pending:
+        tp = pending.pop()
+        for candidate, _ in _candidates(tp):
+            origin = get_origin(candidate)
+            if origin in (list, dict):
+                pending += get_args(candidate)
+            elif isinstance(candidate, type) and issubclass(candidate, BaseModel) \
+                    and candidate not in seen:
+                seen.add(candidate)
+                for name, info in candidate.model_fields.items():
+                    names.add(info.alias or name)
+                    pending.append(info.annotation)
+    return frozenset(names)

@@ -6,8 +6,8 @@ The YAML side of the problems is translated here:
   error differently; both are mapped to one message. Where the likely cause is unquoted text that
   YAML reads as syntax (``*args``, ``@property``, ``!= 5``, ``key: value`` or `` #`` inside a
   value), the message ends with the line rewritten with the value quoted and points at the value.
-- other reading problems: tags, anchors, aliases, nesting, control characters, comments that cut
-  a value short, escapes that are no character.
+- other reading problems: tags, anchors, aliases, nesting, comments that cut a value short,
+  escapes that are no character.
 
 Validation errors are located and worded by :mod:`quiz.bank.validation_messages`.
 """
@@ -15,11 +15,11 @@ Validation errors are located and worded by :mod:`quiz.bank.validation_messages`
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any, NamedTuple
 
-from quiz.bank.problems import Problem, line_col
-from quiz.bank.terminal import control_characters
+from quiz.bank.problems import Problem, line_col, mark_position
+from quiz.bank.terminal import character_name
 from quiz.yamlio import BAD_ESCAPE
 
 _ITEM = re.compile(r"(?P<lead> *(?:- +)*)(?:(?P<key>[\w.-]+): +)?(?P<value>.*?) *$")
@@ -109,12 +109,6 @@ def depth_message(limit: int) -> str:
             "open, or is this not a bank file?)")
 
 
-def control_message(names: Sequence[str]) -> str:
-    """Warning for text holding terminal control characters, naming them."""
-    return (f"text contains terminal control characters ({', '.join(names)}); quiz shows them as "
-            "symbols and never sends them to the terminal")
-
-
 def comment_message(lines: Sequence[str], start: Any, end: Any) -> str:
     """Error for a free-text value cut short by `` #`` (the rest became a comment); ``start``
     and ``end`` are the value's marks (the comment follows ``end`` on its line)."""
@@ -127,9 +121,19 @@ def comment_message(lines: Sequence[str], start: Any, end: Any) -> str:
 
 # --- YAML syntax errors ------------------------------------------------------------------------
 
-def syntax_problem(exc: Any, lines: Sequence[str]) -> Problem:
-    """Translate a ``yaml.MarkedYAMLError`` into one located :class:`Problem`."""
+def syntax_problem(exc: Any, lines: Sequence[str], *, keys: Collection[str] = (),
+                   last: Any = None) -> Problem:
+    """Translate a ``yaml.MarkedYAMLError`` into one located :class:`Problem`.
+
+    ``keys`` are the key names a bank may use: ``': '`` on a line that starts with one of them is
+    explained as a key indented too far. ``last`` is the last event read before the error: a
+    quoted value that ran on over lines that look like ``key:`` lines is a quote never closed,
+    reported at the opening quote.
+    """
     mark = exc.problem_mark or exc.context_mark
+    unclosed = _unclosed_quote(lines, last, mark)
+    if unclosed is not None:
+        return unclosed
     problem, context = exc.problem or "", exc.context or ""
     ctx = exc.context_mark
     ctx_line = ctx.line + 1 if ctx is not None else mark.line + 1
@@ -138,6 +142,9 @@ def syntax_problem(exc: Any, lines: Sequence[str]) -> Problem:
         char = lines[mark.line][mark.column]
     if "flow" in context and (flow := _flow_comment_hint(lines, ctx)) is not None:
         return Problem(*flow)
+    if "mapping values are not allowed" in problem and \
+            (indented := _indented_key(lines, mark, keys)) is not None:
+        return indented
     if "mapping values are not allowed" in problem:
         message = "': ' inside unquoted text starts a new key"
     elif "cannot start any token" in problem:
@@ -189,6 +196,54 @@ def syntax_problem(exc: Any, lines: Sequence[str]) -> Problem:
     return Problem(mark.line + 1, mark.column + 1, message)
 
 
+_KEY_LINE = re.compile(r"(?P<lead> *(?:- +)*)(?P<key>[\w.-]+):(?: |$)")
+
+
+def _unclosed_quote(lines: Sequence[str], last: Any, mark: Any) -> Problem | None:
+    """A quoted value that ran on from its line to the line of the error, over lines that look
+    like ``key: ...``: its closing quote is missing (YAML took the following lines as more text,
+    up to the next quote character)."""
+    if last is None or getattr(last, "style", None) not in ('"', "'") or mark is None:
+        return None
+    start, end = last.start_mark, last.end_mark
+    if start.line == end.line or not start.line < mark.line <= end.line + 1:
+        return None
+    taken = [n for n in range(start.line + 1, min(end.line + 1, len(lines)))
+             if _KEY_LINE.match(lines[n])]
+    if not taken:
+        return None
+    return Problem(start.line + 1, start.column + 1, (
+        f"the {last.style} opened here is never closed: YAML reads lines {start.line + 2}-"
+        f"{end.line + 1} as more of this value; add the closing {last.style} on line "
+        f"{start.line + 1}"))
+
+
+def _indented_key(lines: Sequence[str], mark: Any, keys: Collection[str]) -> Problem | None:
+    """``key: value`` where ``key`` is a known key but the line is indented under a plain value
+    above it, so YAML read ``key`` as more text of that value."""
+    if not 0 <= mark.line < len(lines):
+        return None
+    here = _KEY_LINE.match(lines[mark.line])
+    if here is None or here["key"] not in keys or here.end("key") != mark.column:
+        return None
+    column = here.start("key")
+    for above in range(mark.line - 1, -1, -1):
+        text = lines[above]
+        if not text.strip() or text.lstrip().startswith("#"):
+            continue
+        owner = _KEY_LINE.match(text)
+        if owner is not None and owner.start("key") < column:
+            return Problem(mark.line + 1, column + 1, (
+                f"'{here['key']}' is indented too far: YAML reads it as more text of "
+                f"'{owner['key']}' on line {above + 1}; start it in column "
+                f"{owner.start('key') + 1}, like '{owner['key']}'"))
+        if owner is None and len(text) - len(text.lstrip(" -")) < column:
+            break
+    return Problem(mark.line + 1, column + 1, (
+        f"'{here['key']}' is indented too far: YAML reads it as more text of the value above; "
+        "line it up with the keys beside it"))
+
+
 _ESCAPE = re.compile(r"\\(?:u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|.)")
 
 
@@ -231,14 +286,16 @@ def _after_quote(lines: Sequence[str], mark: Any) -> bool:
 
 
 def reader_problem(exc: Any, text: str) -> Problem:
-    """Translate a ``yaml.reader.ReaderError`` (a character YAML does not allow in a file).
+    """Translate a ``yaml.reader.ReaderError`` (a character YAML does not allow in a file), or any
+    other error either parser raises while reading characters, into a located problem.
 
     libyaml gives a byte offset and the pure reader a character index, so the character is
     looked up again here: both report the first one in the text."""
     found = _NON_PRINTABLE.search(text)
-    index = found.start() if found else 0
-    line, column = line_col(text, index)
-    names = control_characters(found.group()) if found else []
-    shown = names[0] if names else f"U+{ord(found.group()) if found else 0:04X}"
+    if found is None:  # not a character problem after all: say what the parser said, where
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        return Problem(*mark_position(mark), f"YAML could not read this file: {exc}")
+    line, column = line_col(text, found.start())
+    shown = character_name(found.group())
     return Problem(line, column, f"character {shown} is not allowed in a YAML file (a control "
                    "character); delete it, or write it as an escape in a double-quoted value")

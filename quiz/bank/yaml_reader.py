@@ -24,7 +24,7 @@ from typing import Any
 from quiz import yamlio
 from quiz.bank import yaml_messages
 from quiz.bank.problems import Problem, Span
-from quiz.bank.terminal import CONTROL_CHARS, control_characters
+from quiz.bank.terminal import flagged_pattern
 
 MAX_DEPTH = 32
 """Deepest nesting of mappings and lists accepted. A bank needs about 8; a footprint a few more."""
@@ -62,6 +62,10 @@ class Document:
         default_factory=list)
     start: yamlio.ParserMark | None = None
     """The parser mark where the root value starts."""
+    flagged: list[tuple[int, str]] = field(default_factory=list)
+    """Scalars holding characters that :func:`quiz.bank.terminal.flagged_characters` finds
+    (controls, invisible and bidi characters), as ``(index where the scalar starts, value)``:
+    :func:`quiz.bank.text_checks.flagged_problems` warns about each character at its place."""
 
 
 def scalar_spans(text: str, *, pure_python: bool) -> Generator[Span, None, None]:
@@ -69,10 +73,12 @@ def scalar_spans(text: str, *, pure_python: bool) -> Generator[Span, None, None]
     syntax error (used to tell which tabs are content; see
     :func:`quiz.bank.text_checks.resolve_tabs`). Lazy: parsing stops when the caller stops
     asking."""
-    parser = yamlio.parser(text, pure_python=pure_python)
+    parser = None
     depth = 0
     event: Any  # read by exact class (fast); mypy cannot narrow ``cls is ScalarEvent``
     try:
+        # Created inside the try: the pure parser's reader refuses a bad character right here.
+        parser = yamlio.parser(text, pure_python=pure_python)
         for event in iter(parser.get_event, None):
             cls = event.__class__
             if cls is yamlio.ScalarEvent:
@@ -85,22 +91,29 @@ def scalar_spans(text: str, *, pure_python: bool) -> Generator[Span, None, None]
                     return
             elif cls is yamlio.MappingEndEvent or cls is yamlio.SequenceEndEvent:
                 depth -= 1
-    except yamlio.YAMLError:
-        return
+    except (yamlio.YAMLError, UnicodeError):
+        return  # build() reads the text again and reports the problem at its place
     finally:
-        parser.dispose()
+        if parser is not None:
+            parser.dispose()
 
 
-def build(text: str, *, pure_python: bool = False) -> Document:
+def build(text: str, *, pure_python: bool = False,
+          keys: frozenset[str] = frozenset()) -> Document:
     """Read ``text`` (one YAML document) into plain dicts, lists and strings.
 
     Never raises for bad YAML: problems are in :attr:`Document.problems`, located at the node
-    (anchors, aliases, tags, duplicate keys, non-text keys, a second document, control characters
-    as warnings) or at the syntax error. If libyaml stops at its own nesting limit before this
+    (anchors, aliases, tags, duplicate keys, non-text keys, a second document) or at the syntax
+    error; scalars holding control or invisible characters are listed in
+    :attr:`Document.flagged`. If libyaml stops at its own nesting limit before this
     loop reaches :data:`MAX_DEPTH`, the text is read again by the pure-Python parser, so the depth
-    error is the same with both parsers.
+    error is the same with both parsers. ``keys`` are the key names the file may use: a syntax
+    error on a line that starts with one of them is explained as indentation.
+
+    Every exception either parser raises, at any stage (creating the parser included), becomes a
+    located problem.
     """
-    builder = _Builder(text, pure_python)
+    builder = _Builder(text, pure_python, keys)
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -109,7 +122,7 @@ def build(text: str, *, pure_python: bool = False) -> Document:
         if enabled:
             gc.enable()
     if builder.libyaml_too_deep and not pure_python:
-        return build(text, pure_python=True)
+        return build(text, pure_python=True, keys=keys)
     return doc
 
 
@@ -124,9 +137,10 @@ class _TooMany(Exception):
 class _Builder:
     """The event loop of :func:`build`; one instance per text."""
 
-    def __init__(self, text: str, pure_python: bool) -> None:
+    def __init__(self, text: str, pure_python: bool, keys: frozenset[str]) -> None:
         self.text = text
         self.pure_python = pure_python
+        self.keys = keys
         self.doc = Document()
         self.libyaml_too_deep = False
         """True when libyaml stopped at its own nesting limit (1,000 levels)."""
@@ -156,11 +170,14 @@ class _Builder:
         except yamlio.MarkedYAMLError as exc:
             doc.fatal = True
             self.libyaml_too_deep = "nesting depth" in (exc.problem or "")
-            problem = yaml_messages.syntax_problem(exc, self.lines)
+            problem = yaml_messages.syntax_problem(exc, self.lines, keys=self.keys,
+                                                   last=getattr(exc, "last_event", None))
             # An alias or tag already reported at this spot is the better message.
             if not any(p[:2] == problem[:2] for p in doc.problems):
                 doc.problems.append(problem)
-        except yamlio.ReaderError as exc:
+        except (yamlio.YAMLError, UnicodeError) as exc:
+            # ReaderError (a character YAML does not allow; the pure parser raises it as soon as
+            # it is created), or libyaml refusing a str it cannot encode (a lone surrogate).
             doc.fatal = True
             doc.problems.append(yaml_messages.reader_problem(exc, text))
         except _TooMany as stop:
@@ -179,7 +196,7 @@ class _Builder:
         map_start, seq_start = yamlio.MappingStartEvent, yamlio.SequenceStartEvent
         map_end, seq_end = yamlio.MappingEndEvent, yamlio.SequenceEndEvent
         alias_cls, doc_start = yamlio.AliasEvent, yamlio.DocumentStartEvent
-        control = CONTROL_CHARS.search
+        control = flagged_pattern().search
         check_controls = not text.isascii() or "\\" in text
         comment_ends = _comment_starts(text)
         marks = doc.marks
@@ -191,91 +208,95 @@ class _Builder:
         vmarks: Any = None
         depth = 0
         documents = 0
-        event: Any  # read by exact class (fast); mypy cannot narrow ``cls is scalar_cls``
-        for event in iter(parser.get_event, None):
-            cls = event.__class__
-            if cls is scalar_cls or cls is alias_cls:
-                if cls is scalar_cls:
-                    value = event.value
-                    if event.anchor is not None or event.tag is not None:
-                        self._props(event)
-                    if check_controls and (event.style == '"' or not value.isascii()):
-                        if control(value):
-                            self.problem(event.start_mark, yaml_messages.control_message(
-                                control_characters(value)), "warning")
-                else:
-                    value = "*" + event.anchor
-                    self.problem(event.start_mark, yaml_messages.alias_message(
-                        event.anchor, self.lines, event.start_mark))
-                if is_map:
-                    if key is _AWAIT_KEY:
-                        if value in cur:
-                            key = _DISCARD
-                            self._duplicate(value, kmarks[value], event.start_mark)
-                        else:
-                            key = value
-                            kmarks[value] = event.start_mark
-                        continue
-                    if key is not _DISCARD:
-                        cur[key] = value
-                        vmarks[key] = event.start_mark
+        event: Any = None  # read by exact class (fast); mypy cannot narrow ``cls is scalar_cls``
+        try:
+            for event in iter(parser.get_event, None):
+                cls = event.__class__
+                if cls is scalar_cls or cls is alias_cls:
+                    if cls is scalar_cls:
+                        value = event.value
+                        if event.anchor is not None or event.tag is not None:
+                            self._props(event)
+                        if check_controls and (event.style == '"' or not value.isascii()):
+                            if control(value):
+                                doc.flagged.append((event.start_mark.index, value))
+                    else:
+                        value = "*" + event.anchor
+                        self.problem(event.start_mark, yaml_messages.alias_message(
+                            event.anchor, self.lines, event.start_mark))
+                    if is_map:
+                        if key is _AWAIT_KEY:
+                            if value in cur:
+                                key = _DISCARD
+                                self._duplicate(value, kmarks[value], event.start_mark)
+                            else:
+                                key = value
+                                kmarks[value] = event.start_mark
+                            continue
+                        if key is not _DISCARD:
+                            cur[key] = value
+                            vmarks[key] = event.start_mark
+                            if comment_ends and not event.style and cls is scalar_cls and \
+                                    event.end_mark.index in comment_ends:
+                                doc.comments.append((self._path(stack, key), event.start_mark,
+                                                     event.end_mark))
+                        key = _AWAIT_KEY
+                    elif cur is not None:
+                        cur.append(value)
+                        vmarks.append(event.start_mark)
                         if comment_ends and not event.style and cls is scalar_cls and \
                                 event.end_mark.index in comment_ends:
-                            doc.comments.append((self._path(stack, key), event.start_mark,
+                            doc.comments.append((self._path(stack, len(cur) - 1), event.start_mark,
                                                  event.end_mark))
-                    key = _AWAIT_KEY
-                elif cur is not None:
-                    cur.append(value)
-                    vmarks.append(event.start_mark)
-                    if comment_ends and not event.style and cls is scalar_cls and \
-                            event.end_mark.index in comment_ends:
-                        doc.comments.append((self._path(stack, len(cur) - 1), event.start_mark,
-                                             event.end_mark))
-                elif documents == 1:
-                    doc.value = value
-                    doc.start = event.start_mark
-            elif cls is map_start or cls is seq_start:
-                depth += 1
-                if depth > MAX_DEPTH:
-                    doc.fatal = True
-                    self.problem(event.start_mark, yaml_messages.depth_message(MAX_DEPTH))
-                    return
-                if event.anchor is not None or event.tag is not None:
-                    self._props(event)
-                new: Any = {} if cls is map_start else []
-                if is_map:
-                    if key is _AWAIT_KEY:
-                        self.problem(event.start_mark, "a key must be text, not a list or "
-                                     "mapping (a '?' or a key in brackets makes one)")
-                        key = _KEY_NODE
-                    elif key is not _DISCARD:
-                        cur[key] = new
-                        vmarks[key] = event.start_mark
-                elif cur is not None:
-                    cur.append(new)
-                    vmarks.append(event.start_mark)
-                else:
-                    doc.value = new
-                    doc.start = event.start_mark
-                stack.append((cur, is_map, key, kmarks, vmarks))
-                cur = new
-                if cls is map_start:
-                    is_map, key, kmarks, vmarks = True, _AWAIT_KEY, {}, {}
-                else:
-                    is_map, key, kmarks, vmarks = False, _AWAIT_KEY, None, []
-                marks[id(new)] = (event.start_mark, kmarks, vmarks)
-            elif cls is map_end or cls is seq_end:
-                depth -= 1
-                cur, is_map, key, kmarks, vmarks = stack.pop()
-                if is_map:
-                    key = _DISCARD if key is _KEY_NODE else _AWAIT_KEY
-            elif cls is doc_start:
-                documents += 1
-                doc.found = True
-                if documents > 1:
-                    self.problem(event.start_mark, "a bank file holds one YAML document; this "
-                                 "'---' starts a second one (split it into another file)")
-                    return
+                    elif documents == 1:
+                        doc.value = value
+                        doc.start = event.start_mark
+                elif cls is map_start or cls is seq_start:
+                    depth += 1
+                    if depth > MAX_DEPTH:
+                        doc.fatal = True
+                        self.problem(event.start_mark, yaml_messages.depth_message(MAX_DEPTH))
+                        return
+                    if event.anchor is not None or event.tag is not None:
+                        self._props(event)
+                    new: Any = {} if cls is map_start else []
+                    if is_map:
+                        if key is _AWAIT_KEY:
+                            self.problem(event.start_mark, "a key must be text, not a list or "
+                                         "mapping (a '?' or a key in brackets makes one)")
+                            key = _KEY_NODE
+                        elif key is not _DISCARD:
+                            cur[key] = new
+                            vmarks[key] = event.start_mark
+                    elif cur is not None:
+                        cur.append(new)
+                        vmarks.append(event.start_mark)
+                    else:
+                        doc.value = new
+                        doc.start = event.start_mark
+                    stack.append((cur, is_map, key, kmarks, vmarks))
+                    cur = new
+                    if cls is map_start:
+                        is_map, key, kmarks, vmarks = True, _AWAIT_KEY, {}, {}
+                    else:
+                        is_map, key, kmarks, vmarks = False, _AWAIT_KEY, None, []
+                    marks[id(new)] = (event.start_mark, kmarks, vmarks)
+                elif cls is map_end or cls is seq_end:
+                    depth -= 1
+                    cur, is_map, key, kmarks, vmarks = stack.pop()
+                    if is_map:
+                        key = _DISCARD if key is _KEY_NODE else _AWAIT_KEY
+                elif cls is doc_start:
+                    documents += 1
+                    doc.found = True
+                    if documents > 1:
+                        self.problem(event.start_mark, "a bank file holds one YAML document; this "
+                                     "'---' starts a second one (split it into another file)")
+                        return
+        except yamlio.MarkedYAMLError as exc:
+            # The last event read tells a quote left open from other syntax errors.
+            exc.last_event = event  # type: ignore[attr-defined]
+            raise
 
     def _path(self, stack: list[tuple[Any, bool, Any, Any, Any]],
               last: str | int) -> tuple[str | int, ...]:

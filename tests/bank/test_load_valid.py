@@ -240,7 +240,8 @@ def test_a_diagram_wider_than_the_screen_is_a_warning(pure: bool) -> None:
     extra = "    infographic:\n      text: |\n        " + "x" * 77 + "\n        short\n"
     report = load_bank_text(bank(question(extra=extra)), pure_python=pure)
     assert report.ok
-    assert found(report) == [(15, 13, "warning", "this diagram has lines 77 characters wide: on an "
+    # At the line that is too wide (the block's first line, 16), in terminal columns.
+    assert found(report) == [(16, 9, "warning", "this diagram has lines 77 columns wide: on an "
                               "80-column terminal lines over 76 wrap, which breaks its columns; "
                               "keep them to 76 or fewer")]
     fits = extra.replace("x" * 77, "x" * 76)

@@ -204,16 +204,20 @@ def test_control_characters_are_warnings_naming_them(pure: bool) -> None:
                          review='{A: "a\\rb\\x9b"}',
                          extra="    references: [x\u202ey]\n"))
     report = load_bank_text(text, pure_python=pure)
-    tail = "; quiz shows them as symbols and never sends them to the terminal"
+    control = "is a terminal control character; the app shows it as '{}' (delete it unless " \
+              "you meant it)"
+    bidi = ("is a bidirectional control: it changes the order in which the text around it is "
+            "shown; the app shows it as '\ufffd' (delete it unless you meant it)")
+    # Each character at its own place: an escape at its backslash.
     assert found(report) == [
-        (8, 15, "warning", "text contains terminal control characters (U+001B ESCAPE)" + tail),
-        (9, 18, "warning", "text contains terminal control characters (U+001B ESCAPE, "
-                           "U+0007 BELL)" + tail),
-        (9, 37, "warning", "text contains terminal control characters (U+0000 NULL)" + tail),
-        (13, 28, "warning", "text contains terminal control characters (U+000D CARRIAGE RETURN, "
-                            "U+009B CONTROL)" + tail),
-        (14, 18, "warning", "text contains terminal control characters (U+202E RIGHT-TO-LEFT "
-                            "OVERRIDE)" + tail),
+        (8, 22, "warning", "U+001B ESCAPE " + control.format("\u241b")),
+        (8, 31, "warning", "U+001B ESCAPE " + control.format("\u241b")),
+        (9, 19, "warning", "U+001B ESCAPE " + control.format("\u241b")),
+        (9, 29, "warning", "U+0007 BELL " + control.format("\u2407")),
+        (9, 39, "warning", "U+0000 NULL " + control.format("\u2400")),
+        (13, 30, "warning", "U+000D CARRIAGE RETURN " + control.format("\u240d")),
+        (13, 33, "warning", "U+009B CONTROL " + control.format("\ufffd")),
+        (14, 19, "warning", "U+202E RIGHT-TO-LEFT OVERRIDE " + bidi),
     ]
     # Warnings only: the bank loads, and the text is kept exactly (the TUI makes it safe).
     assert report.ok

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.cells import cell_len, set_cell_size
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -70,8 +71,8 @@ class SummaryScreen(Screen[None]):
                         out = s.outcome(shown)
                         state = "wrong" if out else "unanswered"
                         first = shown.question.stem.strip().split("\n")[0]
-                        if len(first) > 90:
-                            first = first[:89].rstrip() + "…"
+                        if cell_len(first) > 90:  # terminal cells: a CJK character takes two
+                            first = set_cell_size(first, 89).rstrip() + "…"
                         lines.append(f"{shown.number:>3}. ({state}) {first}")
                 yield Static(literal("\n".join(lines)), id="summary-missed", markup=False)
                 yield Static("r retries these; Ctrl+N starts a new session.", markup=False,
