@@ -10,6 +10,10 @@ import pytest
 from quiz.bank.library import Library, LoadedBank
 from quiz.bank.model import BankFile
 
+SEED_BANK = Path(__file__).resolve().parent / "fixtures" / "seed_bank"
+"""A frozen copy of the two-question seed bank (a folder with one bank file). Tests that need a
+real bank use it instead of the bundled ``question_bank/``, whose content changes."""
+
 
 @pytest.fixture(autouse=True)
 def _isolated_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
@@ -57,3 +61,13 @@ def make_library(*questions: dict[str, Any], topics: dict[str, str] | None = Non
     })
     return Library(banks=(LoadedBank(Path("test.yaml"), bank.bank, tuple(bank.questions)),),
                    topics=dict(bank.bank.topics))
+
+
+def seed_library() -> Library:
+    """The frozen seed bank (:data:`SEED_BANK`) loaded by the real loader; it must load clean."""
+    from quiz.bank.load import load_library
+
+    report = load_library([SEED_BANK])
+    assert report.library is not None and not report.diagnostics, [
+        str(d) for d in report.diagnostics]
+    return report.library

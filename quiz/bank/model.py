@@ -15,6 +15,7 @@ The format is documented for instructors in ``question_bank/FORMAT.md``.
 
 from __future__ import annotations
 
+import difflib
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -29,6 +30,18 @@ from pydantic import (
 )
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
+from quiz.bank.expect import (
+    FIGURES,
+    FigureMissing,
+    Kind,
+    Quantity,
+    parse_value,
+    quantities_in,
+    read_figure,
+    rounds_to,
+    shown,
+    states,
+)
 from quiz.footprint.spec import FootprintSpec
 
 OPTION_KEYS = "ABCDEFGH"
@@ -130,11 +143,98 @@ class Infographic(_Strict):
         return "footprint"
 
 
+class Expect(_Strict):
+    """What a worked example's keyed option states: ``figure``, a name of
+    :data:`quiz.bank.expect.FIGURES` (``training.total``, ``inference.kv_cache``, ...), and
+    ``value``, the figure as the keyed option writes it (``"112 GB"``); its digits set the
+    rounding. Checked against the calculator by :class:`WorkedExample` and :class:`Question`."""
+
+    figure: Annotated[StrictStr, Field(pattern=r"^[a-z_]+\.[a-z_]+$")]
+    value: Text
+
+    @field_validator("figure")
+    @classmethod
+    def _known_figure(cls, name: str) -> str:
+        if name not in FIGURES:
+            close = difflib.get_close_matches(name, list(FIGURES), n=1, cutoff=0.6)
+            raise PydanticCustomError(
+                "unknown_figure",
+                "unknown figure {name}{hint}; figures: training.total, training.<item>, "
+                "inference.total, inference.<item>, storage.<item>, ... (see FORMAT.md)",
+                {"name": repr(name), "hint": f" (did you mean {close[0]!r}?)" if close else ""},
+            )
+        return name
+
+    @model_validator(mode="after")
+    def _value_fits_figure(self) -> Expect:
+        try:
+            parse_value(self.value, self.kind)
+        except ValueError as exc:
+            raise ValidationError.from_exception_data("Expect", [InitErrorDetails(
+                type=PydanticCustomError("expect_value", "{reason}", {"reason": str(exc)}),
+                loc=("value",), input=self.value)]) from None
+        return self
+
+    @property
+    def kind(self) -> Kind:
+        """``"size"`` (bytes) or ``"count"``."""
+        return FIGURES[self.figure][0]
+
+    @property
+    def quantity(self) -> Quantity:
+        """``value`` parsed (exact amount and rounding step). Raises ValueError if malformed."""
+        return parse_value(self.value, self.kind)
+
+
 class WorkedExample(_Strict):
-    """A calculator scenario whose derivation steps are shown after the answer."""
+    """A calculator scenario whose derivation steps are shown after the answer, and optionally
+    (``expect``) the figure of it that the keyed option states.
+
+    With ``expect``, the estimate is computed while the bank loads: a figure the estimate lacks
+    is an error at ``expect.figure``, a value that is not the figure rounded to the digits
+    written an error at ``expect.value`` (see :mod:`quiz.bank.expect`)."""
 
     footprint: FootprintSpec
     caption: StrictStr | None = None
+    expect: Expect | None = None
+
+    @model_validator(mode="after")
+    def _expect_agrees(self) -> WorkedExample:
+        if self.expect is None:
+            return self
+        exp = self.expect
+        try:
+            exact = self.figure()
+        except FigureMissing as exc:
+            loc: tuple[str, ...] = ("expect", "figure")
+            raise ValidationError.from_exception_data("WorkedExample", [InitErrorDetails(
+                type=PydanticCustomError("expect_figure", "{reason}", {"reason": str(exc)}),
+                loc=loc, input=exp.figure)]) from None
+        quantity = exp.quantity
+        if not rounds_to(exact, quantity):
+            raise ValidationError.from_exception_data("WorkedExample", [InitErrorDetails(
+                type=PydanticCustomError(
+                    "expect_disagrees",
+                    "the calculator gives {figure} = {exact} ({given}), which rounded to the "
+                    "digits written is not {value}; write the calculator's figure "
+                    "(quiz footprint ... --json)",
+                    {"figure": exp.figure, "exact": shown(exact, exp.kind, quantity.scale),
+                     "given": shown(exact, exp.kind, "B"), "value": repr(exp.value)}),
+                loc=("expect", "value"), input=exp.value)])
+        return self
+
+    def figure(self) -> int:
+        """The calculator's exact ``expect.figure`` for this scenario (bytes, or a count).
+
+        Raises:
+            ValueError: there is no ``expect``.
+            FigureMissing: the estimate lacks the figure (the message says why).
+        """
+        if self.expect is None:
+            raise ValueError("this worked example has no 'expect'")
+        from quiz.footprint.engine import estimate
+
+        return read_figure(estimate(self.footprint), self.expect.figure)
 
 
 class Question(_Strict):
@@ -235,9 +335,39 @@ class Question(_Strict):
             err(("distractor_review",), "review_missing",
                 "add a review for each wrong option: missing {missing}", self.distractor_review,
                 missing=", ".join(missing))
+        self._expect_stated_by_key(err, right)
         if errors:
             raise ValidationError.from_exception_data("Question", errors)
         return self
+
+
+    def _expect_stated_by_key(self, err: Any, right: set[str]) -> None:
+        """The keyed option states ``expect.value``; every figure a distractor states differs from
+        the calculator's by at least the rounding step of ``expect.value`` (one unit of its last
+        digit: 1 GB for "112 GB"; any other whole number for a count such as "2 GPUs")."""
+        example = self.worked_example
+        if example is None or example.expect is None or not right <= set(self.options):
+            return
+        exp = example.expect
+        quantity = exp.quantity
+        if not any(states(self.options[k], exp.value) for k in sorted(right)):
+            err(("worked_example", "expect", "value"), "expect_not_in_key",
+                "no keyed option ({keys}) states {expected} as written; the keyed option must "
+                "contain the expected value word for word", exp.value,
+                keys=", ".join(sorted(right)), expected=repr(exp.value))
+        exact = example.figure()
+        for key, text in self.options.items():
+            if key in right:
+                continue
+            for found in quantities_in(text, quantity, exp.kind):
+                if abs(found.amount - exact) < quantity.step:
+                    err(("options", key), "expect_distractor_close",
+                        "this distractor states {found}, less than {step} from the calculator's "
+                        "{figure} ({exact}): it reads as right; make it differ by at least "
+                        "the rounding step of the expected value {expected}", text,
+                        found=repr(found.text), step=quantity.step_text,
+                        figure=exp.figure, exact=shown(exact, exp.kind, quantity.scale or "B"),
+                        expected=repr(exp.value))
 
 
 class BankInfo(_Strict):

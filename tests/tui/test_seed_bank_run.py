@@ -1,0 +1,34 @@
+"""A practice run over a real bank: the frozen seed bank (tests/fixtures/seed_bank), never the
+bundled one, so content changes in question_bank/ do not touch this test."""
+
+from __future__ import annotations
+
+from textual.widgets import Static
+
+from quiz.tui.app import make_app
+from quiz.tui.screens.summary import SummaryScreen
+from tests.conftest import seed_library
+from tests.tui.test_question_screen import plain, start
+
+
+async def test_practice_run_over_the_seed_bank_reveals_every_part() -> None:
+    library = seed_library()
+    assert [q.id for q in library.questions] == ["memory-train-vs-infer-001",
+                                                 "compute-storage-train-vs-infer-002"]
+    app = make_app(library, shuffle=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await start(app, pilot)
+        await pilot.press("d")
+        await pilot.pause()
+        assert plain(screen.query_one("#verdict", Static)) == "✓ Correct: D."
+        for part in ("#infographic", "#full-explanation", "#distractor-review",
+                     "#worked-example", "#references"):
+            assert screen.query_one(part), part
+        await pilot.press("n", "a")
+        await pilot.pause()
+        assert plain(screen.query_one("#verdict", Static)).startswith("✗")
+        await pilot.press("n")
+        await pilot.pause()
+        assert isinstance(app.screen, SummaryScreen)
+        assert plain(app.screen.query_one("#summary-score", Static)) == (
+            "Score 1 right of 2 answered (50%); all 2 answered")
