@@ -31,42 +31,39 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
-    from quiz.footprint.report import PhaseEstimate, Report
+    from quiz.footprint.report import Report
 
 Kind = Literal["size", "count"]
 
-_TRAINING_ITEMS = ("weights", "gradients", "master_weights", "optimizer_states", "activations")
-_INFERENCE_ITEMS = ("weights", "quantization_overhead", "kv_cache", "activations")
-_STORAGE_ITEMS = ("dataset", "checkpoints", "inference_artifact")
+_WHAT = {
+    "params": "parameters of the model (every expert of a mixture of experts)",
+    "active_params": "parameters active per token (mixture of experts)",
+    "training.total": "training memory per device, every item summed",
+    "training.devices": "devices in the training layout (dp × tp × pp)",
+    "training.gpus_needed": "fewest GPUs of the `gpu` preset that hold the training job",
+    "training.headroom": "GPU memory left on each training device (negative: missing)",
+    "inference.total": "inference memory of one replica, every item summed",
+    "inference.gpus_needed": "fewest GPUs of the `gpu` preset that hold one replica",
+    "inference.headroom": "memory left over the inference GPUs together (negative: missing)",
+    "storage.total": "every storage item summed",
+}
 
 
 def _figures() -> dict[str, tuple[Kind, str]]:
-    table: dict[str, tuple[Kind, str]] = {
-        "training.total": ("size", "training memory per device, every item summed"),
-    }
-    for item in _TRAINING_ITEMS:
-        table[f"training.{item}"] = ("size", f"training {item.replace('_', ' ')} per device")
-    table["training.gpus_needed"] = (
-        "count", "fewest GPUs of the `gpu` preset that hold the training job")
-    table["training.headroom"] = (
-        "size", "GPU memory left on each training device (negative: missing)")
-    table["inference.total"] = ("size", "inference memory of one replica, every item summed")
-    for item in _INFERENCE_ITEMS:
-        table[f"inference.{item}"] = ("size", f"inference {item.replace('_', ' ')}")
-    table["inference.gpus_needed"] = (
-        "count", "fewest GPUs of the `gpu` preset that hold one inference replica")
-    table["inference.headroom"] = (
-        "size", "memory left over the inference GPUs together (negative: missing)")
-    table["storage.total"] = ("size", "every storage item summed")
-    for item in _STORAGE_ITEMS:
-        table[f"storage.{item}"] = ("size", f"storage: {item.replace('_', ' ')}")
-    table["model.params"] = ("count", "parameters of the model (all experts)")
-    table["model.active_params"] = ("count", "parameters active per token (mixture of experts)")
+    from quiz.footprint.report import FIGURE_NAMES
+
+    table: dict[str, tuple[Kind, str]] = {}
+    for name in FIGURE_NAMES:
+        counted = name in ("params", "active_params") or name.endswith((".devices", ".gpus_needed"))
+        part, _, item = name.partition(".")
+        what = _WHAT.get(name, f"{part} {item.replace('_', ' ')}")
+        table[name] = ("count" if counted else "size", what)
     return table
 
 
 FIGURES: dict[str, tuple[Kind, str]] = _figures()
-"""Every figure name → (``"size"`` in bytes or ``"count"``, what it is)."""
+"""Every figure name (:data:`quiz.footprint.report.FIGURE_NAMES`) → (``"size"`` in bytes or
+``"count"``, what it is)."""
 
 SIZE_UNITS: dict[str, int] = {
     "B": 1, "byte": 1, "bytes": 1,
@@ -202,7 +199,8 @@ class FigureMissing(Exception):
 
 
 def read_figure(report: Report, name: str) -> int:
-    """The figure ``name`` of ``report``, exact: bytes for a size, a plain number for a count.
+    """The figure ``name`` of ``report`` (:meth:`quiz.footprint.report.Report.figure`), exact:
+    bytes for a size, a plain number for a count.
 
     Args:
         report: an estimate (:func:`quiz.footprint.engine.estimate`).
@@ -214,35 +212,21 @@ def read_figure(report: Report, name: str) -> int:
     """
     if name not in FIGURES:
         raise KeyError(name)
-    part, _, what = name.partition(".")
-    if part == "model":
-        return report.model.params if what == "params" else report.model.active_params
-    if part == "storage":
-        storage = report.storage
-        if what == "total":
-            if storage is None or not storage.items:
-                raise FigureMissing("the estimate has no storage items: add a 'storage:' part")
-            return storage.total_bytes
-        item = None if storage is None else storage.item(what)
-        if item is None:
-            raise FigureMissing(_omitted_reason(report, "storage", what))
-        return item.bytes
-    phase: PhaseEstimate | None = report.training if part == "training" else report.inference
-    if phase is None:
-        raise FigureMissing(f"the estimate has no {part} phase (phase: {report.spec.phase})")
-    if what == "total":
-        return phase.total_bytes
-    if what in ("gpus_needed", "headroom"):
-        value = phase.gpus_needed if what == "gpus_needed" else phase.headroom
-        if value is None:
-            if report.gpu is None:
-                raise FigureMissing(f"{name} needs a GPU preset: add 'gpu:' (e.g. h100-80gb)")
-            raise FigureMissing(f"no number of {report.gpu.name} GPUs holds this {part} job")
+    value = report.figure(name)
+    if value is not None:
         return value
-    item = phase.item(what)
-    if item is None:
-        raise FigureMissing(_omitted_reason(report, part, what))
-    return item.bytes
+    part, _, what = name.partition(".")
+    if part == "storage" and what == "total":
+        raise FigureMissing("the estimate has no storage items: add a 'storage:' part")
+    phase = None if part == "storage" else (
+        report.training if part == "training" else report.inference)
+    if part != "storage" and phase is None:
+        raise FigureMissing(f"the estimate has no {part} phase (phase: {report.spec.phase})")
+    if what in ("gpus_needed", "headroom"):
+        if report.gpu is None:
+            raise FigureMissing(f"{name} needs a GPU preset: add 'gpu:' (e.g. h100-80gb)")
+        raise FigureMissing(f"no number of {report.gpu.name} GPUs holds this {part} job")
+    raise FigureMissing(_omitted_reason(report, part, what))
 
 
 def _omitted_reason(report: Report, phase: str, item: str) -> str:

@@ -149,7 +149,7 @@ class Expect(_Strict):
     ``value``, the figure as the keyed option writes it (``"112 GB"``); its digits set the
     rounding. Checked against the calculator by :class:`WorkedExample` and :class:`Question`."""
 
-    figure: Annotated[StrictStr, Field(pattern=r"^[a-z_]+\.[a-z_]+$")]
+    figure: Annotated[StrictStr, Field(pattern=r"^[a-z_]+(\.[a-z_]+)?$")]
     value: Text
 
     @field_validator("figure")
@@ -159,8 +159,9 @@ class Expect(_Strict):
             close = difflib.get_close_matches(name, list(FIGURES), n=1, cutoff=0.6)
             raise PydanticCustomError(
                 "unknown_figure",
-                "unknown figure {name}{hint}; figures: training.total, training.<item>, "
-                "inference.total, inference.<item>, storage.<item>, ... (see FORMAT.md)",
+                "unknown figure {name}{hint}; figures: params, training.total, "
+                "training.<item>, inference.total, inference.<item>, storage.<item>, ... "
+                "(see FORMAT.md)",
                 {"name": repr(name), "hint": f" (did you mean {close[0]!r}?)" if close else ""},
             )
         return name

@@ -142,8 +142,9 @@ def test_an_unknown_or_missing_figure_is_an_error_at_the_figure(pure: bool) -> N
     ), "e.yaml", pure_python=pure)
     assert found(report) == [
         (16, 24, "error", "unknown figure 'training.totl' (did you mean 'training.total'?); "
-                          "figures: training.total, training.<item>, inference.total, "
-                          "inference.<item>, storage.<item>, ... (see FORMAT.md)"),
+                          "figures: params, training.total, training.<item>, "
+                          "inference.total, inference.<item>, storage.<item>, ... (see "
+                          "FORMAT.md)"),
         (27, 24, "error", "the estimate has no training activations: activation memory needs "
                           "the layers, hidden size and attention heads: give a model preset or "
                           "--layers --hidden --heads"),
@@ -163,7 +164,7 @@ def test_every_figure_name_reads_the_estimate() -> None:
     assert read_figure(report, "inference.weights") == report.inference.item("weights").bytes
     assert read_figure(report, "training.total") == report.training.total_bytes
     assert read_figure(report, "storage.total") == report.storage.total_bytes
-    assert read_figure(report, "model.params") == 6_738_415_616
+    assert read_figure(report, "params") == 6_738_415_616
     assert read_figure(report, "inference.gpus_needed") == 1
     with pytest.raises(KeyError):
         read_figure(report, "training.bogus")
