@@ -146,7 +146,8 @@ def test_review_queue_due_first_in_due_order_then_most_missed(tmp_path: Path) ->
         clock.advance(60.0)
         s.answer(answer)
         s.next()
-    s2 = StudySession.from_questions(lib.questions, SessionConfig(question_ids=("q0",)))
+    s2 = StudySession.from_questions(lib.questions,
+                                     SessionConfig(question_ids=("q0",), shuffle=False))
     s2.sink = Recorder(store, store.start_session("practice", (), None, s2.plan()), "practice",
                        QuestionIndex.of(lib), now=clock.now,
                        scheduler=Scheduler(enable_fuzzing=False))
