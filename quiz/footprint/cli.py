@@ -401,7 +401,11 @@ def run(ns: argparse.Namespace) -> int:
         report = estimate(spec)
         explain = getattr(ns, "explain", False)
         if as_json:
-            data = report.to_json(explain=explain)
+            data = report.to_json()
+            if explain:
+                from quiz.footprint.explain import explain_notes
+
+                data["explain"] = explain_notes(report, units=spec.units)
             _write(json.dumps(data, indent=2, ensure_ascii=False))
             return 0
         if width is None:

@@ -25,7 +25,12 @@ from typing import TYPE_CHECKING
 from quiz.footprint.inference import inference_items, kv_dtype
 from quiz.footprint.report import ModelSummary, Omitted, PhaseEstimate, Report, StorageEstimate
 from quiz.footprint.storage import storage_items
-from quiz.footprint.training import bytes_per_param_text, model_state_bytes, training_items
+from quiz.footprint.training import (
+    activation_bytes,
+    bytes_per_param_text,
+    model_state_bytes,
+    training_items,
+)
 from quiz.footprint.units import count_noun, format_bytes, format_count
 
 if TYPE_CHECKING:
@@ -84,9 +89,11 @@ def _training(
     omitted.extend(missing)
     total = sum(i.bytes for i in items)
     needed = headroom = None
+    advice = ""
     if gpu is not None:
         headroom = gpu.memory_bytes - total
-        needed = _fewest_training_gpus(t, r, gpu.memory_bytes, total)
+        needed = _fewest_training_gpus(t, r, gpu.memory_bytes)
+        advice = _training_fit_advice(t, needed)
     recompute = {
         "none": "no recomputation",
         "selective": "selective recomputation",
@@ -108,14 +115,28 @@ def _training(
         f"ZeRO-{t.zero}, {t.precision}, {t.optimizer}, micro-batch {format_count(t.micro_batch)} "
         f"× {count_noun(t.seq_len, 'token')}, {recompute}"
     )
-    return PhaseEstimate("training", items, total, t.devices, needed, headroom, convention, setup)
+    return PhaseEstimate("training", items, total, t.devices, needed, headroom, convention, setup,
+                         advice)
 
 
-def _fewest_training_gpus(t: TrainingSpec, r: ResolvedModel, memory: int, total: int) -> int | None:
-    states = model_state_bytes(t, r, t.dp)
-    if states is None:
+def _training_fit_advice(t: TrainingSpec, needed: int | None) -> str:
+    """What the fewest-GPU figure keeps fixed, or what to change when no count is enough."""
+    tp, pp = format_count(t.tp), format_count(t.pp)
+    if needed is not None:
+        return f"tp {tp} × pp {pp}, ZeRO-{t.zero}, data-parallel size varied"
+    if t.zero == 0:
+        return ("ZeRO-0 keeps every model state on every device, so more data-parallel GPUs do "
+                "not help: try --zero 1, 2 or 3, or more tensor/pipeline parallelism")
+    higher = ", a higher ZeRO stage" if t.zero < 3 else ""
+    return (f"what ZeRO-{t.zero} does not partition (the activations above) does not fit at "
+            f"any data-parallel size: try recomputation, more tensor/pipeline "
+            f"parallelism{higher} or a smaller micro-batch")
+
+
+def _fewest_training_gpus(t: TrainingSpec, r: ResolvedModel, memory: int) -> int | None:
+    if model_state_bytes(t, r, t.dp) is None:
         return None
-    other = total - states  # activations: the same for every dp
+    other = activation_bytes(t, r) or 0  # the same for every dp
 
     def fits(dp: int) -> bool:
         value = model_state_bytes(t, r, dp)

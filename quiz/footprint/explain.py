@@ -18,9 +18,15 @@ source, and what they give for this case:
 
 from __future__ import annotations
 
-from quiz.footprint.inference import KV_BYTES, WEIGHT_BITS, kv_bytes_per_token, kv_dtype
+from quiz.footprint.inference import (
+    KV_BYTES,
+    WEIGHT_BITS,
+    kv_bytes_per_token,
+    kv_dtype,
+    plain_weight_bytes,
+)
 from quiz.footprint.report import Report
-from quiz.footprint.training import activation_bytes_per_layer, grad_dtype, has_master
+from quiz.footprint.training import activation_bytes, bytes_per_param, grad_dtype, has_master
 from quiz.footprint.units import count_noun, format_bytes, format_count
 
 
@@ -39,10 +45,11 @@ def explain_notes(report: Report, *, units: str = "GB") -> list[str]:
     if report.training is not None:
         t = spec.training
         if t.optimizer in ("adam", "adamw") and has_master(t):
-            ours = 16 if grad_dtype(t) != "fp32" else 18
+            ours = sum(part for part, _ in bytes_per_param(t))
+            grads = "FP32" if grad_dtype(t) == "fp32" else "16-bit"
             notes.append(
                 f"Bytes per parameter, mixed-precision Adam: this estimate counts {ours} "
-                f"({'16-bit' if ours == 16 else 'FP32'} gradients) = {b(ours * psi)} of model "
+                f"({grads} gradients) = {b(ours * psi)} of model "
                 f"states for {count_noun(psi, 'parameter')} before any sharding. The ZeRO paper "
                 f"(sec. 3.1) counts 16 = 2 + 2 + 12 → {b(16 * psi)}; Hugging Face's \"GPU "
                 'memory usage" guide counts 18 = 6 (FP16 and FP32 weights) + 4 (FP32 gradients) '
@@ -52,30 +59,16 @@ def explain_notes(report: Report, *, units: str = "GB") -> list[str]:
                 "--grad-precision fp32 gives the 18-byte count."
             )
         r = spec.resolved
-        if report.training.item("activations") is not None and r.layers and r.hidden and r.heads:
-            e = 4 if t.precision == "fp32" else 2
-            vals = {}
-            for mode in ("none", "selective", "full"):
-                per = activation_bytes_per_layer(
-                    s=t.seq_len,
-                    b=t.micro_batch,
-                    h=r.hidden,
-                    a=r.heads,
-                    t=t.tp,
-                    sequence_parallel=t.sequence_parallel,
-                    recompute=mode,
-                    act_bytes=e,
-                )
-                total = r.layers * per
-                vals[mode] = -(-total.numerator // total.denominator)
+        vals = {mode: activation_bytes(t, r, mode) for mode in ("none", "selective", "full")}
+        if report.training.item("activations") is not None:
             notes.append(
                 '"Activation checkpointing" means different things: Hugging Face '
                 "Transformers' gradient_checkpointing_enable() recomputes every decoder layer "
                 "from its input (--recompute full here); Megatron-LM's --recompute-activations "
                 "recomputes only the attention scores (--recompute selective); FlashAttention "
                 "never stores the s × s scores, so without recomputation it costs about what "
-                f"'selective' does. This case: none {b(vals['none'])}, selective "
-                f"{b(vals['selective'])}, full {b(vals['full'])} per device."
+                f"'selective' does. This case: none {b(vals['none'] or 0)}, selective "
+                f"{b(vals['selective'] or 0)}, full {b(vals['full'] or 0)} per device."
             )
         notes.append(
             "Not counted here, counted by some tools: ZeRO communication buckets and a "
@@ -110,7 +103,7 @@ def explain_notes(report: Report, *, units: str = "GB") -> list[str]:
         if bits < 16:
             w = report.inference.item("weights")
             q = report.inference.item("quantization_overhead")
-            naive = -(-psi * bits // 8)
+            naive = plain_weight_bytes(psi, inf.weights)
             ours = (w.bytes if w else 0) + (q.bytes if q else 0)
             notes.append(
                 f'Quantized weights: "params × {bits}/8" gives {b(naive)}; this estimate keeps '

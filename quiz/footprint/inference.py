@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 
 from quiz.footprint.model_arch import quant_groups
 from quiz.footprint.report import Item, Omitted
+from quiz.footprint.training import activation_value_bytes
 from quiz.footprint.units import count_noun, format_count
 
 if TYPE_CHECKING:
@@ -73,6 +74,45 @@ def kv_bytes_per_token(
     return 2 * layers * kv_heads * head_dim * bytes_per_value
 
 
+def kv_cache_bytes(spec: InferenceSpec, r: ResolvedModel) -> int | None:
+    """KV cache bytes of one replica: :func:`kv_bytes_per_token` per layer × batch × the tokens
+    each layer keeps (a sliding-window layer at most ``window``). ``None`` when the layers,
+    key/value heads or head size are unknown."""
+    if not (r.layers and r.kv_heads and r.head_dim):
+        return None
+    per_layer_token = kv_bytes_per_token(layers=1, kv_heads=r.kv_heads, head_dim=r.head_dim,
+                                         bytes_per_value=KV_BYTES[kv_dtype(spec)])
+    return per_layer_token * spec.batch * _kv_token_layers(spec, r)
+
+
+def _kv_token_layers(spec: InferenceSpec, r: ResolvedModel) -> int:
+    """Σ over layers of the tokens each keeps: full layers the whole context, sliding-window
+    layers at most the window."""
+    window = r.sliding_window or 0
+    sliding = r.sliding_layers if window else 0
+    layers = r.layers or 0
+    return (layers - sliding) * spec.context + sliding * min(spec.context, window)
+
+
+def inference_activation_bytes(spec: InferenceSpec, r: ResolvedModel) -> int | None:
+    """Transient activation bytes: one layer's working set for the whole prefill, context ×
+    batch × hidden × (16e + 2) (see the module docstring); ``None`` without the hidden size."""
+    if not r.hidden:
+        return None
+    return spec.context * spec.batch * r.hidden * _activation_coefficient(spec)
+
+
+def _activation_coefficient(spec: InferenceSpec) -> int:
+    """16e + 2 bytes per token and hidden unit, e from :func:`activation_value_bytes`."""
+    return 16 * activation_value_bytes(spec.weights) + 2
+
+
+def plain_weight_bytes(params: int, weights: str) -> int:
+    """``params × bits / 8`` rounded up: every parameter in the format ``weights``, nothing kept
+    16-bit and no scales (the count of a calculator that ignores both)."""
+    return -(-params * WEIGHT_BITS[weights] // 8)
+
+
 def weight_bytes(spec: InferenceSpec, r: ResolvedModel) -> tuple[int, int | None]:
     """``(weights, quantization_overhead)`` in bytes for the whole model; the overhead is 0 for
     16/32-bit weights and ``None`` when it cannot be computed (FP8 without an architecture)."""
@@ -82,7 +122,7 @@ def weight_bytes(spec: InferenceSpec, r: ResolvedModel) -> tuple[int, int | None
         return psi * bits // 8, 0
     counts = r.counts
     if counts is None or r.arch is None:
-        weights = -(-psi * bits // 8)
+        weights = plain_weight_bytes(psi, spec.weights)
         if spec.weights == "fp8":
             return weights, None
         groups = -(-psi // spec.group_size)
@@ -204,7 +244,8 @@ def _overhead_item(
 def _kv_item(
     spec: InferenceSpec, r: ResolvedModel, items: list[Item], omitted: list[Omitted]
 ) -> None:
-    if not (r.layers and r.kv_heads and r.head_dim):
+    n_bytes = kv_cache_bytes(spec, r)
+    if n_bytes is None or not (r.layers and r.kv_heads and r.head_dim):
         omitted.append(
             Omitted(
                 "kv_cache",
@@ -221,9 +262,6 @@ def _kv_item(
     window = r.sliding_window or 0
     sliding = r.sliding_layers if window else 0
     full_layers = r.layers - sliding
-    window_tokens = min(ctx, window) if sliding else 0
-    token_layers = full_layers * ctx + sliding * window_tokens
-    n_bytes = 2 * r.kv_heads * r.head_dim * kb * batch * token_layers
     seqs = count_noun(batch, "sequence")
     if sliding:
         tokens = (
@@ -254,7 +292,8 @@ def _kv_item(
 def _activation_item(
     spec: InferenceSpec, r: ResolvedModel, items: list[Item], omitted: list[Omitted]
 ) -> None:
-    if not r.hidden:
+    n_bytes = inference_activation_bytes(spec, r)
+    if n_bytes is None or not r.hidden:
         omitted.append(
             Omitted(
                 "activations",
@@ -263,13 +302,11 @@ def _activation_item(
             )
         )
         return
-    e = 4 if spec.weights == "fp32" else 2
-    coef = 16 * e + 2
-    tokens = spec.context * spec.batch
+    coef = _activation_coefficient(spec)
     items.append(
         Item(
             "activations",
-            tokens * r.hidden * coef,
+            n_bytes,
             f"one layer at a time: {count_noun(spec.context, 'token')} × "
             f"{count_noun(spec.batch, 'sequence')} × {format_count(r.hidden)} hidden × {coef} "
             f"bytes (sbh·{coef}, no attention scores)",

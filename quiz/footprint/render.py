@@ -253,7 +253,6 @@ def _fit_lines(report: Report, phase: PhaseEstimate, units: str, width: int) -> 
         return []
     mem = format_bytes(gpu.memory_bytes, units)
     if phase.phase == "training":
-        t = report.spec.training
         if phase.headroom >= 0:
             text = f"fits on each {gpu.name} ({mem}): {format_bytes(phase.headroom, units)} free"
         else:
@@ -262,26 +261,9 @@ def _fit_lines(report: Report, phase: PhaseEstimate, units: str, width: int) -> 
                 f"{format_bytes(-phase.headroom, units)} short per device"
             )
         if phase.gpus_needed is None:
-            if t.zero == 0:
-                text += (
-                    "; ZeRO-0 keeps every model state on every device, so more data-parallel "
-                    "GPUs do not help: try --zero 1, 2 or 3, or more tensor/pipeline "
-                    "parallelism"
-                )
-            else:
-                act = phase.item("activations")
-                what = f" (activations: {format_bytes(act.bytes, units)})" if act else ""
-                higher = ", a higher ZeRO stage" if t.zero < 3 else ""
-                text += (
-                    f"; what ZeRO-{t.zero} does not partition{what} does not fit at any "
-                    f"data-parallel size: try recomputation, more tensor/pipeline "
-                    f"parallelism{higher} or a smaller micro-batch"
-                )
+            text += f"; {phase.fit_advice}"
         else:
-            text += (
-                f"; fewest GPUs: {format_count(phase.gpus_needed)} (tp {format_count(t.tp)} × "
-                f"pp {format_count(t.pp)}, ZeRO-{t.zero}, data-parallel size varied)"
-            )
+            text += f"; fewest GPUs: {format_count(phase.gpus_needed)} ({phase.fit_advice})"
     else:
         n = phase.gpus_needed or 0
         text = (

@@ -1,7 +1,7 @@
 """The result of an estimate: items with their derivation, per phase, and the JSON contract.
 
-Every size is an exact ``int`` of bytes. :meth:`Report.to_json` produces the contract of issue 3
-(keys and types are tested in ``tests/footprint/test_json_contract.py``)::
+Every size is an exact ``int`` of bytes. :meth:`Report.to_json` produces this contract (keys and
+types are tested in ``tests/footprint/test_footprint_json.py``)::
 
     {"model": {"name": str, "preset": str | null, "params": int, "active_params": int},
      "training": {"per_device": {"total_bytes": int, "items": [ITEM, ...]},
@@ -16,9 +16,9 @@ Every size is an exact ``int`` of bytes. :meth:`Report.to_json` produces the con
 
     ITEM = {"name": str, "bytes": int, "formula": str, "source": str}
 
-With ``explain=True`` (``quiz footprint --json --explain``) one more key, ``"explain": [str,
-...]``, holds the notes of :func:`quiz.footprint.explain.explain_notes`; without it the keys are
-exactly those above.
+``quiz footprint --json --explain`` adds one more key, ``"explain": [str, ...]``: the CLI
+attaches the notes of :func:`quiz.footprint.explain.explain_notes` (this module does not import
+the calculator, so there is no import cycle); without it the keys are exactly those above.
 """
 
 from __future__ import annotations
@@ -125,6 +125,8 @@ class PhaseEstimate:
             of the described layout; inference: over ``gpus_needed`` GPUs together.
         convention: how this estimate counts (bytes per parameter, formulas, units).
         setup: one line describing the scenario (layout, precision, batch).
+        fit_advice: with a GPU preset, what ``gpus_needed`` keeps fixed, or what to change when
+            no number of GPUs is enough (empty without a GPU preset).
     """
 
     phase: str
@@ -135,6 +137,7 @@ class PhaseEstimate:
     headroom: int | None
     convention: str
     setup: str
+    fit_advice: str = ""
 
     def item(self, name: str) -> Item | None:
         """The item called ``name``, or ``None``."""
@@ -258,9 +261,8 @@ class Report:
         found = phase.item(what)
         return None if found is None else found.bytes
 
-    def to_json(self, *, explain: bool = False) -> dict[str, Any]:
-        """The JSON contract (see the module docstring); every size in bytes. ``explain`` adds
-        the ``"explain"`` notes (sizes in them printed in :attr:`units`)."""
+    def to_json(self) -> dict[str, Any]:
+        """The JSON contract (see the module docstring); every size in bytes."""
         data: dict[str, Any] = {
             "model": {
                 "name": self.model.name,
@@ -284,8 +286,4 @@ class Report:
                 "memory_bytes": self.gpu.memory_bytes,
             },
         }
-        if explain:
-            from quiz.footprint.explain import explain_notes
-
-            data["explain"] = explain_notes(self, units=self.units)
         return data

@@ -18,19 +18,20 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from quiz.footprint.inference import WEIGHT_BITS, weight_bytes
-from quiz.footprint.model_arch import adafactor_state_values
 from quiz.footprint.report import Item, Omitted
 from quiz.footprint.training import (
     _BYTES,
     has_master,
-    optimizer_state_total,
+    master_bytes_per_device,
+    optimizer_bytes_per_device,
+    weight_bytes_per_device,
     weight_dtype,
 )
 from quiz.footprint.units import count_noun, format_count
 
 if TYPE_CHECKING:
     from quiz.footprint.resolve import ResolvedModel
-    from quiz.footprint.spec import FootprintSpec
+    from quiz.footprint.spec import FootprintSpec, TrainingSpec
 
 MEGATRON_DTYPE_LIMIT = 65500
 """Vocabulary size below which Megatron-LM stores token ids as uint16."""
@@ -107,6 +108,26 @@ def storage_items(spec: FootprintSpec, r: ResolvedModel) -> tuple[list[Item], li
     return items, omitted
 
 
+def whole_model(t: TrainingSpec) -> TrainingSpec:
+    """``t`` on one device without ZeRO: a checkpoint holds every parameter's state once, so
+    its sizes are the per-device quantities of this layout."""
+    return t.model_copy(update={"dp": 1, "tp": 1, "pp": 1, "zero": 0})
+
+
+def checkpoint_bytes(spec: FootprintSpec, r: ResolvedModel) -> int | None:
+    """Bytes of the checkpoints kept: ``checkpoints`` × (working weights, plus for a full
+    checkpoint the FP32 master copy and the optimizer states, of the whole model; gradients are
+    not saved). ``None`` for a full Adafactor checkpoint without an architecture."""
+    t, st = whole_model(spec.training), spec.storage
+    one = weight_bytes_per_device(t, r, 1)
+    if st.checkpoint_kind == "full":
+        opt = optimizer_bytes_per_device(t, r, 1)
+        if opt is None:
+            return None
+        one += master_bytes_per_device(t, r, 1) + opt
+    return st.checkpoints * one
+
+
 def _checkpoint_item(
     spec: FootprintSpec, r: ResolvedModel, items: list[Item], omitted: list[Omitted]
 ) -> None:
@@ -116,21 +137,8 @@ def _checkpoint_item(
     wb = _BYTES[wd]
     n = st.checkpoints
     times = count_noun(n, "checkpoint")
-    if st.checkpoint_kind == "weights":
-        items.append(
-            Item(
-                "checkpoints",
-                n * psi * wb,
-                f"{times} × {count_noun(psi, 'param')} × {wb} bytes ({wd.upper()} weights only)",
-                "weights-only export (e.g. safetensors of the model state dict)",
-            )
-        )
-        return
-    values = None
-    if t.optimizer == "adafactor" and r.arch is not None:
-        values = sum(adafactor_state_values(r.arch))
-    opt = optimizer_state_total(t, psi, values)
-    if opt is None:
+    total = checkpoint_bytes(spec, r)
+    if total is None:
         omitted.append(
             Omitted(
                 "checkpoints",
@@ -140,12 +148,23 @@ def _checkpoint_item(
             )
         )
         return
+    if st.checkpoint_kind == "weights":
+        items.append(
+            Item(
+                "checkpoints",
+                total,
+                f"{times} × {count_noun(psi, 'param')} × {wb} bytes ({wd.upper()} weights only)",
+                "weights-only export (e.g. safetensors of the model state dict)",
+            )
+        )
+        return
+    opt = optimizer_bytes_per_device(whole_model(t), r, 1) or 0
     per_param = wb + (4 if has_master(t) else 0)
     what = f"{wd.upper()} weights" + (" + FP32 master" if has_master(t) else "")
     items.append(
         Item(
             "checkpoints",
-            n * (psi * per_param + opt),
+            total,
             f"{times} × ({count_noun(psi, 'param')} × {per_param} bytes ({what}) + "
             f"{count_noun(opt, 'byte')} of {t.optimizer} states); gradients are not saved",
             "full training state as saved by DeepSpeed / Megatron-LM to resume: model weights, "

@@ -72,20 +72,107 @@ def has_master(t: TrainingSpec) -> bool:
     return t.precision.startswith("mixed")
 
 
-def optimizer_state_total(t: TrainingSpec, n: int, adafactor_values: int | None) -> int | None:
-    """Bytes of optimizer state for ``n`` parameters (unsharded), or ``None`` when Adafactor's
-    factored statistics are unknown (``adafactor_values`` is the number of values it keeps)."""
+def activation_value_bytes(precision: str) -> int:
+    """Bytes per activation value ``e``: 4 in the FP32 regime (``precision`` ``"fp32"``), else 2.
+    The one place this rule lives: training items, ``--explain`` and inference activations read
+    it (inference passes its weight format, whose FP32 also means FP32 activations)."""
+    return 4 if precision == "fp32" else 2
+
+
+def shard_count(t: TrainingSpec, n: int, stage: int, dp: int) -> int:
+    """How many of ``n`` values (parameters, or Adafactor statistics) one device holds: split
+    evenly over tp × pp first, then over ``dp`` data-parallel devices when the ZeRO stage of ``t``
+    is ``stage`` or higher (3: weights, 2: gradients, 1: master copy and optimizer states;
+    Rajbhandari et al. 2020, sec. 5). Rounded up: the largest shard.
+
+    The single home of ZeRO's sharding rule: items, the fewest-GPU search and storage read it.
+    """
+    per = -(-n // (t.tp * t.pp))
+    return -(-per // dp) if t.zero >= stage else per
+
+
+def weight_bytes_per_device(t: TrainingSpec, r: ResolvedModel, dp: int) -> int:
+    """Bytes of working weights per device with ``dp`` data-parallel devices (ZeRO-3 shards)."""
+    return shard_count(t, r.params, 3, dp) * _BYTES[weight_dtype(t)]
+
+
+def gradient_bytes_per_device(t: TrainingSpec, r: ResolvedModel, dp: int) -> int:
+    """Bytes of gradients per device with ``dp`` data-parallel devices (ZeRO-2 shards)."""
+    return shard_count(t, r.params, 2, dp) * _BYTES[grad_dtype(t)]
+
+
+def master_bytes_per_device(t: TrainingSpec, r: ResolvedModel, dp: int) -> int:
+    """Bytes of the FP32 master copy per device (ZeRO-1 shards); 0 without mixed precision."""
+    return shard_count(t, r.params, 1, dp) * 4 if has_master(t) else 0
+
+
+def optimizer_bytes_per_device(t: TrainingSpec, r: ResolvedModel, dp: int) -> int | None:
+    """Bytes of optimizer state per device with ``dp`` data-parallel devices (ZeRO-1 shards).
+
+    SGD 0; SGD with momentum 1 value and Adam/AdamW 2 values per parameter of
+    :func:`state_bytes`; 8-bit Adam 2 × (1 byte per parameter + one 4-byte FP32 absmax per block
+    of :data:`ADAM_8BIT_BLOCK`; Dettmers et al. 2022); Adafactor its factored statistics
+    (:func:`~quiz.footprint.model_arch.adafactor_state_values`) × :func:`state_bytes`, or
+    ``None`` without an architecture.
+    """
     sb = state_bytes(t)
     opt = t.optimizer
+    if opt == "adafactor":
+        if r.arch is None:
+            return None
+        return shard_count(t, sum(adafactor_state_values(r.arch)), 1, dp) * sb
+    n = shard_count(t, r.params, 1, dp)
     if opt == "sgd":
         return 0
     if opt == "sgd-momentum":
         return n * sb
     if opt in ("adam", "adamw"):
         return 2 * n * sb
-    if opt == "adam-8bit":
-        return 2 * (n + -(-n // ADAM_8BIT_BLOCK) * 4)
-    return None if adafactor_values is None else adafactor_values * sb
+    return 2 * (n + -(-n // ADAM_8BIT_BLOCK) * 4)  # adam-8bit
+
+
+def model_state_bytes(t: TrainingSpec, r: ResolvedModel, dp: int) -> int | None:
+    """Bytes per device of weights, gradients, master weights and optimizer states with ``dp``
+    data-parallel devices (the rest of ``t`` unchanged); ``None`` when the optimizer state is
+    unknown (Adafactor without an architecture). The sum of the four functions above, which the
+    items of :func:`training_items` show; the fewest-GPU search varies ``dp`` here."""
+    opt = optimizer_bytes_per_device(t, r, dp)
+    if opt is None:
+        return None
+    return (weight_bytes_per_device(t, r, dp) + gradient_bytes_per_device(t, r, dp)
+            + master_bytes_per_device(t, r, dp) + opt)
+
+
+def activation_bytes(t: TrainingSpec, r: ResolvedModel, recompute: str | None = None) -> int | None:
+    """Activation bytes per device: layers × :func:`activation_bytes_per_layer`, rounded up
+    (the first pipeline stage holds L layers' worth, Korthikanti et al. 2022 sec. 4.2.3).
+
+    ``recompute`` overrides ``t.recompute`` (``--explain`` compares the three modes). ``None``
+    when the layers, hidden size or attention heads are unknown.
+    """
+    if not (r.layers and r.hidden and r.heads):
+        return None
+    num, den = _activation_ratio(
+        t.seq_len, t.micro_batch, r.hidden, r.heads, t.tp, t.sequence_parallel,
+        t.recompute if recompute is None else recompute, activation_value_bytes(t.precision),
+    )
+    return -(-r.layers * num // den)
+
+
+def bytes_per_param(t: TrainingSpec) -> list[tuple[int, str]]:
+    """The whole bytes per parameter of the model states, unsharded, as ``(bytes, what)`` parts:
+    weights, gradients, the FP32 master copy (mixed precision) and, for SGD, SGD with momentum,
+    Adam and AdamW, the optimizer states. 8-bit Adam's and Adafactor's states are not a whole
+    number per parameter and are left out (see :func:`bytes_per_param_text`)."""
+    wd, gd = weight_dtype(t), grad_dtype(t)
+    parts = [(_BYTES[wd], f"{wd.upper()} weights"), (_BYTES[gd], f"{gd.upper()} gradients")]
+    if has_master(t):
+        parts.append((4, "FP32 master"))
+    sb = state_bytes(t)
+    per_opt = {"sgd": 0, "sgd-momentum": sb, "adam": 2 * sb, "adamw": 2 * sb}
+    if t.optimizer in per_opt:
+        parts.append((per_opt[t.optimizer], f"{t.optimizer} states"))
+    return parts
 
 
 def activation_bytes_per_layer(
@@ -182,17 +269,13 @@ def _params_text(psi: int, m: int, t: TrainingSpec, sharded: bool, n: int) -> st
 
 def training_items(t: TrainingSpec, r: ResolvedModel) -> tuple[list[Item], list[Omitted]]:
     """The training items per device for the layout of ``t``, each with its formula and source.
+    Each item's bytes come from its quantity function above (``weight_bytes_per_device`` ...
+    ``activation_bytes``); the formula words the same arithmetic.
 
     Returns:
         ``(items, omitted)``: items in display order; omitted items with their reasons.
     """
-    psi = r.params
-    m = t.tp * t.pp
-    base = -(-psi // m)
-
-    def shard(n: int, stage: int) -> int:
-        return -(-n // t.dp) if t.zero >= stage else n
-
+    psi, m, dp = r.params, t.tp * t.pp, t.dp
     items: list[Item] = []
     omitted: list[Omitted] = []
     wd, gd = weight_dtype(t), grad_dtype(t)
@@ -201,46 +284,57 @@ def training_items(t: TrainingSpec, r: ResolvedModel) -> tuple[list[Item], list[
     def add(name: str, n_bytes: int, formula: str, source: str) -> None:
         items.append(Item(name, n_bytes, formula, source))
 
-    n = shard(base, 3)
+    n = shard_count(t, psi, 3, dp)
     add(
         "weights",
-        n * wb,
+        weight_bytes_per_device(t, r, dp),
         f"{_params_text(psi, m, t, t.zero >= 3, n)} × {wb} bytes ({wd.upper()})",
         f"{MIXED_SRC}; {ZERO_SRC}" if has_master(t) else ZERO_SRC,
     )
-    n = shard(base, 2)
+    n = shard_count(t, psi, 2, dp)
     add(
         "gradients",
-        n * gb,
+        gradient_bytes_per_device(t, r, dp),
         f"{_params_text(psi, m, t, t.zero >= 2, n)} × {gb} bytes ({gd.upper()} gradients)",
         ZERO_SRC,
     )
-    n = shard(base, 1)
+    n = shard_count(t, psi, 1, dp)
     if has_master(t):
         add(
             "master_weights",
-            n * 4,
+            master_bytes_per_device(t, r, dp),
             f"{_params_text(psi, m, t, t.zero >= 1, n)} × 4 bytes (FP32 master copy)",
             f"{MIXED_SRC}; {ZERO_SRC}",
         )
-    _optimizer_item(t, r, psi, m, n, add, omitted)
+    _optimizer_item(t, r, n, add, omitted)
     _activation_item(t, r, add, omitted)
     return items, omitted
 
 
 def _optimizer_item(
-    t: TrainingSpec, r: ResolvedModel, psi: int, m: int, n: int, add: _Add,
-    omitted: list[Omitted],
+    t: TrainingSpec, r: ResolvedModel, n: int, add: _Add, omitted: list[Omitted]
 ) -> None:
+    """Add the optimizer-state item (``n``: parameters per device after ZeRO-1 sharding)."""
+    n_bytes = optimizer_bytes_per_device(t, r, t.dp)
+    if n_bytes is None:
+        omitted.append(
+            Omitted(
+                "optimizer_states",
+                "Adafactor's factored second moment depends on the shape of every weight "
+                "matrix: give a model preset or a full architecture",
+                "training",
+            )
+        )
+        return
     sb = state_bytes(t)
     dtype = "FP32" if sb == 4 else "BF16"
-    ptext = _params_text(psi, m, t, t.zero >= 1, n)
+    m = t.tp * t.pp
+    ptext = _params_text(r.params, m, t, t.zero >= 1, n)
     opt = t.optimizer
-    n_bytes = optimizer_state_total(t, n, None) or 0  # None for Adafactor, sized below
     if opt == "sgd":
         add(
             "optimizer_states",
-            0,
+            n_bytes,
             "plain SGD keeps no optimizer state (0 bytes per parameter)",
             "Robbins & Monro 1951; PyTorch torch.optim.SGD with momentum=0",
         )
@@ -268,27 +362,16 @@ def _optimizer_item(
             "Dettmers et al. 2022, 8-bit Optimizers via Block-wise Quantization, sec. 2",
         )
     else:
-        if r.arch is None:
-            omitted.append(
-                Omitted(
-                    "optimizer_states",
-                    "Adafactor's factored second moment depends on the shape of every weight "
-                    "matrix: give a model preset or a full architecture",
-                    "training",
-                )
-            )
-            return
+        assert r.arch is not None  # optimizer_bytes_per_device returned a size
         mats, vectors = adafactor_state_values(r.arch)
-        values = mats + vectors
-        per = -(-values // m)
-        shard_n = -(-per // t.dp) if t.zero >= 1 else per
+        shard_n = shard_count(t, mats + vectors, 1, t.dp)
         split = ""
         if m > 1 or (t.zero >= 1 and t.dp > 1):
             devices = count_noun(m * (t.dp if t.zero >= 1 else 1), "device")
             split = f" split over {devices} = {format_count(shard_n)}"
         add(
             "optimizer_states",
-            shard_n * sb,
+            n_bytes,
             f"({count_noun(mats, 'row and column statistic')} of the weight matrices + "
             f"{count_noun(vectors, 'vector parameter')}){split} × {sb} bytes ({dtype}); "
             "no first moment (beta1 = 0)",
@@ -299,7 +382,8 @@ def _optimizer_item(
 def _activation_item(
     t: TrainingSpec, r: ResolvedModel, add: _Add, omitted: list[Omitted]
 ) -> None:
-    if not (r.layers and r.hidden and r.heads):
+    n_bytes = activation_bytes(t, r)
+    if n_bytes is None or not (r.layers and r.hidden and r.heads):
         omitted.append(
             Omitted(
                 "activations",
@@ -309,11 +393,7 @@ def _activation_item(
             )
         )
         return
-    e = 4 if t.precision == "fp32" else 2
-    num, den = _activation_ratio(
-        t.seq_len, t.micro_batch, r.hidden, r.heads, t.tp, t.sequence_parallel, t.recompute, e
-    )
-    n_bytes = -(-r.layers * num // den)
+    e = activation_value_bytes(t.precision)
     source = KORTHIKANTI_SRC + (
         " (16-bit activations)" if e == 2 else " re-derived for 4-byte activations (sec. 4.1)"
     )
@@ -323,44 +403,13 @@ def _activation_item(
 
 
 def bytes_per_param_text(t: TrainingSpec) -> str:
-    """The bytes-per-parameter sum of the model states, e.g.
+    """The bytes-per-parameter sum of the model states (:func:`bytes_per_param`), e.g.
     ``"16 bytes/param = 2 (BF16 weights) + 2 (BF16 gradients) + 4 (FP32 master) + 8 (Adam)"``;
     for 8-bit Adam and Adafactor the optimizer part is described instead of summed."""
-    wd, gd = weight_dtype(t), grad_dtype(t)
-    parts = [(_BYTES[wd], f"{wd.upper()} weights"), (_BYTES[gd], f"{gd.upper()} gradients")]
-    if has_master(t):
-        parts.append((4, "FP32 master"))
-    sb = state_bytes(t)
-    per_opt = {"sgd": 0, "sgd-momentum": sb, "adam": 2 * sb, "adamw": 2 * sb}
-    if t.optimizer in per_opt:
-        parts.append((per_opt[t.optimizer], f"{t.optimizer} states"))
-        total = sum(p for p, _ in parts)
-        return f"{total} bytes/param = " + " + ".join(f"{p} ({w})" for p, w in parts)
+    parts = bytes_per_param(t)
     fixed = sum(p for p, _ in parts)
+    terms = " + ".join(f"{p} ({w})" for p, w in parts)
+    if t.optimizer not in ("adam-8bit", "adafactor"):
+        return f"{fixed} bytes/param = {terms}"
     rest = "≈2.004 (8-bit Adam)" if t.optimizer == "adam-8bit" else "Adafactor's factored states"
-    return f"{fixed} bytes/param + {rest} = " + " + ".join(f"{p} ({w})" for p, w in parts)
-
-
-def model_state_bytes(t: TrainingSpec, r: ResolvedModel, dp: int) -> int | None:
-    """Bytes per device of weights, gradients, master weights and optimizer states with ``dp``
-    data-parallel devices (the rest of ``t`` unchanged); ``None`` when the optimizer state is
-    unknown (Adafactor without an architecture). Equals the sum of those items of
-    :func:`training_items`; used to search the fewest GPUs without building formula strings."""
-    m = t.tp * t.pp
-    base = -(-r.params // m)
-    zero = t.zero
-
-    def shard(n: int, stage: int) -> int:
-        return -(-n // dp) if zero >= stage else n
-
-    total = shard(base, 3) * _BYTES[weight_dtype(t)] + shard(base, 2) * _BYTES[grad_dtype(t)]
-    n = shard(base, 1)
-    if has_master(t):
-        total += n * 4
-    if t.optimizer == "adafactor":
-        if r.arch is None:
-            return None
-        values = sum(adafactor_state_values(r.arch))
-        return total + shard(-(-values // m), 1) * state_bytes(t)
-    opt = optimizer_state_total(t, n, None)
-    return None if opt is None else total + opt
+    return f"{fixed} bytes/param + {rest} = {terms}"

@@ -116,10 +116,13 @@ def test_contract_variants() -> None:
     }
 
 
-def test_contract_with_explain() -> None:
+def test_contract_with_explain(capsys: pytest.CaptureFixture[str]) -> None:
+    from quiz.footprint.cli import main
+
     report = estimate(FootprintSpec.from_mapping({"model": "llama-2-70b", "units": "GiB"}))
     plain = report.to_json()
-    data = report.to_json(explain=True)
+    assert main(["--model", "llama-2-70b", "--units", "GiB", "--json", "--explain"]) == 0
+    data = json.loads(capsys.readouterr().out)
     assert set(data) == set(plain) | {"explain"}
     notes = data.pop("explain")
     assert data == plain
