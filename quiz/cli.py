@@ -151,6 +151,58 @@ def _as_json(diag: Diagnostic) -> dict[str, object]:
             "message": diag.message, "hint": diag.hint}
 
 
+# -- schema -----------------------------------------------------------------------------------
+def run_schema(argv: Sequence[str]) -> int:
+    """``quiz schema``: print the JSON Schema of a bank file (:mod:`quiz.bank.schema`)."""
+    argparse.ArgumentParser(
+        prog="quiz schema",
+        description="Print the JSON Schema of a bank file, for editors. A copy ships next to "
+        "the bundled banks as quiz-bank.schema.json; name it on a bank's first line: "
+        "'# yaml-language-server: $schema=./quiz-bank.schema.json'.",
+    ).parse_args(argv)
+    from quiz.bank.schema import render
+
+    sys.stdout.write(render())
+    return EXIT_OK
+
+
+# -- new --------------------------------------------------------------------------------------
+def run_new(argv: Sequence[str]) -> int:
+    """``quiz new BANK.yaml [--topic T] [--multiple]``: append a commented template question
+    (:mod:`quiz.bank.template`), or create the bank with one."""
+    parser = argparse.ArgumentParser(
+        prog="quiz new",
+        description="Append a commented template question with a fresh id to BANK (the text "
+        "already there is never re-written), or create BANK with one. Every field to write "
+        "holds a TODO, which 'quiz validate' reports until it is filled.",
+    )
+    parser.add_argument("bank", metavar="BANK", help="the bank file (.yaml)")
+    parser.add_argument("--topic", help="the question's topic key (default: the bank's first)")
+    parser.add_argument("--multiple", action="store_true",
+                        help="a multiple-response question ('Choose two.')")
+    ns = parser.parse_args(argv)
+    from pathlib import Path
+
+    from quiz.bank.schema import SCHEMA_FILE
+    from quiz.bank.template import TemplateError, add_question
+    from quiz.paths import bundled_bank_dir
+
+    path = Path(ns.bank)
+    if path.suffix.lower() not in (".yaml", ".yml"):
+        parser.error(f"{path}: a bank file's name ends in .yaml or .yml")
+    local = path.parent / SCHEMA_FILE
+    ref = f"./{SCHEMA_FILE}" if local.is_file() else str(bundled_bank_dir() / SCHEMA_FILE)
+    try:
+        added = add_question(path, topic=ns.topic, multiple=ns.multiple, schema_ref=ref)
+    except TemplateError as exc:
+        print(f"quiz new: {exc}", file=sys.stderr)
+        return EXIT_ERRORS
+    what = "created the bank with" if added.created else "added"
+    print(f"{path}:{added.line}: {what} question '{added.id}' (topic {added.topic}); replace "
+          f"each TODO, then run: quiz validate {path}")
+    return EXIT_OK
+
+
 # -- footprint --------------------------------------------------------------------------------
 def run_footprint(argv: Sequence[str]) -> int:
     """``quiz footprint ...``: the calculator's own parser and runner
@@ -182,6 +234,9 @@ COMMANDS: dict[str, Command] = {
         Command("validate", "PATH...", "check banks and lint their questions; prints "
                 "path:line:col problems with fix hints",
                 run_validate),
+        Command("new", "BANK [--topic T] [--multiple]",
+                "append a commented template question to a bank", run_new),
+        Command("schema", "", "print the JSON Schema of a bank file, for editors", run_schema),
         Command("footprint", "...", "training/inference memory, with the derivation shown",
                 run_footprint),
         Command("help", "[COMMAND]", "this overview, or a command's options", run_help),

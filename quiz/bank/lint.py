@@ -361,9 +361,11 @@ def _lint_question(index: int, q: Question, out: _Collector) -> None:
     texts += [(f"the review of {k}", places.value(index, "distractor_review", k), t)
               for k, t in q.distractor_review.items()]
     texts += [("a reference", places.value(index, "references"), t) for t in q.references]
+    unfinished: set[Position] = set()
     for what, place, text in texts:
         for found in _placeholders(text):
             out.add(PLACEHOLDER, q, place, f"{what} holds the placeholder {found}")
+            unfinished.add(place)
     _longest_key(index, q, out)
     _choose_count(index, q, out)
     stem_negative = _unemphasised_negative(q.stem)
@@ -374,11 +376,13 @@ def _lint_question(index: int, q: Question, out: _Collector) -> None:
     for field, minimum, label in (("short_explanation", MIN_SHORT_WORDS, "short explanation"),
                                   ("full_explanation", MIN_FULL_WORDS, "full explanation")):
         count = len(_words(getattr(q, field)))
-        if count < minimum:
+        if count < minimum and places.value(index, field) not in unfinished:
             out.add(SHORT_EXPLANATION, q, places.value(index, field),
                     f"the {label} has {count} word{'s' * (count != 1)}; write at least {minimum}")
     for key, review in q.distractor_review.items():
         place = places.value(index, "distractor_review", key)
+        if place in unfinished:
+            continue  # a placeholder is reported as such, not as a short review
         count = len(_words(review))
         if count < MIN_REVIEW_WORDS:
             out.add(SHORT_REVIEW, q, place, f"the review of {key} has {count} "
@@ -561,7 +565,8 @@ def _near_duplicates(stems: list[tuple[LoadedBank, int, _Places]],
     (Jaccard index). Each pair is reported once, at the later question, naming the earlier one
     as ``'id'`` and ``path:line``. Candidates come from an index of 3-grams, so a library of
     thousands of questions is not compared pair by pair."""
-    sets = [_shingles(bank.questions[i].stem) for bank, i, _ in stems]
+    sets = [_shingles(bank.questions[i].stem) if not _placeholders(bank.questions[i].stem)
+            else frozenset() for bank, i, _ in stems]
     postings: dict[tuple[str, ...], list[int]] = {}
     for n, shingles in enumerate(sets):
         for shingle in shingles:
