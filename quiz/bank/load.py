@@ -9,9 +9,10 @@ The pipeline for one file (each step's problems are collected; the first fatal o
    lines and tabs, decided the same way whichever YAML parser runs.
 3. events → plain values with marks (:func:`quiz.bank.yaml_reader.build`): every scalar stays the
    string the author typed; anchors, aliases, tags, duplicate keys and deep nesting are rejected.
-4. ``BankFile.model_validate`` (:mod:`quiz.bank.model`), each error located by
-   :func:`quiz.bank.validation_messages.validation_problems`; then unquoted free text cut short
-   by `` #``, and question ids unique across the whole library.
+4. ``BankFile.model_validate`` (:mod:`quiz.bank.model`); when it fails, the cross-field rules
+   that its failure skipped run field by field (:mod:`quiz.bank.field_checks`); each error is
+   located by :func:`quiz.bank.validation_messages.validation_problems`; then unquoted free text
+   cut short by `` #``, and question ids unique across the whole library.
 
 Nothing here raises for bad input: an unexpected exception while loading a file becomes an
 "internal error" diagnostic for that file.
@@ -30,6 +31,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from quiz.bank import validation_messages, yaml_messages, yaml_reader
+from quiz.bank.field_checks import cross_field_errors
 from quiz.bank.library import Diagnostic, Library, LoadedBank, LoadReport
 from quiz.bank.model import BankFile
 from quiz.bank.problems import Problem, line_col, mark_position, value_positions
@@ -275,7 +277,9 @@ def _load_into(result: _FileResult, raw: str | bytes, pure_python: bool) -> None
     except ValidationError as exc:
         # A value already reported while reading (an alias, a tag) would only repeat the news.
         taken = {(p.line, p.column) for p in doc.problems if p.severity == "error"}
-        problems += [p for p in validation_messages.validation_problems(exc, value, doc.marks)
+        errors = exc.errors(include_url=False)
+        errors += cross_field_errors(value, errors)
+        problems += [p for p in validation_messages.validation_problems(errors, value, doc.marks)
                      if (p.line, p.column) not in taken]
     finally:
         if enabled:

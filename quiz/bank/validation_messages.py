@@ -15,7 +15,7 @@ from difflib import get_close_matches
 from functools import lru_cache
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 from pydantic_core import ErrorDetails
 
 from quiz.bank.model import BankFile
@@ -28,15 +28,16 @@ _KINDS = {"string_type": "text", "list_type": "a list", "dict_type": "a mapping"
 
 # --- Validation errors -------------------------------------------------------------------------
 
-def validation_problems(exc: ValidationError, data: Any,
+def validation_problems(errors: list[ErrorDetails], data: Any,
                         marks: dict[int, tuple[Any, Any, Any]]) -> list[Problem]:
-    """Translate every error of ``BankFile.model_validate(data)`` into a located Problem.
+    """Translate every error of ``BankFile.model_validate(data)`` (``exc.errors()``, plus those
+    of :func:`quiz.bank.field_checks.cross_field_errors`) into a located Problem.
 
     ``marks`` maps ``id(container)`` to its marks (see :class:`quiz.bank.yaml_reader.Document`).
     Errors of a union (``answer`` is a key or a list of keys) are reduced to those of the branch
     that fits the value's kind, or to one "expected X or Y" message when none does.
     """
-    walked = [(_walk(err, data), err) for err in exc.errors(include_url=False)
+    walked = [(_walk(err, data), err) for err in errors
               if err["type"] != "duplicate_id"]  # ids are checked across files by the loader
     groups: dict[tuple[Any, ...], list[tuple[str, _Walked, ErrorDetails]]] = {}
     for w, e in walked:
