@@ -75,6 +75,15 @@ class Library:
         """The strictest pass mark of the library's banks (a fraction 0–1)."""
         return max((b.info.pass_mark for b in self.banks), default=0.7)
 
+    @property
+    def time_limit(self) -> float | None:
+        """Exam minutes from the banks' ``time_limit``: the one bank's, or the sum over several
+        banks when every one declares it; ``None`` otherwise."""
+        limits = [b.info.time_limit for b in self.banks]
+        if not limits or any(m is None for m in limits):
+            return None
+        return sum(m for m in limits if m is not None)
+
     def topic_name(self, key: str) -> str:
         """Display name of a topic key (the key itself when no bank declares it)."""
         return self.topics.get(key, key)

@@ -2,7 +2,7 @@
 
 The YAML loader (:mod:`quiz.bank.load`) builds plain values in which every scalar is the string
 the author typed, then validates them with :meth:`BankFile.model_validate`. Only a few fields are
-coerced from text (``version``, ``pass_mark``, ``shuffle``); every other text field must be a
+coerced from text (``version``, ``pass_mark``, ``time_limit``, ``shuffle``); every other text field must be a
 string, so a list or a mapping where text belongs is an error rather than a rendered Python
 ``repr``.
 
@@ -436,12 +436,16 @@ class Question(_Strict):
 
 class BankInfo(_Strict):
     """The ``bank:`` header: a stable ``id``, a ``title``, a format ``version``, the exam
-    ``pass_mark`` (a fraction 0–1) and the ``topics`` (key → display name)."""
+    ``pass_mark`` (a fraction 0–1), the exam ``time_limit`` (minutes, optional) and the
+    ``topics`` (key → display name)."""
 
     id: Slug
     title: Text
     version: int = Field(default=1, ge=1)
     pass_mark: float = Field(default=0.7, ge=0.0, le=1.0)
+    time_limit: float | None = Field(default=None, gt=0.0, le=1440.0)
+    """Minutes allowed for an exam from this bank (exam mode's clock); ``None``: 1.2 minutes
+    per question."""
     description: Text | None = None
     topics: dict[Slug, Text] = Field(default_factory=dict)
     lint: LintSettings | None = None

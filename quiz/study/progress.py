@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from fsrs import Rating, Scheduler
 
@@ -100,3 +101,11 @@ class Recorder:
     def undo(self, question_id: str) -> None:
         """Delete the answer and restore the card it replaced."""
         self.store.undo_answer(self.session_id, question_id)
+
+    def flag(self, question_id: str, flagged: bool) -> None:
+        """Keep (or drop) a flag for review on a question of this session."""
+        self.store.set_flag(self.session_id, question_id, flagged, now=self.now())
+
+    def save_state(self, state: dict[str, Any]) -> None:
+        """Keep the session's resumable state (position; an exam's clock)."""
+        self.store.save_state(self.session_id, state)
