@@ -2,9 +2,9 @@
 
 The YAML loader (:mod:`quiz.bank.load`) builds plain values in which every scalar is the string
 the author typed, then validates them with :meth:`BankFile.model_validate`. Only a few fields are
-coerced from text (``version``, ``pass_mark``, ``time_limit``, ``shuffle``); every other text field must be a
-string, so a list or a mapping where text belongs is an error rather than a rendered Python
-``repr``.
+coerced from text (``version``, ``pass_mark``, ``time_limit``, ``shuffle``); every other text
+field must be a string, so a list or a mapping where text belongs is an error rather than a
+rendered Python ``repr``.
 
 Cross-field rules (the answer key names an option; one distractor review per wrong option and none
 for a right one) are raised as :class:`pydantic.ValidationError` entries whose ``loc`` points at the
