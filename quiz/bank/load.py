@@ -286,6 +286,7 @@ def _load_into(result: _FileResult, raw: str | bytes, pure_python: bool) -> None
             gc.enable()
     if result.bank is not None:
         problems += _wide_diagrams(text, value, doc.marks)
+        problems += _letter_references(text, result.bank, value, doc.marks)
     if doc.comments:
         lines = text.split("\n")
         for keys, start, end in doc.comments:
@@ -326,6 +327,29 @@ def _wide_diagrams(text: str, value: dict[str, Any],
             f"this diagram has lines {widest} columns wide: on an 80-column terminal lines over "
             f"{DIAGRAM_COLUMNS} wrap, which breaks its columns; keep them to {DIAGRAM_COLUMNS} "
             "or fewer", "warning"))
+    return found
+
+
+def _letter_references(text: str, bank: BankFile, value: dict[str, Any],
+                       marks: dict[int, yaml_reader.Marks]) -> list[Problem]:
+    """A warning at each place where a question to be shuffled names its options by letter or
+    position (see :mod:`quiz.bank.option_letters`): the question keeps its options in bank
+    order instead."""
+    found = []
+    for question, raw in zip(bank.questions, value["questions"], strict=True):
+        if not question.shuffle:
+            continue
+        for path, ref in question.letter_references():
+            container = raw
+            for part in path[:-1]:
+                container = container[part]
+            mark = marks[id(container)][2][path[-1]]
+            index = value_positions(text, mark.index, container[path[-1]], [ref.start])[0]
+            found.append(Problem(
+                *(line_col(text, index) if index is not None else mark_position(mark)),
+                f"{ref.text!r} names options by letter or position, which shuffling changes: "
+                "this question keeps its options in bank order; write 'shuffle: false' to say "
+                "so, or name the option by its content", "warning"))
     return found
 
 

@@ -43,6 +43,7 @@ from quiz.bank.expect import (
     shown,
     states,
 )
+from quiz.bank.option_letters import LetterReference, letter_references
 from quiz.footprint.spec import FootprintSpec
 
 OPTION_KEYS = "ABCDEFGH"
@@ -389,6 +390,27 @@ class Question(_Strict):
     def multiple_response(self) -> bool:
         """True when the answer is a list: the student must choose exactly ``len(answer_keys)``."""
         return isinstance(self.answer, list)
+
+    def letter_references(self) -> list[tuple[tuple[str, ...], LetterReference]]:
+        """Each place where an option, an explanation or a review names options by letter or by
+        position ("Both A and B", "Option C", "All of the above"; see
+        :mod:`quiz.bank.option_letters`), as ``(path of the field, reference)``; the path is
+        ``("options", "C")``, ``("full_explanation",)``, ``("distractor_review", "A")``..."""
+        texts: list[tuple[tuple[str, ...], str]] = [
+            *((("options", k), v) for k, v in self.options.items()),
+            (("short_explanation",), self.short_explanation),
+            (("full_explanation",), self.full_explanation),
+            *((("distractor_review", k), v) for k, v in self.distractor_review.items()),
+        ]
+        return [(path, ref) for path, text in texts
+                for ref in letter_references(text, self.options)]
+
+    @property
+    def keeps_order(self) -> bool:
+        """True when the options are shown in bank order, never shuffled: ``shuffle: false``, or
+        text that names options by letter or position (:meth:`letter_references`), which
+        shuffling would make false."""
+        return not self.shuffle or bool(self.letter_references())
 
     @model_validator(mode="after")
     def _answer_and_reviews_agree(self) -> Question:

@@ -97,8 +97,7 @@ def draw_exam(questions: Sequence[Question], config: SessionConfig) -> list[Show
         position = {q.id: i for i, q in enumerate(pool)}
         drawn.sort(key=lambda q: position[q.id])
     return [ShownQuestion(number=i + 1, total=len(drawn), question=q,
-                          options=_shown_options(q, rng if config.shuffle and q.shuffle
-                                                 else None))
+                          options=_shown_options(q, rng if config.shuffle else None))
             for i, q in enumerate(drawn)]
 
 

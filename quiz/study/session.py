@@ -32,7 +32,8 @@ class SessionConfig:
         topics: topic keys to include; ``None`` means every topic.
         count: how many questions at most; ``None`` means all that match.
         shuffle: shuffle the question order and each question's options (a question with
-            ``shuffle: false`` keeps its options in bank order).
+            ``shuffle: false``, or whose text names options by letter, keeps its options in
+            bank order: :attr:`quiz.bank.model.Question.keeps_order`).
         seed: seed of the random generator, for a reproducible order; ``None`` draws one.
         question_ids: restrict to these ids, in this order (e.g. "retry what I missed").
         tags: keep questions with at least one of these tags; ``None`` means any.
@@ -277,7 +278,7 @@ class StudySession:
                 number=i + 1,
                 total=len(pool),
                 question=q,
-                options=_shown_options(q, rng if config.shuffle and q.shuffle else None),
+                options=_shown_options(q, rng if config.shuffle else None),
             )
             for i, q in enumerate(pool)
         ]
@@ -481,9 +482,11 @@ def build_outcome(shown: ShownQuestion, chosen: tuple[ShownOption, ...]) -> Outc
 
 
 def _shown_options(question: Question, rng: random.Random | None) -> tuple[ShownOption, ...]:
-    """Assign shown letters A, B, … to the question's options, shuffled when ``rng`` is given."""
+    """Assign shown letters A, B, … to the question's options, shuffled when ``rng`` is given
+    and the question allows it (not :attr:`~quiz.bank.model.Question.keeps_order`: ``shuffle:
+    false``, or text that names options by letter)."""
     keys = list(question.options)
-    if rng is not None:
+    if rng is not None and not question.keeps_order:
         rng.shuffle(keys)
     return tuple(
         ShownOption(letter=OPTION_KEYS[i], key=key, text=question.options[key])
