@@ -96,7 +96,10 @@ examples:
   quiz footprint --model mistral-7b --json
   quiz footprint --list-presets
 
-Numbers accept 4096, 7B, 6.7b, 7e9, 1_000, 2T; sizes accept 500GB, 80GiB.
+Numbers accept 4096, 7B, 6.7b, 7e9, 1_000, 2T. Sizes accept B, kB, MB, GB, TB, PB (powers of
+1000) and KiB, MiB, GiB, TiB, PiB (powers of 1024): 500GB, 80GiB; bits spelt out: 8Gbit. A
+lower-case b means bits, so 1Gb and 1Gib are refused as ambiguous (write 1GB or 1Gbit); a unit
+all in lower case (500gb) is read as bytes.
 Upper bounds: --params 10^15; --seq-len, --context 10^9 tokens; --micro-batch, --batch 10^7;
 --dp, --tp, --pp 10^6; --dataset-tokens 10^16; --dataset-size 10^18 bytes (1 EB).
 Sizes print in decimal units (kB, MB, GB, ...: powers of 1000) or, with --units GiB, binary

@@ -127,12 +127,19 @@ def parse_count(value: object) -> int:
 def parse_size(value: object) -> int:
     """Parse a size in bytes: a plain number of bytes or a number with a unit.
 
-    Units (case-insensitive): ``B``; SI ``kB MB GB TB PB`` (powers of 1000); IEC
-    ``KiB MiB GiB TiB PiB`` (powers of 1024). ``"500GB"`` → 500,000,000,000;
-    ``"80 GiB"`` → 85,899,345,920. Numbers follow :func:`parse_count`'s rules.
+    Units: ``B``; SI ``kB MB GB TB PB`` (powers of 1000); IEC ``KiB MiB GiB TiB PiB`` (powers of
+    1024); and the same in bits, spelt out: ``bit kbit Mbit Gbit Tbit Pbit Kibit ... Pibit`` (a
+    whole number of bytes). ``"500GB"`` → 500,000,000,000; ``"80 GiB"`` → 85,899,345,920;
+    ``"8Gbit"`` → 1,000,000,000. Numbers follow :func:`parse_count`'s rules.
+
+    A lower-case ``b`` means bits in storage and networking, so a unit whose case changes its
+    meaning is refused, not guessed: ``"1Gb"``, ``"1Gib"``, ``"1Mb"``, ``"7b"`` are errors that
+    say to write ``1GB`` (bytes) or ``1Gbit``. A unit written all in lower case (``"1gb"``,
+    ``"80gib"``) has no capital to tell bits and is read as bytes.
 
     Raises:
-        ValueError: not a number, an unknown unit, a fractional byte count, or more than 10^24.
+        ValueError: not a number, an unknown or ambiguous unit, a fractional byte count, or more
+            than 10^24.
         TypeError: a type other than ``int``, ``float`` or ``str``.
     """
     if isinstance(value, (bool, int, float)) or not isinstance(value, str):
@@ -140,13 +147,31 @@ def parse_size(value: object) -> int:
     match = _NUMBER.fullmatch(value)
     if match is None:
         raise ValueError(f"{value!r} is not a size (examples: 500GB, 80 GiB, 1e12)")
-    unit = match["unit"].lower()
+    written = match["unit"]
+    unit = written.lower()
+    number = value[:match.start("unit")].strip()
+    if unit.endswith("bit") and unit[:-3] in _PREFIXES:
+        bits = _whole(_decimal(match), _SIZE_UNIT[unit[:-3] + "b"], value)
+        if bits % 8:
+            raise ValueError(f"{value!r} is not a whole number of bytes ({bits:,} bit"
+                             f"{'' if bits == 1 else 's'})")
+        return bits // 8
     if unit not in _SIZE_UNIT:
         raise ValueError(
-            f"{value!r}: unknown unit {match['unit']!r} "
-            "(use B, kB, MB, GB, TB or KiB, MiB, GiB, TiB)"
+            f"{value!r}: unknown unit {written!r} "
+            "(use B, kB, MB, GB, TB or KiB, MiB, GiB, TiB; bits as kbit, Mbit, Gbit)"
         )
+    if written.endswith("b") and (written == "b" or written != unit):
+        prefix = _PREFIXES[unit[:-1]]
+        raise ValueError(
+            f"{value!r} is ambiguous: write {number}{prefix}B (bytes) or {number}{prefix}bit "
+            "(a lower-case b means bits)")
     return _whole(_decimal(match), _SIZE_UNIT[unit], value)
+
+
+_PREFIXES = {"": "", "k": "k", "m": "M", "g": "G", "t": "T", "p": "P",
+             "ki": "Ki", "mi": "Mi", "gi": "Gi", "ti": "Ti", "pi": "Pi"}
+"""Size prefixes as typed in lower case → as written in a unit."""
 
 
 def parse_bool(value: object) -> bool:

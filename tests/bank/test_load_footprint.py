@@ -41,3 +41,15 @@ def test_valid_footprint_text_values_become_numbers(pure: bool) -> None:
     spec = report.library.questions[0].worked_example.footprint
     assert (spec.params, spec.phase) == (6_700_000_000, "training")
     assert (spec.training.zero, spec.training.dp, spec.training.sequence_parallel) == (3, 64, True)
+
+
+def test_an_ambiguous_size_unit_in_a_bank_is_an_error_with_a_hint(pure: bool) -> None:
+    from quiz.bank.load import load_bank_text
+
+    from .helpers import bank, only_error, question
+
+    extra = ("    worked_example:\n"
+             "      footprint: {model: llama-2-7b, storage: {dataset_size: 1Gb}}\n")
+    assert only_error(load_bank_text(bank(question(extra=extra)), pure_python=pure)) == (
+        15, 62, "worked_example.footprint.storage.dataset_size: '1Gb' is ambiguous: write 1GB "
+                "(bytes) or 1Gbit (a lower-case b means bits)")

@@ -317,3 +317,16 @@ def test_join_negative_values() -> None:
     assert join_negative_values(["--json", "-5"]) == ["--json", "-5"]  # not a value flag
     assert join_negative_values(["--params", "--dp"]) == ["--params", "--dp"]
     assert join_negative_values(["--", "--params", "-7"]) == ["--", "--params", "-7"]
+
+
+def test_ambiguous_size_unit_is_refused_and_help_says_why(capsys: pytest.CaptureFixture[str]
+                                                          ) -> None:
+    code, out, err = cli(capsys, "--model", "llama-2-7b", "--dataset-size", "1Gb")
+    assert code == 2 and out == ""
+    assert ("quiz footprint: error: --dataset-size: '1Gb' is ambiguous: write 1GB (bytes) or "
+            "1Gbit (a lower-case b means bits)") in err
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    assert "lower-case b means bits, so 1Gb and 1Gib are refused as ambiguous" in " ".join(
+        out.split())

@@ -91,6 +91,34 @@ def test_parse_size_rejects(text: str) -> None:
         parse_size(text)
 
 
+@pytest.mark.parametrize(("text", "expected"), [
+    # A unit all in lower case has no capital to tell bits from bytes: read as bytes.
+    ("1gb", GB), ("80gib", 80 * GIB), ("10kb", 10_000), ("1gB", GB), ("1KB", 1000),
+    # Bits, spelt out: a whole number of bytes.
+    ("8Gbit", GB), ("1Gbit", GB // 8), ("3 Mibit", 3 * 2**20 // 8), ("16bit", 2),
+    ("100 mbit", 100 * 10**6 // 8),
+])
+def test_parse_size_case_and_bits(text: str, expected: int) -> None:
+    assert parse_size(text) == expected
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("1Gb", "'1Gb' is ambiguous: write 1GB (bytes) or 1Gbit (a lower-case b means bits)"),
+    ("1Gib", "'1Gib' is ambiguous: write 1GiB (bytes) or 1Gibit (a lower-case b means bits)"),
+    ("500 Mb", "'500 Mb' is ambiguous: write 500MB (bytes) or 500Mbit (a lower-case b means "
+               "bits)"),
+    ("1Kb", "'1Kb' is ambiguous: write 1kB (bytes) or 1kbit (a lower-case b means bits)"),
+    ("7b", "'7b' is ambiguous: write 7B (bytes) or 7bit (a lower-case b means bits)"),
+    ("12bit", "'12bit' is not a whole number of bytes (12 bits)"),
+    ("1bit", "'1bit' is not a whole number of bytes (1 bit)"),
+])
+def test_parse_size_refuses_units_whose_case_changes_their_meaning(text: str,
+                                                                   message: str) -> None:
+    with pytest.raises(ValueError) as caught:
+        parse_size(text)
+    assert str(caught.value) == message
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
