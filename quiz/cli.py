@@ -22,6 +22,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from quiz import __version__
@@ -181,25 +182,116 @@ def run_new(argv: Sequence[str]) -> int:
     parser.add_argument("--multiple", action="store_true",
                         help="a multiple-response question ('Choose two.')")
     ns = parser.parse_args(argv)
-    from pathlib import Path
 
-    from quiz.bank.schema import SCHEMA_FILE
     from quiz.bank.template import TemplateError, add_question
-    from quiz.paths import bundled_bank_dir
 
     path = Path(ns.bank)
     if path.suffix.lower() not in (".yaml", ".yml"):
         parser.error(f"{path}: a bank file's name ends in .yaml or .yml")
-    local = path.parent / SCHEMA_FILE
-    ref = f"./{SCHEMA_FILE}" if local.is_file() else str(bundled_bank_dir() / SCHEMA_FILE)
     try:
-        added = add_question(path, topic=ns.topic, multiple=ns.multiple, schema_ref=ref)
+        added = add_question(path, topic=ns.topic, multiple=ns.multiple,
+                             schema_ref=_schema_ref(path.parent))
     except TemplateError as exc:
         print(f"quiz new: {exc}", file=sys.stderr)
         return EXIT_ERRORS
     what = "created the bank with" if added.created else "added"
     print(f"{path}:{added.line}: {what} question '{added.id}' (topic {added.topic}); replace "
           f"each TODO, then run: quiz validate {path}")
+    return EXIT_OK
+
+
+# -- import / export ---------------------------------------------------------------------------
+def _schema_ref(folder: Path) -> str:
+    """How a bank in ``folder`` names the JSON Schema: the copy next to it, or the bundled one."""
+    from quiz.bank.schema import SCHEMA_FILE
+    from quiz.paths import bundled_bank_dir
+
+    if (folder / SCHEMA_FILE).is_file():
+        return f"./{SCHEMA_FILE}"
+    return str(bundled_bank_dir() / SCHEMA_FILE)
+
+
+def run_import(argv: Sequence[str]) -> int:
+    """``quiz import FILE... --to BANK``: questions from other formats into a bank
+    (:mod:`quiz.bank.formats.transfer`). Prints each note as ``file:line: severity: message``."""
+    from quiz.bank.formats.transfer import FORMATS, TransferError, import_files
+
+    parser = argparse.ArgumentParser(
+        prog="quiz import",
+        description="Import questions into a bank: seed-layout documents (.txt, .md), Moodle "
+        "GIFT (.gift), Moodle XML (.xml), Aiken (.aiken) and CSV (.csv, header in FORMAT.md). "
+        "The format comes from each file's extension, or from --format. An existing bank is "
+        "appended to (its text is kept as it is; new questions get fresh ids); --force "
+        "replaces it instead. What a format cannot carry becomes a TODO placeholder that "
+        "'quiz validate' reports until it is written.",
+    )
+    parser.add_argument("files", nargs="+", metavar="FILE", help="files to import")
+    parser.add_argument("--to", required=True, metavar="BANK", help="the bank file (.yaml)")
+    parser.add_argument("--format", choices=[f for f in FORMATS if FORMATS[f].parse],
+                        help="the format of every FILE (default: from each extension)")
+    parser.add_argument("--topic", help="put every question in this topic (a slug)")
+    parser.add_argument("--force", action="store_true",
+                        help="replace BANK if it exists, instead of appending to it")
+    ns = parser.parse_args(argv)
+    to = Path(ns.to)
+    if to.suffix.lower() not in (".yaml", ".yml"):
+        parser.error(f"{to}: a bank file's name ends in .yaml or .yml")
+    try:
+        report = import_files([Path(f) for f in ns.files], to, fmt=ns.format, force=ns.force,
+                              topic=ns.topic, schema_ref=_schema_ref(to.parent))
+    except TransferError as exc:
+        print(f"quiz import: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    for source, note in report.notes:
+        where = f"{source}:{note.line}" if note.line else source
+        print(f"{where}: {note.severity}: {note.message}")
+    skipped = sum(note.severity == "error" for _, note in report.notes)
+    if not report.imported:
+        skipped_note = f" ({_plural(skipped, 'question')} skipped)" if skipped else ""
+        print(f"nothing imported{skipped_note}; {to} is unchanged")
+        return EXIT_ERRORS
+    how = "created" if report.created else "appended to"
+    print(f"{to}:{report.line}: imported {_plural(len(report.imported), 'question')} ({how} "
+          f"the bank){f', skipped {skipped}' if skipped else ''}; next: quiz validate {to}")
+    return EXIT_ERRORS if skipped else EXIT_OK
+
+
+def run_export(argv: Sequence[str]) -> int:
+    """``quiz export BANK... --to FILE``: banks as GIFT, Moodle XML, CSV or an Anki deck."""
+    from quiz.bank.formats.transfer import FORMATS, TransferError, export_banks
+
+    parser = argparse.ArgumentParser(
+        prog="quiz export",
+        description="Export banks as Moodle GIFT (.gift) or Moodle XML (.xml), which an LMS "
+        "imports, as CSV (.csv), or as an Anki deck (.apkg). The format comes from the "
+        "extension of FILE, or from --format. An existing FILE is replaced only with --force.",
+    )
+    parser.add_argument("banks", nargs="+", metavar="BANK", help="bank files or folders")
+    parser.add_argument("--to", required=True, metavar="FILE", help="the file to write")
+    parser.add_argument("--format", choices=[f for f in FORMATS if FORMATS[f].render],
+                        help="the format (default: from the extension of FILE)")
+    parser.add_argument("--force", action="store_true", help="replace FILE if it exists")
+    ns = parser.parse_args(argv)
+    from quiz.bank.load import load_library
+
+    report = load_library(ns.banks)
+    for diag in report.diagnostics:
+        print(diag)
+    if report.library is None:
+        print(f"{_plural(len(report.errors), 'error')}: nothing exported; fix them "
+              "(quiz validate) and try again")
+        return EXIT_ERRORS
+    to = Path(ns.to)
+    try:
+        form = export_banks(list(report.library.banks), to, fmt=ns.format, force=ns.force)
+    except TransferError as exc:
+        print(f"quiz export: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except OSError as exc:
+        print(f"quiz export: cannot write {to}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_ERRORS
+    count = len(report.library.questions)
+    print(f"{to}: exported {_plural(count, 'question')} as {form.title}")
     return EXIT_OK
 
 
@@ -236,6 +328,10 @@ COMMANDS: dict[str, Command] = {
                 run_validate),
         Command("new", "BANK [--topic T] [--multiple]",
                 "append a commented template question to a bank", run_new),
+        Command("import", "FILE... --to BANK",
+                "questions from seed documents, GIFT, Moodle XML, Aiken or CSV", run_import),
+        Command("export", "BANK... --to FILE",
+                "a bank as GIFT, Moodle XML, CSV or an Anki deck", run_export),
         Command("schema", "", "print the JSON Schema of a bank file, for editors", run_schema),
         Command("footprint", "...", "training/inference memory, with the derivation shown",
                 run_footprint),

@@ -160,29 +160,42 @@ class _BlockDumper(_SafeDumperBase):
     """Safe dumper that writes multi-line strings in literal block style (``|``)."""
 
 
+class _FoldingDumper(_BlockDumper):
+    """:class:`_BlockDumper` that also writes long one-line strings folded (``>-``)."""
+
+
+FOLD_OVER = 80
+"""With ``dump(fold=True)``, one-line strings longer than this are written folded (``>-``)."""
+
+
 def _represent_str(dumper: _BlockDumper, value: str) -> yaml.ScalarNode:
     style = "|" if "\n" in value else None
+    if style is None and isinstance(dumper, _FoldingDumper) and len(value) > FOLD_OVER:
+        style = ">"
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
 
 _BlockDumper.add_representer(str, _represent_str)
+_FoldingDumper.add_representer(str, _represent_str)
 
 
-def dump(data: Any) -> str:
+def dump(data: Any, *, fold: bool = False) -> str:
     """Return ``data`` (plain dicts, lists, strings, numbers, booleans, None) as YAML text.
 
     Keys keep their order (``sort_keys=False``), non-ASCII text is written as is
     (``allow_unicode=True``), collections are written in block style, and a string with a line
     break is written as a ``|`` block (PyYAML falls back to a quoted form when a block cannot hold
     the string exactly, e.g. trailing spaces on a line). Strings that YAML 1.1 would read as another
-    type (``No``, ``8``) are quoted, so the output loads back to the same strings.
+    type (``No``, ``8``) are quoted, so the output loads back to the same strings. With ``fold``,
+    a one-line string longer than :data:`FOLD_OVER` characters is written folded (``>-``), as
+    instructors write stems and options by hand.
 
     Raises:
         yaml.representer.RepresenterError: for objects that are not plain data.
     """
     return yaml.dump(
         data,
-        Dumper=_BlockDumper,
+        Dumper=_FoldingDumper if fold else _BlockDumper,
         sort_keys=False,
         allow_unicode=True,
         default_flow_style=False,

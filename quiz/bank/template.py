@@ -173,6 +173,63 @@ def add_question(path: Path, *, topic: str | None = None, multiple: bool = False
         except OSError as exc:
             raise TemplateError(f"cannot create {path}: {exc.strerror or exc}") from exc
         return Added(qid, topic, header.count("\n") + 2, True)
+    target = open_for_append(path)
+    if topic is None:
+        topic = target.declared[0] if target.declared else target.last_topic or slug(path.stem)
+    elif target.declared and topic not in target.declared:
+        raise TemplateError(f"topic {topic!r} is not declared in bank.topics of {path} "
+                            f"({', '.join(target.declared)}); declare it there first, or pick "
+                            "one of those")
+    qid = fresh_id(topic, taken_ids(path.parent, target.text))
+    addition = question_template(qid, topic, multiple=multiple, indent=target.indent)
+    line = target.append(addition, [qid])
+    return Added(qid, topic, line + 2, False)
+
+
+@dataclass
+class AppendTarget:
+    """An existing bank file that questions can be appended to as text (see
+    :func:`open_for_append`): its ``text`` (normalised), the ``indent`` of its question items'
+    ``-``, its ``declared`` topics, the topic of its last question, and how many questions it
+    has."""
+
+    path: Path
+    text: str
+    decoded: str
+    indent: int
+    declared: list[str]
+    last_topic: str | None
+    count: int
+
+    def append(self, addition: str, ids: list[str]) -> int:
+        """Append ``addition`` (question items at :attr:`indent`, starting with a blank line)
+        after checking that the combined text parses into this bank's questions plus exactly
+        the ``ids`` given, in order. Returns the 1-based line where ``addition`` starts. Raises
+        :class:`TemplateError`, leaving the file unchanged, when the check fails or the file
+        cannot be written. The file's line breaks (LF or CR LF) are kept."""
+        newline = "\r\n" if "\r\n" in self.decoded else "\n"
+        ending = "" if self.decoded.endswith(("\n", "\r")) or not self.decoded else newline
+        combined = yaml_reader.build((self.text + ("\n" if ending else "") + addition)
+                                     .replace("\t", " "))
+        after = combined.value.get("questions") if isinstance(combined.value, dict) else None
+        if (combined.fatal or not isinstance(after, list) or len(after) != self.count + len(ids)
+                or [q.get("id") if isinstance(q, dict) else None
+                    for q in after[self.count:]] != ids):
+            raise TemplateError(f"the new questions would not land in the questions of "
+                                f"{self.path} (is the last question indented differently?); "
+                                "the file is unchanged")
+        try:
+            with open(self.path, "a", encoding="utf-8", newline="") as file:
+                file.write(ending + addition.replace("\n", newline))
+        except OSError as exc:
+            raise TemplateError(f"cannot write {self.path}: {exc.strerror or exc}") from exc
+        return self.text.count("\n") + (1 if ending else 0) + 1
+
+
+def open_for_append(path: Path) -> AppendTarget:
+    """Read the bank at ``path`` and check that text appended at its end lands in its
+    ``questions:`` list. Raises :class:`TemplateError` when the file cannot be read, does not
+    parse, or ``questions:`` is not its last key or is written in flow style."""
     try:
         raw = path.read_bytes()
     except OSError as exc:
@@ -196,33 +253,11 @@ def add_question(path: Path, *, topic: str | None = None, multiple: bool = False
     if text[start.index] == "[":
         raise TemplateError(f"'questions:' in {path} is written in flow style [...]; write it "
                             "as a block list ('- id: ...' lines) to add questions")
-    indent = _dash_column(text, items[0]) if items else 2
     bank = value.get("bank")
     topics = bank.get("topics") if isinstance(bank, dict) else None
-    declared: list[str] = [str(k) for k in topics] if isinstance(topics, dict) else []
     last = questions[-1] if questions and isinstance(questions[-1], dict) else {}
-    if topic is None:
-        used = last.get("topic")
-        topic = declared[0] if declared else used if isinstance(used, str) else slug(path.stem)
-    elif declared and topic not in declared:
-        raise TemplateError(f"topic {topic!r} is not declared in bank.topics of {path} "
-                            f"({', '.join(declared)}); declare it there first, or pick one of "
-                            "those")
-    qid = fresh_id(topic, taken_ids(path.parent, text))
-    newline = "\r\n" if "\r\n" in decoded else "\n"
-    ending = "" if decoded.endswith(("\n", "\r")) or not decoded else newline
-    addition = question_template(qid, topic, multiple=multiple, indent=indent)
-    combined = yaml_reader.build((text + ("" if ending == "" else "\n") + addition)
-                                 .replace("\t", " "))
-    after = combined.value.get("questions") if isinstance(combined.value, dict) else None
-    if (combined.fatal or not isinstance(after, list) or len(after) != len(questions) + 1
-            or not isinstance(after[-1], dict) or after[-1].get("id") != qid):
-        raise TemplateError(f"the template would not land in the questions of {path} (is the "
-                            "last question indented differently?); the file is unchanged")
-    line = text.count("\n") + (1 if ending else 0) + 3
-    try:
-        with open(path, "a", encoding="utf-8", newline="") as file:
-            file.write(ending + addition.replace("\n", newline))
-    except OSError as exc:
-        raise TemplateError(f"cannot write {path}: {exc.strerror or exc}") from exc
-    return Added(qid, topic, line, False)
+    used = last.get("topic")
+    return AppendTarget(
+        path, text, decoded, _dash_column(text, items[0]) if items else 2,
+        [str(k) for k in topics] if isinstance(topics, dict) else [],
+        used if isinstance(used, str) else None, len(questions))
