@@ -55,6 +55,19 @@ class Parsed:
     bank: dict[str, Any] | None = None
 
 
+def merge_header(first: dict[str, Any] | None, header: dict[str, Any]) -> dict[str, Any]:
+    """The bank header an import keeps when its source holds several banks' headers: the
+    first one, with the topic names of all of them (the first name of a topic wins)."""
+    if first is None:
+        return dict(header)
+    topics = dict(first.get("topics") or {})
+    more = header.get("topics")
+    if isinstance(more, dict):
+        for key, name in more.items():
+            topics.setdefault(key, name)
+    return {**first, "topics": topics} if topics else first
+
+
 def placeholder(what: str) -> str:
     """A clearly marked placeholder for text the source does not give."""
     return f"{TODO}: {what} (not in the source file)"

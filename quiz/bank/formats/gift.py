@@ -31,7 +31,7 @@ import re
 from html.parser import HTMLParser
 from typing import Any
 
-from quiz.bank.formats import Note, Parsed, letters, question_data
+from quiz.bank.formats import Note, Parsed, letters, merge_header, question_data
 from quiz.bank.library import LoadedBank
 from quiz.bank.model import OPTION_KEYS
 from quiz.bank.template import slug
@@ -156,7 +156,7 @@ def parse(text: str) -> Parsed:
                                                  f"not valid JSON ({exc.msg}); ignored"))
                         break
                     if prefix == BANK_META and isinstance(value, dict):
-                        result.bank = value
+                        result.bank = merge_header(result.bank, value)
                     elif isinstance(value, dict):
                         flush()
                         meta = value
@@ -352,15 +352,14 @@ def _weight(count: int) -> str:
 
 
 def render(banks: list[LoadedBank]) -> str:
-    """The questions of ``banks`` as one GIFT file (UTF-8 text), each bank's questions under a
-    ``$CATEGORY:`` per topic, the first bank's header on a ``// quiz-bank:`` comment."""
+    """The questions of ``banks`` as one GIFT file (UTF-8 text), each bank's questions after its
+    header on a ``// quiz-bank:`` comment, under a ``$CATEGORY:`` per topic."""
     out: list[str] = []
-    if banks:
-        header = banks[0].info.model_dump(mode="json", by_alias=True, exclude_unset=True)
-        out.append(BANK_META + json.dumps(header, ensure_ascii=False))
-        out.append("")
     category = None
     for bank in banks:
+        header = bank.info.model_dump(mode="json", by_alias=True, exclude_unset=True)
+        out += [BANK_META + json.dumps(header, ensure_ascii=False), ""]
+        category = None
         for question in bank.questions:
             if question.topic != category:
                 category = question.topic

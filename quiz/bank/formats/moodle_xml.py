@@ -24,7 +24,7 @@ import xml.etree.ElementTree as ET
 from typing import Any
 from xml.parsers import expat
 
-from quiz.bank.formats import Note, Parsed, letters, question_data
+from quiz.bank.formats import Note, Parsed, letters, merge_header, question_data
 from quiz.bank.formats.gift import html_to_text
 from quiz.bank.library import LoadedBank
 from quiz.bank.model import OPTION_KEYS
@@ -83,7 +83,7 @@ def parse(text: str) -> Parsed:
         if not isinstance(child.tag, str) and (child.text or "").strip().startswith(BANK_META):
             header = _meta(child, BANK_META, result, lines.get(id(root), 1))
             if header is not None:
-                result.bank = header
+                result.bank = merge_header(result.bank, header)
     topic = None
     for question in root.iter("question"):
         line = lines.get(id(question), 0)
@@ -213,11 +213,10 @@ def _fraction(count: int) -> str:
 def render(banks: list[LoadedBank]) -> str:
     """The questions of ``banks`` as a Moodle XML document (UTF-8 text)."""
     root = ET.Element("quiz")
-    if banks:
-        header = banks[0].info.model_dump(mode="json", by_alias=True, exclude_unset=True)
-        root.append(_comment(BANK_META, header))
-    category = None
     for bank in banks:
+        header = bank.info.model_dump(mode="json", by_alias=True, exclude_unset=True)
+        root.append(_comment(BANK_META, header))
+        category = None
         for question in bank.questions:
             if question.topic != category:
                 category = question.topic

@@ -120,6 +120,7 @@ def import_files(sources: Sequence[Path], to: Path, *, fmt: str | None = None,
         raise TransferError(f"topic {topic!r} is not a slug: use lowercase letters, digits, "
                             "'.', '_' and '-'")
     formats = [pick_format(source, fmt, exporting=False) for source in sources]
+    _check_folder(to)
     report = ImportReport(to)
     target = None
     if to.exists() and not force:
@@ -226,6 +227,7 @@ def export_banks(banks: list[LoadedBank], to: Path, *, fmt: str | None = None,
     :class:`TransferError` when ``to`` exists and ``force`` is not given, or for an unknown
     format; ``OSError`` when the file cannot be written. Returns the format used."""
     form = pick_format(to, fmt, exporting=True)
+    _check_folder(to)
     if to.exists() and not force:
         raise TransferError(f"{to} already exists; give --force to replace it")
     assert form.render is not None
@@ -234,13 +236,24 @@ def export_banks(banks: list[LoadedBank], to: Path, *, fmt: str | None = None,
     return form
 
 
+def _check_folder(path: Path) -> None:
+    if not path.parent.is_dir():
+        raise TransferError(f"the folder {path.parent} does not exist; create it first")
+    if path.is_dir():
+        raise TransferError(f"{path} is a folder; give a file name")
+
+
 def _write(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same folder, then rename."""
-    folder = path.parent if str(path.parent) else Path(".")
-    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", dir=folder)
+    """Write ``data`` to ``path`` through a temporary file in the same folder, then rename.
+    The file gets the usual permissions (read-write for all, less the umask), as ``open``
+    would give it."""
+    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(handle, "wb") as file:
             file.write(data)
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(temp, 0o666 & ~mask)
         os.replace(temp, path)
     except BaseException:
         Path(temp).unlink(missing_ok=True)
