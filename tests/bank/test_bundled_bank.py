@@ -1,8 +1,8 @@
 """The bundled starter bank (question_bank/, issue 10): its counts and its numbers.
 
-The bank is six files, one per topic (the layout of BANK_FILES). The per-topic rules are asserted
-for every topic whose file exists; the totals across the bank once all six exist. The calculator
-test recomputes every worked example and footprint scenario of every bundled file.
+The bank is six files, one per topic (the layout of BANK_FILES): the per-topic rules are asserted
+for each, and the totals across the bank. The calculator test recomputes every worked example and
+footprint scenario of every bundled file.
 
 This is the one test module that reads the bundled bank's content; every other test that needs a
 real bank uses the frozen copy in tests/fixtures/seed_bank.
@@ -35,7 +35,7 @@ BANK_FILES = {
 """topic key → (file name, bank id, topic title)."""
 
 LEGACY_FILE = "ai-infra-training-vs-inference.yaml"
-"""The two-question seed bank, until its questions move to memory.yaml and precision.yaml."""
+"""The two-question seed bank; its questions moved to memory.yaml and precision.yaml."""
 
 SEED_IDS = {"memory-train-vs-infer-001": "memory",
             "compute-storage-train-vs-infer-002": "precision"}
@@ -52,10 +52,6 @@ def library() -> Library:
     return report.library
 
 
-def _present() -> list[str]:
-    return [t for t, (name, _, _) in BANK_FILES.items() if (BANK_DIR / name).is_file()]
-
-
 def _keyed_is_longest(q: Question) -> bool:
     key = q.options[q.answer] if isinstance(q.answer, str) else ""
     return all(len(key) >= len(text) for text in q.options.values())
@@ -66,12 +62,11 @@ def _calculator_backed(q: Question) -> bool:
         q.infographic is not None and q.infographic.kind == "footprint")
 
 
-def test_only_the_six_topic_files_ship(library: Library) -> None:
+def test_exactly_the_six_topic_files_ship(library: Library) -> None:
     names = {p.name for p in BANK_DIR.glob("*.y*ml")}
-    allowed = {name for name, _, _ in BANK_FILES.values()} | {LEGACY_FILE}
-    assert names <= allowed, names - allowed
-    if {"memory.yaml", "precision.yaml"} <= names:
-        assert LEGACY_FILE not in names, "the seed questions moved: delete the old file"
+    assert names == {name for name, _, _ in BANK_FILES.values()}
+    assert LEGACY_FILE not in names
+    assert [b.path.name for b in library.banks] == sorted(names)
     ids = [q.id for q in library.questions]
     assert len(ids) == len(set(ids))
     assert set(SEED_IDS) <= set(ids), "the seed questions keep their ids"
@@ -81,12 +76,6 @@ def test_only_the_six_topic_files_ship(library: Library) -> None:
 def test_each_topic_file_follows_the_layout_and_the_counts(library: Library, topic: str) -> None:
     name, bank_id, title = BANK_FILES[topic]
     path = BANK_DIR / name
-    if not path.is_file():
-        # Until its writer lands it, a topic may be absent: then none of its questions may sit
-        # in another file either (except the two seed questions in the legacy file).
-        strays = [q.id for q in library.questions if q.topic == topic and q.id not in SEED_IDS]
-        assert strays == [], f"{topic} questions outside {name}: {strays}"
-        return
     first_line = path.read_text(encoding="utf-8").split("\n", 1)[0]
     assert first_line == SCHEMA_LINE
     (bank,) = [b for b in library.banks if b.path.name == name]
@@ -130,10 +119,6 @@ def test_totals_across_the_bank(library: Library) -> None:
     single = [q for q in questions if not q.multiple_response]
     longest = sum(_keyed_is_longest(q) for q in single)
     keys = Counter(q.answer for q in single)
-    if len(_present()) < len(BANK_FILES):
-        # Part of the bank: the rates must already hold for what exists.
-        assert longest <= max(2, 0.35 * len(single)), longest
-        return
     assert len(questions) >= 60
     assert sum(q.multiple_response for q in questions) >= 10
     assert sum(_calculator_backed(q) for q in questions) >= 15
