@@ -6,7 +6,7 @@ an infographic has one kind, a table's rows fit its columns) only runs when all 
 and for the bank file all its questions, are valid. A bad ``footprint:`` value would hide the
 same question's bad ``answer:`` and the undeclared ``topic:``.
 
-:func:`cross_field_errors` runs the same rules (:mod:`quiz.bank.model`) on the raw values, field
+:func:`cross_field_errors` runs the same rules (:mod:`quiz.bank.rules`) on the raw values, field
 by field, using only the values that validation did not already find wrong: a check whose input is
 known to be wrong stays quiet (``answer: E`` does not also claim that the right answer lacks a
 review). Errors that validation already reported are not repeated.
@@ -20,7 +20,7 @@ from typing import Any, TypeGuard
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails, InitErrorDetails
 
-from quiz.bank.model import (
+from quiz.bank.rules import (
     Loc,
     answer_errors,
     infographic_kind_errors,

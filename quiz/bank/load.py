@@ -30,12 +30,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from quiz.bank import validation_messages, yaml_messages, yaml_reader
+from quiz.bank import display_checks, validation_messages, yaml_messages, yaml_reader
 from quiz.bank.field_checks import cross_field_errors
 from quiz.bank.library import Diagnostic, Library, LoadedBank, LoadReport
 from quiz.bank.model import BankFile
-from quiz.bank.problems import Problem, line_col, mark_position, value_positions
-from quiz.bank.terminal import cell_width
+from quiz.bank.problems import Problem, mark_position
 from quiz.bank.text_checks import decode, flagged_problems, normalise, resolve_tabs
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
@@ -285,72 +284,14 @@ def _load_into(result: _FileResult, raw: str | bytes, pure_python: bool) -> None
         if enabled:
             gc.enable()
     if result.bank is not None:
-        problems += _wide_diagrams(text, value, doc.marks)
-        problems += _letter_references(text, result.bank, value, doc.marks)
+        problems += display_checks.wide_diagrams(text, value, doc.marks)
+        problems += display_checks.letter_references(text, result.bank, value, doc.marks)
     if doc.comments:
         lines = text.split("\n")
         for keys, start, end in doc.comments:
             if validation_messages.is_free_text(keys):
                 problems.append(Problem(*mark_position(start),
                                         yaml_messages.comment_message(lines, start, end)))
-
-
-DIAGRAM_COLUMNS = 76
-"""Widest line of a ``text`` infographic that fits an 80-column terminal unwrapped (the reveal
-has a margin and a scrollbar)."""
-
-
-def _wide_diagrams(text: str, value: dict[str, Any],
-                   marks: dict[int, yaml_reader.Marks]) -> list[Problem]:
-    """A warning for each ``text`` infographic with lines wider than :data:`DIAGRAM_COLUMNS`
-    terminal cells (tabs expanded to stops every 4, as the app shows them; a CJK character takes
-    two cells, a combining accent none): the app wraps them (nothing is cut), which breaks a
-    diagram's columns. The warning is at the first such line."""
-    found = []
-    for question in value.get("questions", []):
-        info = question.get("infographic") if isinstance(question, dict) else None
-        if not isinstance(info, dict) or not isinstance(info.get("text"), str):
-            continue
-        diagram: str = info["text"]
-        lines = diagram.split("\n")
-        widths = [cell_width(line.expandtabs(4)) for line in lines]
-        widest = max(widths)
-        if widest <= DIAGRAM_COLUMNS:
-            continue
-        first = next(i for i, w in enumerate(widths) if w > DIAGRAM_COLUMNS)
-        offset = sum(len(line) + 1 for line in lines[:first])
-        offset += len(lines[first]) - len(lines[first].lstrip(" "))
-        mark = marks[id(info)][2]["text"]
-        index = value_positions(text, mark.index, diagram, [offset])[0]
-        found.append(Problem(
-            *(line_col(text, index) if index is not None else mark_position(mark)),
-            f"this diagram has lines {widest} columns wide: on an 80-column terminal lines over "
-            f"{DIAGRAM_COLUMNS} wrap, which breaks its columns; keep them to {DIAGRAM_COLUMNS} "
-            "or fewer", "warning"))
-    return found
-
-
-def _letter_references(text: str, bank: BankFile, value: dict[str, Any],
-                       marks: dict[int, yaml_reader.Marks]) -> list[Problem]:
-    """A warning at each place where a question to be shuffled names its options by letter or
-    position (see :mod:`quiz.bank.option_letters`): the question keeps its options in bank
-    order instead."""
-    found = []
-    for question, raw in zip(bank.questions, value["questions"], strict=True):
-        if not question.shuffle:
-            continue
-        for path, ref in question.letter_references():
-            container = raw
-            for part in path[:-1]:
-                container = container[part]
-            mark = marks[id(container)][2][path[-1]]
-            index = value_positions(text, mark.index, container[path[-1]], [ref.start])[0]
-            found.append(Problem(
-                *(line_col(text, index) if index is not None else mark_position(mark)),
-                f"{ref.text!r} names options by letter or position, which shuffling changes: "
-                "this question keeps its options in bank order; write 'shuffle: false' to say "
-                "so, or name the option by its content", "warning"))
-    return found
 
 
 def _question_ids(value: dict[str, Any],

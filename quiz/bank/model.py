@@ -7,8 +7,9 @@ field must be a string, so a list or a mapping where text belongs is an error ra
 rendered Python ``repr``.
 
 Cross-field rules (the answer key names an option; one distractor review per wrong option and none
-for a right one) are raised as :class:`pydantic.ValidationError` entries whose ``loc`` points at the
-offending key, so the loader can report ``path:line:col`` for them like any other error.
+for a right one; ...) are plain functions in :mod:`quiz.bank.rules`, called by the after-validators
+here and raised as :class:`pydantic.ValidationError` entries whose ``loc`` points at the offending
+key, so the loader can report ``path:line:col`` for them like any other error.
 
 The format is documented for instructors in ``question_bank/FORMAT.md``.
 """
@@ -16,7 +17,6 @@ The format is documented for instructors in ``question_bank/FORMAT.md``.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Collection, Mapping, Sequence
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -44,6 +44,17 @@ from quiz.bank.expect import (
     states,
 )
 from quiz.bank.option_letters import LetterReference, letter_references
+from quiz.bank.rules import (
+    Loc,
+    answer_errors,
+    error,
+    infographic_kind_errors,
+    raise_if_any,
+    review_errors,
+    row_length_errors,
+    same_options_errors,
+    topic_errors,
+)
 from quiz.footprint.spec import FootprintSpec
 
 OPTION_KEYS = "ABCDEFGH"
@@ -66,127 +77,6 @@ Text = Annotated[StrictStr, AfterValidator(_not_blank)]
 """Required text: a string (never a list or mapping), not empty or only whitespace. Kept exactly
 as written. Every text field of a bank uses it: stems, options, explanations, reviews, references,
 table columns, an infographic's text, the bank's title and topic names."""
-
-
-# --- Cross-field rules ---------------------------------------------------------------------------
-# Each rule is a function of plain values that returns its errors with a ``loc`` relative to the
-# model it belongs to. The models' after-validators call them; so does the loader
-# (:mod:`quiz.bank.field_checks`) on the raw values of a file whose validation failed elsewhere,
-# for the fields that are known to be right, so that every check that can run does run. An
-# argument that is ``None`` is unknown (missing or already wrong): the checks that need it are
-# skipped rather than guessed.
-
-Loc = tuple[str | int, ...]
-
-
-def _error(loc: Loc, kind: str, message: str, value: Any, **ctx: Any) -> InitErrorDetails:
-    return InitErrorDetails(type=PydanticCustomError(kind, message, ctx or None), loc=loc,
-                            input=value)
-
-
-def answer_errors(answer: str | list[str], options: Collection[str] | None,
-                  ) -> list[InitErrorDetails]:
-    """The answer key's own rules: a list answer has 2 or more different keys, leaves at least
-    one option wrong, and every key is an option (the last two need ``options``' keys)."""
-    errors: list[InitErrorDetails] = []
-    keys = [answer] if isinstance(answer, str) else list(answer)
-    if isinstance(answer, list):
-        if len(answer) < 2:
-            errors.append(_error(
-                ("answer",), "answer_list_short",
-                "a list answer is for multiple response and needs 2 or more keys; write a single "
-                "key as 'answer: {key}'", answer, key=answer[0] if answer else "A"))
-        seen: set[str] = set()
-        for i, key in enumerate(answer):
-            if key in seen:
-                errors.append(_error(("answer", i), "answer_duplicate", "{key} is listed twice",
-                                     key, key=key))
-            seen.add(key)
-        if options is not None and len(set(answer)) >= len(options) >= 2:
-            errors.append(_error(("answer",), "answer_all_options", "every option is right: at "
-                                 "least one option must be a distractor", answer))
-    if options is not None:
-        for i, key in enumerate(keys):
-            if key not in options:
-                loc: Loc = ("answer",) if isinstance(answer, str) else ("answer", i)
-                errors.append(_error(loc, "answer_not_option", "the answer {key} is not one of "
-                                     "the options ({options})", key, key=key,
-                                     options=", ".join(options)))
-    return errors
-
-
-def review_errors(reviews: Collection[str], options: Collection[str] | None,
-                  right: Collection[str] | None) -> list[InitErrorDetails]:
-    """The distractor review's keys: each names an option (needs ``options``), none names a right
-    answer, and every wrong option has one (both need ``right``, the answer keys known to be
-    right: when the answer is wrong itself, which options are wrong is unknown)."""
-    errors: list[InitErrorDetails] = []
-    for key in reviews:
-        if right is not None and key in right:
-            errors.append(_error(("distractor_review", key), "review_for_answer",
-                                 "{key} is a right answer: the distractor review is only for "
-                                 "wrong options; remove this entry", key, key=key))
-        elif options is not None and key not in options:
-            errors.append(_error(("distractor_review", key), "review_not_option",
-                                 "there is no option {key} to review (options: {options})", key,
-                                 key=key, options=", ".join(options)))
-    if options is not None and right is not None:
-        missing = [k for k in options if k not in right and k not in reviews]
-        if missing:
-            errors.append(_error(("distractor_review",), "review_missing",
-                                 "add a review for each wrong option: missing {missing}",
-                                 dict.fromkeys(reviews), missing=", ".join(missing)))
-    return errors
-
-
-def same_options_errors(options: Mapping[str, str]) -> list[InitErrorDetails]:
-    """Two options whose texts are equal once trimmed and with runs of white space made one space
-    (``"14 GB"``, ``"14  GB "``) cannot be told apart: an error at the second one."""
-    errors: list[InitErrorDetails] = []
-    first: dict[str, str] = {}
-    for key, text in options.items():
-        same = " ".join(text.split())
-        if same in first:
-            errors.append(_error(("options", key), "option_same_text",
-                                 "options {first} and {key} read the same ({text}): a student "
-                                 "cannot tell them apart; make this option different", text,
-                                 first=first[same], key=key, text=repr(same)))
-        else:
-            first[same] = key
-    return errors
-
-
-def infographic_kind_errors(kinds: Collection[str]) -> list[InitErrorDetails]:
-    """An infographic holds exactly one of ``table``, ``text`` and ``footprint``: ``kinds`` are
-    those present."""
-    if len(kinds) == 1:
-        return []
-    return [_error((), "infographic_kind", "an infographic needs exactly one of 'table', 'text' "
-                   "or 'footprint' (found {found})", None, found=", ".join(kinds) or "none")]
-
-
-def row_length_errors(columns: int, rows: Sequence[object]) -> list[InitErrorDetails]:
-    """Each table row that is a list has one cell per column."""
-    return [_error(("rows", i), "row_length", "this row has {got} but the table has {want}",
-                   row, got=_count(len(row), "cell"), want=_count(columns, "column"))
-            for i, row in enumerate(rows) if isinstance(row, list) and len(row) != columns]
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" + ("" if n == 1 else "s")
-
-
-def topic_errors(topic: str, topics: Collection[str]) -> list[InitErrorDetails]:
-    """A question's topic is declared in ``bank.topics`` when the bank declares topics."""
-    if not topics or topic in topics:
-        return []
-    return [_error(("topic",), "unknown_topic", "topic '{topic}' is not declared in bank.topics "
-                   "({known})", topic, topic=topic, known=", ".join(topics))]
-
-
-def _raise(title: str, errors: list[InitErrorDetails]) -> None:
-    if errors:
-        raise ValidationError.from_exception_data(title, errors)
 
 
 class _Strict(BaseModel):
@@ -217,7 +107,7 @@ class TableInfographic(_Strict):
 
     @model_validator(mode="after")
     def _rows_match_columns(self) -> TableInfographic:
-        _raise("TableInfographic", row_length_errors(len(self.columns), self.rows))
+        raise_if_any("TableInfographic", row_length_errors(len(self.columns), self.rows))
         return self
 
 
@@ -233,7 +123,7 @@ class Infographic(_Strict):
     @model_validator(mode="after")
     def _exactly_one_kind(self) -> Infographic:
         kinds = [k for k in ("table", "text", "footprint") if getattr(self, k) is not None]
-        _raise("Infographic", infographic_kind_errors(kinds))
+        raise_if_any("Infographic", infographic_kind_errors(kinds))
         return self
 
     @property
@@ -420,10 +310,10 @@ class Question(_Strict):
         errors += same_options_errors(self.options)
         if right is not None:
             def err(loc: Loc, kind: str, msg: str, value: Any, **ctx: Any) -> None:
-                errors.append(_error(loc, kind, msg, value, **ctx))
+                errors.append(error(loc, kind, msg, value, **ctx))
 
             self._expect_stated_by_key(err, set(right))
-        _raise("Question", errors)
+        raise_if_any("Question", errors)
         return self
 
 
@@ -490,12 +380,12 @@ class BankFile(_Strict):
         first: dict[str, int] = {}
         for i, q in enumerate(self.questions):
             if q.id in first:
-                errors.append(_error(("questions", i, "id"), "duplicate_id",
+                errors.append(error(("questions", i, "id"), "duplicate_id",
                                      "question id '{id}' is already used by question {n} of this "
                                      "file", q.id, id=q.id, n=first[q.id] + 1))
             else:
                 first[q.id] = i
             errors += [{**e, "loc": ("questions", i, *e["loc"])}
                        for e in topic_errors(q.topic, self.bank.topics)]
-        _raise("BankFile", errors)
+        raise_if_any("BankFile", errors)
         return self

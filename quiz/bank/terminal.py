@@ -36,6 +36,10 @@ _TAGS = range(0xE0020, 0xE0080)
 _BLACK_FLAG = "\U0001F3F4"  # tag characters after it spell a subdivision flag (🏴󠁧󠁢󠁳󠁣󠁴󠁿)
 
 
+_ASCII_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
+"""The flagged characters of ASCII text: C0 controls but tab and line feed, and DEL."""
+
+
 @cache
 def flagged_pattern() -> re.Pattern[str]:
     """A regular expression matching one character of :data:`FLAGGED_CATEGORIES` (tab and line
@@ -60,7 +64,8 @@ def flagged_characters(text: str) -> list[tuple[int, str]]:
     Joiners inside non-Latin words and emoji sequences, and the tag characters of a flag emoji,
     are part of the text's spelling and are not flagged."""
     found = []
-    for match in flagged_pattern().finditer(text):
+    pattern = _ASCII_CONTROLS if text.isascii() else flagged_pattern()
+    for match in pattern.finditer(text):
         index, char = match.start(), match.group()
         if _spelling(text, index, char):
             continue

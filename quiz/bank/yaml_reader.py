@@ -196,8 +196,8 @@ class _Builder:
         map_start, seq_start = yamlio.MappingStartEvent, yamlio.SequenceStartEvent
         map_end, seq_end = yamlio.MappingEndEvent, yamlio.SequenceEndEvent
         alias_cls, doc_start = yamlio.AliasEvent, yamlio.DocumentStartEvent
-        control = flagged_pattern().search
         check_controls = not text.isascii() or "\\" in text
+        control = flagged_pattern().search if check_controls else None
         comment_ends = _comment_starts(text)
         marks = doc.marks
         stack: list[tuple[Any, bool, Any, Any, Any]] = []
@@ -217,7 +217,7 @@ class _Builder:
                         value = event.value
                         if event.anchor is not None or event.tag is not None:
                             self._props(event)
-                        if check_controls and (event.style == '"' or not value.isascii()):
+                        if control is not None and (event.style == '"' or not value.isascii()):
                             if control(value):
                                 doc.flagged.append((event.start_mark.index, value))
                     else:

@@ -107,3 +107,9 @@ def test_tabs_are_expanded_before_measuring(pure: bool) -> None:
     report = load_bank_text(bank(question(extra=diagram("a" * 74 + "\tb"))), pure_python=pure)
     assert [d.message.split(":")[0] for d in report.diagnostics] == [
         "this diagram has lines 77 columns wide"]
+
+
+def test_the_ascii_shortcut_flags_what_the_full_set_flags() -> None:
+    every_ascii = "".join(map(chr, range(128)))
+    assert flagged_characters(every_ascii) == [
+        (i, chr(i)) for i in range(128) if terminal.flagged_pattern().fullmatch(chr(i))]

@@ -1,0 +1,76 @@
+"""Warnings about how a valid bank shows on screen and in a shuffled session.
+
+- :func:`wide_diagrams`: a ``text`` infographic with lines wider than an 80-column terminal shows
+  unwrapped, measured in terminal cells.
+- :func:`letter_references`: text that names options by letter or position, which shuffling would
+  make false (see :mod:`quiz.bank.option_letters`).
+
+Each warning is at the place in the file where the trouble is written, inside block and multi-line
+values too (:func:`quiz.bank.problems.value_positions`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from quiz.bank import yaml_reader
+from quiz.bank.model import BankFile
+from quiz.bank.problems import Problem, line_col, mark_position, value_positions
+from quiz.bank.terminal import cell_width
+
+DIAGRAM_COLUMNS = 76
+"""Widest line of a ``text`` infographic that fits an 80-column terminal unwrapped (the reveal
+has a margin and a scrollbar)."""
+
+
+def wide_diagrams(text: str, value: dict[str, Any],
+                  marks: dict[int, yaml_reader.Marks]) -> list[Problem]:
+    """A warning for each ``text`` infographic with lines wider than :data:`DIAGRAM_COLUMNS`
+    terminal cells (tabs expanded to stops every 4, as the app shows them; a CJK character takes
+    two cells, a combining accent none): the app wraps them (nothing is cut), which breaks a
+    diagram's columns. The warning is at the first such line."""
+    found = []
+    for question in value.get("questions", []):
+        info = question.get("infographic") if isinstance(question, dict) else None
+        if not isinstance(info, dict) or not isinstance(info.get("text"), str):
+            continue
+        diagram: str = info["text"]
+        lines = diagram.split("\n")
+        widths = [cell_width(line.expandtabs(4)) for line in lines]
+        widest = max(widths)
+        if widest <= DIAGRAM_COLUMNS:
+            continue
+        first = next(i for i, w in enumerate(widths) if w > DIAGRAM_COLUMNS)
+        offset = sum(len(line) + 1 for line in lines[:first])
+        offset += len(lines[first]) - len(lines[first].lstrip(" "))
+        mark = marks[id(info)][2]["text"]
+        index = value_positions(text, mark.index, diagram, [offset])[0]
+        found.append(Problem(
+            *(line_col(text, index) if index is not None else mark_position(mark)),
+            f"this diagram has lines {widest} columns wide: on an 80-column terminal lines over "
+            f"{DIAGRAM_COLUMNS} wrap, which breaks its columns; keep them to {DIAGRAM_COLUMNS} "
+            "or fewer", "warning"))
+    return found
+
+
+def letter_references(text: str, bank: BankFile, value: dict[str, Any],
+                      marks: dict[int, yaml_reader.Marks]) -> list[Problem]:
+    """A warning at each place where a question to be shuffled names its options by letter or
+    position (see :mod:`quiz.bank.option_letters`): the question keeps its options in bank
+    order instead."""
+    found = []
+    for question, raw in zip(bank.questions, value["questions"], strict=True):
+        if not question.shuffle:
+            continue
+        for path, ref in question.letter_references():
+            container = raw
+            for part in path[:-1]:
+                container = container[part]
+            mark = marks[id(container)][2][path[-1]]
+            index = value_positions(text, mark.index, container[path[-1]], [ref.start])[0]
+            found.append(Problem(
+                *(line_col(text, index) if index is not None else mark_position(mark)),
+                f"{ref.text!r} names options by letter or position, which shuffling changes: "
+                "this question keeps its options in bank order; write 'shuffle: false' to say "
+                "so, or name the option by its content", "warning"))
+    return found
