@@ -409,7 +409,7 @@ def run_study(argv: Sequence[str]) -> int:
         return EXIT_USAGE
     from quiz.tui.app import make_app
 
-    app = make_app(report.library, seed=ns.seed, shuffle=not ns.no_shuffle)
+    app = make_app(report.library, seed=ns.seed, shuffle=not ns.no_shuffle, paths=paths)
     app.run()
     return app.return_code or EXIT_OK
 

@@ -3,16 +3,17 @@ logic lives in :mod:`quiz.study` and the bank in :mod:`quiz.bank`."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import ModalScreen, Screen
 
-from quiz.bank.library import Library
+from quiz.bank.library import Library, LoadReport
 from quiz.bank.terminal import terminal_safe
 from quiz.study.session import SessionConfig, SessionError, StudySession
 from quiz.tui.messages import RetryQuestions, StartSession
@@ -32,9 +33,12 @@ class QuizApp(App[int]):
         Binding("m", "footprint", "Calculator"),
     ]
 
-    def __init__(self, library: Library, *, seed: int | None = None, shuffle: bool = True) -> None:
+    def __init__(self, library: Library, *, seed: int | None = None, shuffle: bool = True,
+                 paths: Sequence[str] | None = None) -> None:
         super().__init__()
         self.library = library
+        self.paths = list(paths) if paths is not None else None
+        """The bank files and folders the library was loaded from (None: not from files)."""
         self.seed = seed
         self.shuffle = shuffle
         self.session: StudySession | None = None
@@ -71,6 +75,51 @@ class QuizApp(App[int]):
     def _back_to_start(self) -> None:
         while len(self.screen_stack) > 2:
             self.pop_screen()
+
+    # -- reloading ------------------------------------------------------------------------------
+    def action_reload_banks(self) -> None:
+        """Load the banks again from disk (``r`` on the start screen), in a worker thread."""
+        if self.paths is None:
+            self.notify("These questions were not loaded from files: nothing to reload.",
+                        markup=False)
+            return
+        self.notify("Reloading the banks...", markup=False, timeout=2)
+        self._reload(self.paths)
+
+    @work(thread=True, exclusive=True, group="reload")
+    def _reload(self, paths: list[str]) -> None:
+        from quiz.bank.load import load_library
+
+        report = load_library(paths)
+        self.call_from_thread(self._reloaded, report)
+
+    def _reloaded(self, report: LoadReport) -> None:
+        """Show the reloaded library on a fresh start screen, or the problems in a panel
+        (keeping the library already loaded)."""
+        from quiz.tui.screens.bank_problems import BankProblemsScreen
+
+        if report.library is None:
+            self.push_screen(BankProblemsScreen(report.diagnostics))
+            return
+        self.library = report.library
+        self.title = terminal_safe(self.library.title)
+        self._close_dialogs()
+        start = next((s for s in self.screen_stack if isinstance(s, StartScreen)), None)
+        fresh = StartScreen(self.library, shuffle=self.shuffle, seed=self.seed)
+        if start is not None and self.screen is start:
+            self.switch_screen(fresh)
+        elif start is not None:
+            # A session is on top: it keeps its questions; the next one draws from the new banks.
+            self._back_to_start()
+            self.switch_screen(fresh)
+        else:
+            self.push_screen(fresh)
+        count, banks = len(self.library.questions), len(self.library.banks)
+        warnings = len(report.warnings)
+        self.notify(f"Reloaded: {count} question{'s' * (count != 1)} in {banks} "
+                    f"bank{'s' * (banks != 1)}"
+                    + (f", {warnings} warning{'s' * (warnings != 1)} (quiz validate lists "
+                       "them)" if warnings else "") + ".", markup=False)
 
     # -- actions ----------------------------------------------------------------------------
     def _close_dialogs(self) -> None:
@@ -162,6 +211,8 @@ class QuizApp(App[int]):
                 yield command
 
 
-def make_app(library: Library, *, seed: int | None = None, shuffle: bool = True) -> QuizApp:
-    """The app factory used by the CLI and the tests."""
-    return QuizApp(library, seed=seed, shuffle=shuffle)
+def make_app(library: Library, *, seed: int | None = None, shuffle: bool = True,
+             paths: Sequence[str] | None = None) -> QuizApp:
+    """The app factory used by the CLI and the tests. ``paths`` (the bank files and folders
+    ``library`` was loaded from) lets ``r`` on the start screen reload them."""
+    return QuizApp(library, seed=seed, shuffle=shuffle, paths=paths)

@@ -9,6 +9,11 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 HELP_TEXT = """\
+Start screen
+  Ctrl+S         start (or Enter on the Start button)
+  r              reload the banks from disk (after editing them);
+                 problems are listed, the questions loaded stay
+
 Question screen
   A–H or 1–8     choose that option (multiple response: tick it)
   ↑ ↓  Enter     move the cursor; choose, or submit the ticked

@@ -23,6 +23,7 @@ class StartScreen(Screen[None]):
 
     BINDINGS = [
         Binding("ctrl+s", "start", "Start"),
+        Binding("r", "app.reload_banks", "Reload banks"),
         Binding("question_mark", "app.help", "Help"),
         Binding("q", "app.request_quit", "Quit"),
         Binding("escape", "app.request_quit", "Quit", show=False),
