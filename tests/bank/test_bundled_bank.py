@@ -155,3 +155,42 @@ def test_every_calculator_scenario_recomputes(library: Library) -> None:
         checked += 1
     with_expect = [q for q in library.questions if q.worked_example and q.worked_example.expect]
     assert checked == len(with_expect)
+
+
+async def test_a_full_practice_run_over_the_whole_bank(library: Library) -> None:
+    """Every bundled question in the app, shuffled: answered right, revealed with every part it
+    has, and the summary counts them all (issue 10: a full practice run works)."""
+    from textual.widgets import Static
+
+    from quiz.tui.app import make_app
+    from quiz.tui.screens.question import QuestionScreen
+    from quiz.tui.screens.summary import SummaryScreen
+
+    app = make_app(library, seed=10, shuffle=True)
+    total = len(library.questions)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, QuestionScreen)
+        for _ in range(total):
+            shown = app.session.current
+            letters = [o.letter for o in shown.options if o.key in shown.question.answer_keys]
+            await pilot.press(*(c.lower() for c in letters))
+            if shown.question.multiple_response:
+                await pilot.press("enter")
+            await pilot.pause()
+            verdict = screen.query_one("#verdict", Static)
+            assert "-correct" in verdict.classes, shown.question.id
+            parts = ["#short-explanation", "#infographic", "#full-explanation",
+                     "#distractor-review", "#references"]
+            if shown.question.worked_example is not None:
+                parts.append("#worked-example")
+            for part in parts:
+                assert screen.query(part), (shown.question.id, part)
+            await pilot.press("n")
+            await pilot.pause()
+        assert isinstance(app.screen, SummaryScreen)
+        score = app.screen.query_one("#summary-score", Static).visual.plain  # type: ignore[union-attr]
+        assert score == f"Score {total} right of {total} answered (100%); all {total} answered"
