@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from quiz.bank.formats import Note, Parsed, letters, placeholder
+from quiz.bank.formats import TODO, Note, Parsed, letters, placeholder
 from quiz.bank.model import OPTION_KEYS
 
 _SECTIONS = {
@@ -144,7 +144,9 @@ def parse(text: str, *, markdown: bool = False) -> Parsed:
     question: dict[str, Any] = {
         "line": 1,
         "question": stem,
-        "options": {k: placeholder(f"the text of option {k}") for k in keys},
+        # Not "option A": naming an option by its letter is what shuffling breaks.
+        "options": {k: f"{TODO}: write this option's text (the source calls it {k} but does "
+                       "not give its text)" for k in keys},
         "answer": answer,
         "short_explanation": short,
         "full_explanation": full,
