@@ -21,10 +21,12 @@ import os
 import re
 import shutil
 import sys
+import textwrap
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from quiz.footprint.spec import CHOICES
+from quiz.footprint.fields import SpecField, bounds_text
+from quiz.footprint.spec import spec_fields
 from quiz.footprint.units import format_count
 
 MIN_WIDTH, MAX_WIDTH = 40, 400
@@ -32,57 +34,10 @@ MIN_WIDTH, MAX_WIDTH = 40, 400
 DEFAULT_MAX_WIDTH = 160
 """Widest output when the width comes from the terminal rather than ``--width``."""
 
-# (flag dest, section of the spec or None for the top level)
-_FIELDS: tuple[tuple[str, str | None], ...] = (
-    ("model", None),
-    ("params", None),
-    ("layers", None),
-    ("hidden", None),
-    ("heads", None),
-    ("kv_heads", None),
-    ("head_dim", None),
-    ("ffn", None),
-    ("vocab", None),
-    ("tied_embeddings", None),
-    ("gated_mlp", None),
-    ("norm", None),
-    ("linear_bias", None),
-    ("learned_positions", None),
-    ("experts", None),
-    ("active_experts", None),
-    ("sliding_window", None),
-    ("sliding_layers", None),
-    ("phase", None),
-    ("gpu", None),
-    ("units", None),
-    ("precision", "training"),
-    ("grad_precision", "training"),
-    ("optimizer", "training"),
-    ("zero", "training"),
-    ("dp", "training"),
-    ("tp", "training"),
-    ("pp", "training"),
-    ("sequence_parallel", "training"),
-    ("micro_batch", "training"),
-    ("seq_len", "training"),
-    ("recompute", "training"),
-    ("weights", "inference"),
-    ("group_size", "inference"),
-    ("kv_dtype", "inference"),
-    ("batch", "inference"),
-    ("context", "inference"),
-    ("dataset_tokens", "storage"),
-    ("dataset_size", "storage"),
-    ("bytes_per_token", "storage"),
-    ("checkpoints", "storage"),
-    ("checkpoint_kind", "storage"),
-)
+FIELDS = spec_fields()
+"""The spec's fields (:func:`quiz.footprint.spec.spec_fields`): one flag each."""
 
-_BOOLEAN_FLAGS = frozenset({"tied_embeddings", "gated_mlp", "linear_bias", "sequence_parallel"})
-VALUE_FLAGS = frozenset(
-    {"--" + dest.replace("_", "-") for dest, _ in _FIELDS if dest not in _BOOLEAN_FLAGS}
-    | {"--width"}
-)
+VALUE_FLAGS = frozenset({f.flag for f in FIELDS if f.kind != "yes_no"} | {"--width"})
 """The flags that take a value (``--dataset-size 500GB``)."""
 _NEGATIVE_LOOKING = re.compile(r"-\.?\d")
 
@@ -100,11 +55,22 @@ Numbers accept 4096, 7B, 6.7b, 7e9, 1_000, 2T. Sizes accept B, kB, MB, GB, TB, P
 1000) and KiB, MiB, GiB, TiB, PiB (powers of 1024): 500GB, 80GiB; bits spelt out: 8Gbit. A
 lower-case b means bits, so 1Gb and 1Gib are refused as ambiguous (write 1GB or 1Gbit); a unit
 all in lower case (500gb) is read as bytes.
-Upper bounds: --params 10^15; --seq-len, --context 10^9 tokens; --micro-batch, --batch 10^7;
---dp, --tp, --pp 10^6; --dataset-tokens 10^16; --dataset-size 10^18 bytes (1 EB).
+Upper bounds: {bounds}.
 Sizes print in decimal units (kB, MB, GB, ...: powers of 1000) or, with --units GiB, binary
 units (KiB, MiB, GiB, ...: powers of 1024), exact, two decimals rounded half up;
 --json always reports bytes."""
+
+_GROUPS = {
+    "model": "model (a preset, a parameter count or an architecture)",
+    "architecture": "architecture (overrides the preset's values)",
+    "": "",
+    "training": "training",
+    "inference": "inference",
+    "storage": "storage",
+    "output": "output",
+}
+"""``--help`` groups in order: a top-level field's ``Doc.group``, or a nested field's section
+(``""``: no group)."""
 
 
 def _width(text: str) -> int:
@@ -160,101 +126,28 @@ class FootprintParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n(see {self.prog} --help)\n")
 
 
-def _metavar(field: str) -> str:
-    return "{" + ",".join(CHOICES[field]) + "}"
+def _help(field: SpecField) -> str:
+    default = field.default_text
+    return field.doc.help + (f" (default {default})" if default is not None else "")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add every ``quiz footprint`` flag to ``parser`` (values stay text until the spec
-    validates them)."""
-    model = parser.add_argument_group("model (a preset, a parameter count or an architecture)")
-    model.add_argument(
-        "--model", metavar="PRESET", help="model preset, e.g. llama-2-7b (see --list-presets)"
-    )
-    model.add_argument("--params", metavar="N", help="parameter count, e.g. 7e9, 7B, 6.7b")
-    arch = parser.add_argument_group("architecture (overrides the preset's values)")
-    for flag, meta, text in (
-        ("layers", "N", "transformer layers"),
-        ("hidden", "N", "hidden size (d_model)"),
-        ("heads", "N", "attention (query) heads"),
-        ("kv-heads", "N", "key/value heads (fewer than heads: grouped-query attention)"),
-        ("head-dim", "N", "size of one head (default hidden / heads)"),
-        ("ffn", "N", "MLP inner size (per expert)"),
-        ("vocab", "N", "vocabulary size"),
-        ("learned-positions", "N", "rows of a learned position table (0: rotary)"),
-        ("experts", "N", "mixture of experts: experts per layer (memory counts all)"),
-        ("active-experts", "K", "mixture of experts: experts active per token"),
-        ("sliding-window", "TOKENS", "sliding attention window"),
-        ("sliding-layers", "N", "layers with the sliding window (default all)"),
-    ):
-        arch.add_argument(f"--{flag}", metavar=meta, help=text)
-    for flag, text in (
-        ("tied-embeddings", "the LM head shares the embedding matrix"),
-        ("gated-mlp", "gated (SwiGLU) MLP with 3 matrices"),
-        ("linear-bias", "linear layers have biases"),
-    ):
-        arch.add_argument(
-            f"--{flag}", action=argparse.BooleanOptionalAction, default=None, help=text
-        )
-    arch.add_argument("--norm", metavar=_metavar("norm"), help="normalisation layers")
-    parser.add_argument(
-        "--phase", metavar=_metavar("phase"), help="phase(s) to estimate (default both)"
-    )
-    train = parser.add_argument_group("training")
-    train.add_argument(
-        "--precision",
-        metavar=_metavar("precision"),
-        help="default mixed-bf16 (BF16 weights, FP32 master copy)",
-    )
-    train.add_argument(
-        "--grad-precision",
-        metavar=_metavar("grad_precision"),
-        help="gradient dtype (default: that of the weights, 16-bit in mixed "
-        "precision as in the ZeRO paper)",
-    )
-    train.add_argument("--optimizer", metavar=_metavar("optimizer"), help="default adamw")
-    train.add_argument("--zero", metavar="{0,1,2,3}", help="ZeRO stage (default 0)")
-    train.add_argument("--dp", metavar="N", help="data-parallel size (default 1)")
-    train.add_argument("--tp", metavar="N", help="tensor-parallel size (default 1)")
-    train.add_argument("--pp", metavar="N", help="pipeline-parallel size (default 1)")
-    train.add_argument(
-        "--sequence-parallel",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="Megatron sequence parallelism (with --tp)",
-    )
-    train.add_argument("--micro-batch", metavar="N", help="sequences per micro-batch (default 1)")
-    train.add_argument("--seq-len", metavar="N", help="tokens per sequence (default 2048)")
-    train.add_argument(
-        "--recompute", metavar=_metavar("recompute"), help="activation recomputation (default none)"
-    )
-    inf = parser.add_argument_group("inference")
-    inf.add_argument("--weights", metavar=_metavar("weights"), help="weight format (default bf16)")
-    inf.add_argument("--group-size", metavar="N", help="INT8/INT4 quantization group (default 128)")
-    inf.add_argument(
-        "--kv-dtype", metavar=_metavar("kv_dtype"), help="KV cache dtype (default 16-bit)"
-    )
-    inf.add_argument("--batch", metavar="N", help="concurrent sequences (default 1)")
-    inf.add_argument("--context", metavar="N", help="tokens held per sequence (default 2048)")
-    store = parser.add_argument_group("storage")
-    store.add_argument("--dataset-tokens", metavar="N", help="training tokens, e.g. 2T")
-    store.add_argument("--dataset-size", metavar="SIZE", help="dataset size, e.g. 500GB")
-    store.add_argument(
-        "--bytes-per-token",
-        metavar="N",
-        help="bytes per stored token id (default 2 for vocabularies under 65,500, else 4)",
-    )
-    store.add_argument("--checkpoints", metavar="N", help="checkpoints kept (default 1)")
-    store.add_argument(
-        "--checkpoint-kind",
-        metavar=_metavar("checkpoint_kind"),
-        help="full training state (default) or weights only",
-    )
-    out = parser.add_argument_group("output")
-    out.add_argument("--gpu", metavar="PRESET", help="GPU preset for the fit, e.g. h100-80gb")
-    out.add_argument(
-        "--units", metavar="{GB,GiB}", help="GB = 10^9 bytes (default), GiB = 2^30 bytes"
-    )
+    """Add every ``quiz footprint`` flag to ``parser``, one per spec field (values stay text
+    until the spec validates them), plus the output flags."""
+    groups: dict[str, Any] = {
+        key: parser.add_argument_group(title) if title else parser for key, title in _GROUPS.items()
+    }
+    for field in FIELDS:
+        group = groups[field.section or field.doc.group]
+        if field.kind == "yes_no":
+            group.add_argument(field.flag, action=argparse.BooleanOptionalAction, default=None,
+                               help=_help(field))
+            continue
+        metavar = field.doc.metavar or "VALUE"
+        if field.choices:
+            metavar = "{" + ",".join(field.choices) + "}"
+        group.add_argument(field.flag, metavar=metavar, help=_help(field))
+    out = groups["output"]
     out.add_argument("--json", action="store_true", help="print the JSON report (bytes)")
     out.add_argument(
         "--explain", action="store_true", help="also say how common tools count this case"
@@ -277,7 +170,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         help="training vs inference memory and storage, with the arithmetic shown",
         description="Estimate the memory (per device) and storage of training and serving a "
         "model, showing every formula and its source.",
-        epilog=EXAMPLES,
+        epilog=EXAMPLES.format(bounds="\n".join(
+            textwrap.wrap(bounds_text(FIELDS), 78, subsequent_indent="  "))),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     # add_parser builds a plain ArgumentParser; FootprintParser only overrides methods.
@@ -289,14 +183,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 def spec_mapping(ns: argparse.Namespace) -> dict[str, Any]:
     """The spec mapping (bank form) expressed by the parsed flags: only flags that were given."""
     data: dict[str, Any] = {}
-    for dest, section in _FIELDS:
-        value = getattr(ns, dest, None)
+    for field in FIELDS:
+        value = getattr(ns, field.name, None)
         if value is None:
             continue
-        if section is None:
-            data[dest] = value
+        if field.section is None:
+            data[field.name] = value
         else:
-            data.setdefault(section, {})[dest] = value
+            data.setdefault(field.section, {})[field.name] = value
     return data
 
 

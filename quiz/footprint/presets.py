@@ -15,9 +15,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any, TypeVar, get_args
+from typing import Any, TypeVar
 
-from quiz.footprint.model_arch import Architecture, Norm, count_params
+from quiz.footprint.model_arch import Architecture, count_params
 from quiz.footprint.units import parse_bool, parse_count
 
 PRESET_DIR = Path(__file__).resolve().parent / "presets"
@@ -116,46 +116,49 @@ def _text(entry: dict[str, Any], key: str, where: str) -> str:
     return " ".join(value.split())
 
 
-_MODEL_KEYS = frozenset(
-    "name layers hidden heads kv_heads head_dim ffn vocab tied_embeddings gated_mlp norm "
-    "linear_bias learned_positions experts active_experts sliding_window sliding_layers context "
-    "source sources published_params published_params_source published_params_rounded".split()
+_PRESET_KEYS = frozenset(
+    "name context source sources published_params published_params_source "
+    "published_params_rounded".split()
 )
+"""Keys of a model preset besides its architecture (the fields of
+:class:`~quiz.footprint.fields.ModelShape`)."""
+
+REQUIRED_ARCH = ("layers", "hidden", "heads", "ffn", "vocab")
+"""Architecture fields every model preset gives."""
+
+
+def _shape(entry: dict[str, Any], where: str) -> dict[str, Any]:
+    """The architecture fields of a preset entry, validated by
+    :class:`~quiz.footprint.fields.ModelShape` — the same fields, bounds and messages as a
+    calculator spec — with the defaults of a dense, untied, RMSNorm transformer filled in."""
+    from pydantic import ValidationError
+
+    from quiz.footprint.fields import ModelShape
+
+    given = {k: v for k, v in entry.items() if k not in _PRESET_KEYS}
+    try:
+        shape = ModelShape.model_validate(given)
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        loc = ".".join(str(part) for part in first["loc"])
+        raise PresetError(f"{where}: {loc}: {first['msg']}") from None
+    values = shape.model_dump(exclude_none=True)
+    missing = [k for k in REQUIRED_ARCH if k not in values]
+    if missing:
+        raise PresetError(f"{where}: missing {', '.join(repr(k) for k in missing)}")
+    heads, layers = values["heads"], values["layers"]
+    values.setdefault("kv_heads", heads)
+    values.setdefault("head_dim", values["hidden"] // heads)
+    values.setdefault("active_experts", values.get("experts", 1))
+    values.setdefault("sliding_layers", layers if values.get("sliding_window") else 0)
+    return values
 
 
 def _model(pid: str, entry: Any) -> ModelPreset:
     where = f"models.yaml: {pid}"
     if not isinstance(entry, dict):
         raise PresetError(f"{where}: expected a mapping")
-    unknown = set(entry) - _MODEL_KEYS
-    if unknown:
-        raise PresetError(f"{where}: unknown keys {sorted(unknown)}")
-    norm = entry.get("norm", "rmsnorm")
-    if norm not in get_args(Norm):
-        raise PresetError(f"{where}: norm must be rmsnorm or layernorm")
-    heads = _count(entry, "heads", where)
-    hidden = _count(entry, "hidden", where)
-    experts = _count(entry, "experts", where, 1)
-    window = entry.get("sliding_window")
-    layers = _count(entry, "layers", where)
-    arch = Architecture(
-        layers=layers,
-        hidden=hidden,
-        heads=heads,
-        kv_heads=_count(entry, "kv_heads", where, heads),
-        head_dim=_count(entry, "head_dim", where, hidden // heads),
-        ffn=_count(entry, "ffn", where),
-        vocab=_count(entry, "vocab", where),
-        tied_embeddings=_flag(entry, "tied_embeddings", where, False),
-        gated_mlp=_flag(entry, "gated_mlp", where, True),
-        norm=norm,
-        linear_bias=_flag(entry, "linear_bias", where, False),
-        learned_positions=_count(entry, "learned_positions", where, 0),
-        experts=experts,
-        active_experts=_count(entry, "active_experts", where, experts),
-        sliding_window=None if window is None else _count(entry, "sliding_window", where),
-        sliding_layers=_count(entry, "sliding_layers", where, layers if window else 0),
-    )
+    arch = Architecture(**_shape(entry, where))
     sources = entry.get("sources") or {}
     if not isinstance(sources, dict):
         raise PresetError(f"{where}: sources must be a mapping")

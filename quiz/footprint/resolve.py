@@ -17,30 +17,10 @@ from functools import lru_cache
 from operator import attrgetter
 from typing import Any
 
+from quiz.footprint.fields import ARCH_FIELDS
 from quiz.footprint.model_arch import Architecture, ParamCount, count_params
 from quiz.footprint.presets import PresetError, get_model
 from quiz.footprint.units import count_noun, format_count
-
-ARCH_FIELDS = (
-    "layers",
-    "hidden",
-    "heads",
-    "kv_heads",
-    "head_dim",
-    "ffn",
-    "vocab",
-    "tied_embeddings",
-    "gated_mlp",
-    "norm",
-    "linear_bias",
-    "learned_positions",
-    "experts",
-    "active_experts",
-    "sliding_window",
-    "sliding_layers",
-)
-"""Architecture fields of a spec, in the order of
-:class:`~quiz.footprint.model_arch.Architecture`."""
 
 _ARCH_VALUES = attrgetter(*ARCH_FIELDS)
 

@@ -12,206 +12,49 @@ Validation errors are :class:`pydantic.ValidationError` entries with a precise `
 "unknown model preset 'llama-7b'; did you mean 'llama-2-7b'?". Unknown keys are errors with a
 "did you mean" hint.
 
-Upper bounds (far above any real model or cluster, low enough that every result stays an
-integer a person can read; a value above one is an error "must be at most …" at its ``loc``):
-
-=============================================  ===================================
-field                                          at most
-=============================================  ===================================
-``params``                                     10^15 parameters (also the count an
-                                               architecture gives)
-``layers``, ``sliding_layers``                 10^5 layers
-``hidden``                                     10^7
-``heads``, ``kv_heads``                        10^5 heads
-``head_dim``                                   10^6
-``ffn``                                        10^8
-``vocab``                                      10^9 entries
-``learned_positions``                          10^9 positions
-``experts``, ``active_experts``                10^5 experts
-``sliding_window``                             10^9 tokens
-``training.dp``, ``training.tp``, ``training.pp``  10^6 devices
-``training.micro_batch``, ``inference.batch``  10^7 sequences
-``training.seq_len``, ``inference.context``    10^9 tokens
-``inference.group_size``                       10^7 weights
-``storage.dataset_tokens``                     10^16 tokens
-``storage.dataset_size``                       10^18 bytes (1 EB)
-``storage.bytes_per_token``                    64 bytes
-``storage.checkpoints``                        10^6 checkpoints
-=============================================  ===================================
+Every field, with its bounds (far above any real model or cluster, low enough that every result
+stays an integer a person can read), default and help text, is declared once in the models below
+and in :class:`quiz.footprint.fields.ModelShape`; :func:`quiz.footprint.fields.spec_fields` lists
+them for the CLI, the TUI form and FORMAT.md's key table. A value above a bound is an error
+"must be at most …" at its ``loc``.
 """
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Callable, Mapping
-from typing import Annotated, Any, Literal, get_args
+from collections.abc import Mapping
+from typing import Annotated, Any
 
-from pydantic import (
-    BaseModel,
-    BeforeValidator,
-    ConfigDict,
-    ValidationError,
-    field_validator,
-    model_validator,
-)
+from pydantic import ValidationError, field_validator, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
-from quiz.footprint.model_arch import Norm
+from quiz.footprint.fields import (
+    CHOICES,
+    MAX_PARAMS,
+    YES_NO,
+    ZERO_STAGE,
+    CheckpointKind,
+    Choice,
+    Doc,
+    GradPrecision,
+    KvDtype,
+    ModelShape,
+    Number,
+    Optimizer,
+    Part,
+    Phase,
+    Precision,
+    Recompute,
+    SpecField,
+    Units,
+    WeightFormat,
+    fields_of,
+)
 from quiz.footprint.presets import GpuPreset, PresetError, get_gpu, get_model
 from quiz.footprint.resolve import ResolvedModel, SpecProblem, resolve
-from quiz.footprint.units import (
-    TooLarge,
-    count_noun,
-    format_count,
-    parse_bool,
-    parse_count,
-    parse_size,
-)
+from quiz.footprint.units import count_noun, format_count
 
-Precision = Literal["fp32", "mixed-fp16", "mixed-bf16", "bf16"]
-GradPrecision = Literal["fp32", "fp16", "bf16"]
-Optimizer = Literal["sgd", "sgd-momentum", "adam", "adamw", "adam-8bit", "adafactor"]
-Recompute = Literal["none", "selective", "full"]
-WeightFormat = Literal["fp32", "fp16", "bf16", "fp8", "int8", "int4"]
-KvDtype = Literal["fp32", "fp16", "bf16", "fp8", "int8"]
-Phase = Literal["training", "inference", "both"]
-Units = Literal["GB", "GiB"]
-CheckpointKind = Literal["full", "weights"]
-
-CHOICES: dict[str, tuple[str, ...]] = {
-    "precision": get_args(Precision),
-    "grad_precision": get_args(GradPrecision),
-    "optimizer": get_args(Optimizer),
-    "recompute": get_args(Recompute),
-    "weights": get_args(WeightFormat),
-    "kv_dtype": get_args(KvDtype),
-    "phase": get_args(Phase),
-    "units": get_args(Units),
-    "checkpoint_kind": get_args(CheckpointKind),
-    "norm": get_args(Norm),
-}
-"""Allowed values of each choice field (the CLI uses the same tuples)."""
-
-
-def _choice(field: str) -> BeforeValidator:
-    allowed = CHOICES[field]
-    canonical = {a.lower(): a for a in allowed}
-
-    def check(value: Any) -> Any:
-        if not isinstance(value, str):
-            raise PydanticCustomError(
-                "choice", "expected text, one of: {allowed}", {"allowed": ", ".join(allowed)}
-            )
-        key = value.strip().lower().replace("_", "-")
-        if key in canonical:
-            return canonical[key]
-        close = difflib.get_close_matches(key, list(canonical), n=1, cutoff=0.6)
-        hint = f"; did you mean {canonical[close[0]]!r}?" if close else ""
-        raise PydanticCustomError(
-            "choice",
-            "unknown {field} {value}; expected one of: {allowed}{hint}",
-            {
-                "field": field.replace("_", " "),
-                "value": repr(value),
-                "allowed": ", ".join(allowed),
-                "hint": hint,
-            },
-        )
-
-    return BeforeValidator(check)
-
-
-def _shown(value: object) -> str:
-    """A value as the person gave it: an ``int`` with separators, anything else as its repr."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        return format_count(value)
-    return repr(value)
-
-
-def _number(
-    minimum: int, maximum: int, unit: str = "", parser: Callable[[Any], int] = parse_count
-) -> BeforeValidator:
-    """A whole number from ``minimum`` to ``maximum`` (``unit``: the noun of the bound in the
-    message, "must be at most 1,000,000,000 tokens")."""
-    limit = format_count(maximum)
-    power = len(str(maximum)) - 1
-    if maximum >= 10**4 and maximum == 10**power:
-        limit += f" (10^{power})"
-    limit += f" {unit}" if unit else ""
-
-    def check(value: Any) -> int:
-        try:
-            number: int = parser(value)
-        except TooLarge as exc:
-            raise PydanticCustomError(
-                "number_range",
-                "must be at most {limit} (got {got})",
-                {"limit": limit, "got": _shown(exc.original)},
-            ) from None
-        except (TypeError, ValueError) as exc:
-            raise PydanticCustomError("number", "{reason}", {"reason": str(exc)}) from None
-        if number < minimum:
-            what = "positive" if minimum == 1 else "zero or more"
-            raise PydanticCustomError(
-                "number_range",
-                "must be {what} (got {got})",
-                {"what": what, "got": format_count(number)},
-            )
-        if number > maximum:
-            raise PydanticCustomError(
-                "number_range",
-                "must be at most {limit} (got {got})",
-                {"limit": limit, "got": format_count(number)},
-            )
-        return number
-
-    return BeforeValidator(check)
-
-
-def _yes_no(value: Any) -> bool:
-    try:
-        return parse_bool(value)
-    except ValueError as exc:
-        raise PydanticCustomError("yes_no", "{reason}", {"reason": str(exc)}) from None
-
-
-def _zero_stage(value: Any) -> int:
-    try:
-        stage = parse_count(value)
-    except (TypeError, ValueError):
-        stage = None
-    if stage not in (0, 1, 2, 3):
-        raise PydanticCustomError(
-            "zero_stage", "ZeRO stage must be 0, 1, 2 or 3 (got {got})", {"got": value}
-        )
-    return stage
-
-
-MAX_PARAMS = 10**15
-"""Largest parameter count, given or computed from an architecture."""
-
-
-def _count(maximum: int, unit: str = "") -> BeforeValidator:
-    return _number(1, maximum, unit)
-
-
-def _count0(maximum: int, unit: str = "") -> BeforeValidator:
-    return _number(0, maximum, unit)
-
-
-Size = Annotated[int, _number(1, 10**18, "bytes (1 EB)", parse_size)]
-"""A size in bytes from 1 to 10^18 (text accepted: "500GB", "80 GiB", "1e12")."""
-Devices = Annotated[int, _count(10**6, "devices")]
-Sequences = Annotated[int, _count(10**7, "sequences")]
-Tokens = Annotated[int, _count(10**9, "tokens")]
-Layers = Annotated[int, _count(10**5, "layers")]
-Heads = Annotated[int, _count(10**5, "heads")]
-Experts = Annotated[int, _count(10**5, "experts")]
-YesNo = Annotated[bool, BeforeValidator(_yes_no)]
-"""A yes/no value (text accepted: true/false, yes/no, on/off)."""
-ZeroStage = Annotated[int, BeforeValidator(_zero_stage)]
-"""A ZeRO stage: 0, 1, 2 or 3."""
-
+__all__ = ["CHOICES", "MAX_PARAMS", "FootprintSpec", "InferenceSpec", "StorageSpec",
+           "TrainingSpec", "error_lines", "spec_fields"]
 
 _SCALING_FIELDS = (
     "hidden",
@@ -226,51 +69,10 @@ _SCALING_FIELDS = (
 )
 """Architecture fields blamed (the first one given) when the parameter count is too large."""
 
-
-class _Part(BaseModel):
-    """Base of the spec models: immutable; an unknown key is an error with a hint."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    @model_validator(mode="wrap")
-    @classmethod
-    def _known_keys(cls, data: Any, handler: Any) -> Any:
-        # Unknown keys get a "did you mean" hint and are reported together with every other
-        # error of the mapping (a "before" validator would hide those until the key is fixed).
-        if not isinstance(data, Mapping):
-            return handler(data)
-        fields = cls.__pydantic_fields__
-        if all(key in fields for key in data):
-            return handler(data)
-        known = list(fields)
-        errors: list[Any] = []
-        for key in data:
-            if key in fields:
-                continue
-            text = str(key)
-            close = difflib.get_close_matches(text.replace("-", "_"), known, n=1, cutoff=0.6)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
-            errors.append(
-                InitErrorDetails(
-                    type=PydanticCustomError(
-                        "unknown_key", "unknown key {key}{hint}", {"key": repr(text), "hint": hint}
-                    ),
-                    loc=(text,),
-                    input=data[key],
-                )
-            )
-        try:
-            handler({k: v for k, v in data.items() if k in fields})
-        except ValidationError as exc:
-            errors.extend(
-                InitErrorDetails(type=PydanticCustomError(e["type"], e["msg"]), loc=e["loc"],
-                                 input=e["input"])
-                for e in exc.errors(include_url=False)
-            )
-        raise ValidationError.from_exception_data(cls.__name__, errors)
+_TRAIN, _INFER, _STORE = "training", "inference", "storage"
 
 
-class TrainingSpec(_Part):
+class TrainingSpec(Part):
     """How the model is trained (all sizes per device unless stated).
 
     ``precision``: ``fp32`` (weights, gradients and optimizer states in FP32; no master copy);
@@ -284,17 +86,31 @@ class TrainingSpec(_Part):
     recomputation.
     """
 
-    precision: Annotated[Precision, _choice("precision")] = "mixed-bf16"
-    grad_precision: Annotated[GradPrecision | None, _choice("grad_precision")] = None
-    optimizer: Annotated[Optimizer, _choice("optimizer")] = "adamw"
-    zero: ZeroStage = 0
-    dp: Devices = 1
-    tp: Devices = 1
-    pp: Devices = 1
-    sequence_parallel: YesNo = False
-    micro_batch: Sequences = 1
-    seq_len: Tokens = 2048
-    recompute: Annotated[Recompute, _choice("recompute")] = "none"
+    precision: Annotated[Precision, Choice("precision"),
+                         Doc("number format of weights, gradients and optimizer states",
+                             label="Train precision")] = "mixed-bf16"
+    grad_precision: Annotated[GradPrecision | None, Choice("grad_precision"),
+                              Doc("gradient dtype (16-bit in mixed precision as in the ZeRO "
+                                  "paper; fp32 gives Hugging Face's 18-byte count)",
+                                  default="as the weights")] = None
+    optimizer: Annotated[Optimizer, Choice("optimizer"),
+                         Doc("optimizer", label="Optimizer")] = "adamw"
+    zero: Annotated[int, ZERO_STAGE, Doc("ZeRO stage", label="ZeRO stage")] = 0
+    dp: Annotated[int, Number(1, 10**6, "devices"),
+                  Doc("data-parallel size", label="Data-parallel", metavar="N")] = 1
+    tp: Annotated[int, Number(1, 10**6, "devices"),
+                  Doc("tensor-parallel size", label="Tensor-parallel", metavar="N")] = 1
+    pp: Annotated[int, Number(1, 10**6, "devices"),
+                  Doc("pipeline-parallel size", metavar="N")] = 1
+    sequence_parallel: Annotated[bool, YES_NO, Doc(
+        "Megatron sequence parallelism (needs tensor parallelism)")] = False
+    micro_batch: Annotated[int, Number(1, 10**7, "sequences"),
+                           Doc("sequences per micro-batch", label="Micro-batch",
+                               metavar="N")] = 1
+    seq_len: Annotated[int, Number(1, 10**9, "tokens"),
+                       Doc("tokens per sequence", label="Sequence length", metavar="N")] = 2048
+    recompute: Annotated[Recompute, Choice("recompute"),
+                         Doc("activation recomputation", label="Recomputation")] = "none"
 
     @property
     def devices(self) -> int:
@@ -302,33 +118,60 @@ class TrainingSpec(_Part):
         return self.dp * self.tp * self.pp
 
 
-class InferenceSpec(_Part):
+class InferenceSpec(Part):
     """How the model is served. ``context`` counts every token held per sequence (prompt and
     generated). ``kv_dtype`` defaults to the 16-bit activation type (FP32 for FP32 weights).
     ``group_size`` applies to INT8/INT4 weights."""
 
-    weights: Annotated[WeightFormat, _choice("weights")] = "bf16"
-    group_size: Annotated[int, _count(10**7, "weights")] = 128
-    kv_dtype: Annotated[KvDtype | None, _choice("kv_dtype")] = None
-    batch: Sequences = 1
-    context: Tokens = 2048
+    weights: Annotated[WeightFormat, Choice("weights"),
+                       Doc("weight format", label="Infer weights")] = "bf16"
+    group_size: Annotated[int, Number(1, 10**7, "weights"),
+                          Doc("INT8/INT4 quantization group", label="Quant group",
+                              metavar="N")] = 128
+    kv_dtype: Annotated[KvDtype | None, Choice("kv_dtype"),
+                        Doc("KV cache dtype", label="KV precision", default="16-bit")] = None
+    batch: Annotated[int, Number(1, 10**7, "sequences"),
+                     Doc("concurrent sequences", label="Infer batch", metavar="N")] = 1
+    context: Annotated[int, Number(1, 10**9, "tokens"),
+                       Doc("tokens held per sequence", label="Context tokens",
+                           metavar="N")] = 2048
 
 
-class StorageSpec(_Part):
+class StorageSpec(Part):
     """What is kept on disk: the dataset (``dataset_tokens`` × ``bytes_per_token``, or
     ``dataset_size`` in bytes), ``checkpoints`` kept (full training state or weights only).
 
     ``bytes_per_token`` defaults to the token-id width Megatron-LM picks: 2 bytes (uint16) when
     the vocabulary has fewer than 65,500 entries, else 4 (int32)."""
 
-    dataset_tokens: Annotated[int, _count0(10**16, "tokens")] | None = None
-    dataset_size: Size | None = None
-    bytes_per_token: Annotated[int, _count(64, "bytes")] | None = None
-    checkpoints: Annotated[int, _count0(10**6, "checkpoints")] = 1
-    checkpoint_kind: Annotated[CheckpointKind, _choice("checkpoint_kind")] = "full"
+    dataset_tokens: Annotated[int, Number(0, 10**16, "tokens"),
+                              Doc("training tokens, e.g. 2T", metavar="N")] | None = None
+    dataset_size: Annotated[int, Number(1, 10**18, "bytes (1 EB)", size=True),
+                            Doc("dataset size on disk, instead of tokens, e.g. 500GB",
+                                metavar="SIZE", values="`500GB`, `2TiB`, `8Gbit` (see above), "
+                                "at most 10^18 bytes (1 EB)")] | None = None
+    bytes_per_token: Annotated[int, Number(1, 64, "bytes"),
+                               Doc("bytes per stored token id", metavar="N",
+                                   default="2 for vocabularies under 65,500, else 4")
+                               ] | None = None
+    checkpoints: Annotated[int, Number(0, 10**6, "checkpoints"),
+                           Doc("checkpoints kept", metavar="N")] = 1
+    checkpoint_kind: Annotated[CheckpointKind, Choice("checkpoint_kind"),
+                               Doc("full training state, or weights only")] = "full"
 
 
-class FootprintSpec(_Part):
+class _ModelChoice(Part):
+    """The model part of a spec that is not its shape: a preset, or a parameter count."""
+
+    model: Annotated[str | None, Doc(
+        "model preset (quiz footprint --list-presets lists them)", label="Model", metavar="PRESET",
+        group="model")] = None
+    params: Annotated[int, Number(1, MAX_PARAMS, "parameters"),
+                      Doc("parameter count, when there is no preset: 7B, 6.7e9",
+                          label="Params (custom)", metavar="N", group="model")] | None = None
+
+
+class FootprintSpec(ModelShape, _ModelChoice):
     """A complete calculator scenario: the model, the phase(s), and how each phase runs.
 
     Model: a preset id (``model``), or a parameter count (``params``), or an architecture
@@ -340,30 +183,15 @@ class FootprintSpec(_Part):
         pydantic.ValidationError: every problem at once, each with its ``loc``.
     """
 
-    model: str | None = None
-    params: Annotated[int, _count(MAX_PARAMS, "parameters")] | None = None
-    layers: Layers | None = None
-    hidden: Annotated[int, _count(10**7)] | None = None
-    heads: Heads | None = None
-    kv_heads: Heads | None = None
-    head_dim: Annotated[int, _count(10**6)] | None = None
-    ffn: Annotated[int, _count(10**8)] | None = None
-    vocab: Annotated[int, _count(10**9, "entries")] | None = None
-    tied_embeddings: YesNo | None = None
-    gated_mlp: YesNo | None = None
-    norm: Annotated[Norm | None, _choice("norm")] = None
-    linear_bias: YesNo | None = None
-    learned_positions: Annotated[int, _count0(10**9, "positions")] | None = None
-    experts: Experts | None = None
-    active_experts: Experts | None = None
-    sliding_window: Tokens | None = None
-    sliding_layers: Annotated[int, _count0(10**5, "layers")] | None = None
-    phase: Annotated[Phase, _choice("phase")] = "both"
+    phase: Annotated[Phase, Choice("phase"), Doc("phase(s) to estimate", label="Phase")] = "both"
     training: TrainingSpec = TrainingSpec()
     inference: InferenceSpec = InferenceSpec()
     storage: StorageSpec = StorageSpec()
-    gpu: str | None = None
-    units: Annotated[Units, _choice("units")] = "GB"
+    gpu: Annotated[str | None, Doc("GPU preset for the fit, e.g. h100-80gb", label="GPU",
+                                   metavar="PRESET", group="output")] = None
+    units: Annotated[Units, Choice("units"),
+                     Doc("how sizes print: GB = 10^9 bytes, GiB = 2^30 bytes", label="Units",
+                         group="output")] = "GB"
 
     @field_validator("model", "gpu", mode="before")
     @classmethod
@@ -488,3 +316,25 @@ class FootprintSpec(_Part):
 def error_lines(exc: ValidationError) -> list[tuple[tuple[str | int, ...], str]]:
     """The errors of ``exc`` as ``(loc, message)`` pairs, in order."""
     return [(tuple(err["loc"]), err["msg"]) for err in exc.errors(include_url=False)]
+
+
+def spec_fields() -> list[SpecField]:
+    """Every field of a :class:`FootprintSpec`, flat, in declaration order: the model and its
+    shape, phase, GPU and units, then ``training.*``, ``inference.*`` and ``storage.*``. The
+    CLI flags, the TUI form and FORMAT.md's key table are built from this list."""
+    return [
+        *fields_of(FootprintSpec),
+        *fields_of(TrainingSpec, _TRAIN),
+        *fields_of(InferenceSpec, _INFER),
+        *fields_of(StorageSpec, _STORE),
+    ]
+
+
+def key_table() -> str:
+    """The Markdown key table of ``question_bank/FORMAT.md`` ("Footprint keys"), generated from
+    :func:`spec_fields`; ``tests/footprint/test_footprint_fields.py`` keeps the file equal."""
+    from quiz.footprint.fields import format_table
+    from quiz.footprint.presets import gpu_presets, model_presets
+
+    presets = {"model": tuple(model_presets()), "gpu": tuple(gpu_presets())}
+    return format_table(spec_fields(), presets)

@@ -41,40 +41,34 @@ class Field:
         return "fp-" + self.key.replace(".", "-").replace("_", "-")
 
 
-def _choices(name: str) -> tuple[tuple[str, str], ...]:
-    from quiz.footprint.spec import CHOICES
-
-    return tuple((c, c) for c in CHOICES[name])
-
-
 def form_fields() -> list[Field]:
-    """The calculator's inputs, in screen order."""
+    """The calculator's inputs, in screen order: every spec field whose
+    :class:`~quiz.footprint.fields.Doc` has a form label (:func:`quiz.footprint.spec.spec_fields`),
+    the output fields (GPU, units) last."""
     from quiz.footprint import gpu_presets, model_presets
+    from quiz.footprint.spec import spec_fields
 
-    models = tuple((f"{p.name} ({p.params / 1e9:.2f}B)", pid)
-                   for pid, p in model_presets().items())
-    gpus = tuple((g.name, gid) for gid, g in gpu_presets().items())
-    return [
-        Field("model", "Model", models + (("Custom: parameter count", CUSTOM),)),
-        Field("params", "Params (custom)", placeholder="e.g. 7B, 6.7e9"),
-        Field("phase", "Phase", _choices("phase")),
-        Field("training.precision", "Train precision", _choices("precision")),
-        Field("training.optimizer", "Optimizer", _choices("optimizer")),
-        Field("training.zero", "ZeRO stage", tuple((str(i), str(i)) for i in range(4))),
-        Field("training.dp", "Data-parallel", placeholder="1"),
-        Field("training.tp", "Tensor-parallel", placeholder="1"),
-        Field("training.micro_batch", "Micro-batch", placeholder="1"),
-        Field("training.seq_len", "Sequence length", placeholder="2048"),
-        Field("training.recompute", "Recomputation", _choices("recompute")),
-        Field("inference.weights", "Infer weights", _choices("weights")),
-        Field("inference.group_size", "Quant group", placeholder="128"),
-        Field("inference.kv_dtype", "KV precision",
-              (("16-bit (default)", NONE),) + _choices("kv_dtype")),
-        Field("inference.batch", "Infer batch", placeholder="1"),
-        Field("inference.context", "Context tokens", placeholder="2048"),
-        Field("gpu", "GPU", (("none", NONE),) + gpus),
-        Field("units", "Units", _choices("units")),
-    ]
+    presets = {
+        "model": tuple((f"{p.name} ({p.params / 1e9:.2f}B)", pid)
+                       for pid, p in model_presets().items()) + (("Custom: parameter count",
+                                                                  CUSTOM),),
+        "gpu": (("none", NONE),) + tuple((g.name, gid) for gid, g in gpu_presets().items()),
+    }
+    shown = [f for f in spec_fields() if f.doc.label is not None]
+    shown.sort(key=lambda f: f.doc.group == "output")  # stable: the output fields go last
+    out: list[Field] = []
+    for f in shown:
+        label = f.doc.label or f.name
+        if f.kind == "preset":
+            out.append(Field(f.key, label, presets[f.name]))
+        elif f.choices:
+            choices = tuple((c, c) for c in f.choices)
+            if f.default is None:  # "not set": the computed default
+                choices = ((f"{f.default_text} (default)", NONE),) + choices
+            out.append(Field(f.key, label, choices))
+        else:
+            out.append(Field(f.key, label, placeholder=f.default_text or ""))
+    return out
 
 
 def _get(data: Mapping[str, Any], key: str) -> Any:
