@@ -10,7 +10,8 @@ import os
 from pathlib import Path
 
 DATA_DIR_ENV = "QUIZ_DATA_DIR"
-"""Environment variable that overrides the user data folder (used by tests and ``--data-dir``)."""
+"""Environment variable that overrides the user data folder (the tests point it at a temporary
+folder; a user can keep progress elsewhere with it)."""
 
 
 def bundled_bank_dir() -> Path:

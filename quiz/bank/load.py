@@ -227,8 +227,12 @@ def _load_text(text: str | bytes, path: str, pure_python: bool) -> _FileResult:
     try:
         _load_into(result, text, pure_python)
     except Exception as exc:  # any bug must become a diagnostic, not a traceback
+        from quiz.debug import HINT, show_traceback
+
+        show_traceback(exc)
         result.problems.append(Problem(0, 0, f"internal error while loading this file "
-                                       f"({type(exc).__name__}: {exc}); please report it"))
+                                       f"({type(exc).__name__}: {exc}); please report it "
+                                       f"({HINT})"))
         result.bank = None
     return result
 

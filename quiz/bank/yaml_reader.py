@@ -11,7 +11,8 @@ resolved and no constructor runs. The garbage collector is paused while building
 acyclic, so it has nothing to find; it would only rescan the growing heap).
 
 The result keeps each mapping's and list's marks in :attr:`Document.marks`, keyed by ``id()`` of
-the container, so validation errors can be located afterwards (:mod:`quiz.bank.yaml_messages`).
+the container, so validation errors can be located afterwards
+(:mod:`quiz.bank.validation_messages`).
 """
 
 from __future__ import annotations

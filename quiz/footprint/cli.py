@@ -265,7 +265,7 @@ def run(ns: argparse.Namespace) -> int:
     Returns:
         0 on success; 2 for invalid flags (each problem on stderr as
         ``quiz footprint: error: --zero: ZeRO stage must be 0, 1, 2 or 3 (got 4)``); 1 for an
-        unexpected internal error (one line on stderr, no traceback).
+        unexpected internal error (one line on stderr; the traceback too with ``QUIZ_DEBUG=1``).
     """
     from pydantic import ValidationError
 
@@ -311,7 +311,11 @@ def run(ns: argparse.Namespace) -> int:
         _write(render_report(report, width=width, units=spec.units, explain=explain))
         return 0
     except Exception as exc:  # noqa: BLE001 - the CLI promises no traceback
-        print(f"quiz footprint: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        from quiz.debug import HINT, show_traceback
+
+        print(f"quiz footprint: internal error: {type(exc).__name__}: {exc} ({HINT})",
+              file=sys.stderr)
+        show_traceback(exc)
         return 1
 
 

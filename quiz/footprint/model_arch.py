@@ -2,8 +2,9 @@
 
 A decoder-only transformer is described by :class:`Architecture`; :func:`count_params` returns an
 exact breakdown (:class:`ParamCount`) that matches the published counts of every preset (tests in
-``tests/footprint/test_presets.py``). The layout is the one of the Hugging Face implementations
-(``LlamaForCausalLM``, ``MistralForCausalLM``, ``MixtralForCausalLM``, ``GPT2LMHeadModel``):
+``tests/footprint/test_footprint_presets.py``). The layout is the one of the Hugging Face
+implementations (``LlamaForCausalLM``, ``MistralForCausalLM``, ``MixtralForCausalLM``,
+``GPT2LMHeadModel``):
 
 per layer
     attention: Q (h × heads·d), K and V (h × kv_heads·d each), O (heads·d × h); biases

@@ -183,8 +183,24 @@ def test_unexpected_exception_becomes_an_internal_error(monkeypatch: pytest.Monk
     assert report.library is None
     assert [str(d) for d in report.diagnostics] == [
         "broken.yaml: error: internal error while loading this file (RecursionError: maximum "
-        "recursion depth exceeded); please report it"]
+        "recursion depth exceeded); please report it (set QUIZ_DEBUG=1 to see the traceback)"]
     assert gc.isenabled()
+
+
+def test_quiz_debug_shows_the_traceback_behind_an_internal_error(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], pure: bool) -> None:
+    def boom(*args: Any, **kwargs: Any) -> Any:
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(load_module.BankFile, "model_validate", boom)
+    monkeypatch.delenv("QUIZ_DEBUG", raising=False)
+    load_bank_text(bank(), "broken.yaml", pure_python=pure)
+    assert "Traceback" not in capsys.readouterr().err
+    monkeypatch.setenv("QUIZ_DEBUG", "1")
+    report = load_bank_text(bank(), "broken.yaml", pure_python=pure)
+    err = capsys.readouterr().err
+    assert "Traceback (most recent call last)" in err and "in boom" in err
+    assert report.diagnostics[0].message.startswith("internal error while loading this file")
 
 
 def test_parser_crash_becomes_an_internal_error(monkeypatch: pytest.MonkeyPatch,

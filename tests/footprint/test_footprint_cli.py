@@ -330,3 +330,22 @@ def test_ambiguous_size_unit_is_refused_and_help_says_why(capsys: pytest.Capture
     out = capsys.readouterr().out
     assert "lower-case b means bits, so 1Gb and 1Gib are refused as ambiguous" in " ".join(
         out.split())
+
+
+def test_internal_error_is_one_line_and_quiz_debug_adds_the_traceback(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    import quiz.footprint.engine as engine
+
+    def boom(spec: object) -> object:
+        raise ZeroDivisionError("division by zero")
+
+    monkeypatch.setattr(engine, "estimate", boom)
+    monkeypatch.delenv("QUIZ_DEBUG", raising=False)
+    code, out, err = cli(capsys, "--model", "llama-2-7b")
+    assert code == 1 and out == ""
+    assert err == ("quiz footprint: internal error: ZeroDivisionError: division by zero "
+                   "(set QUIZ_DEBUG=1 to see the traceback)\n")
+    monkeypatch.setenv("QUIZ_DEBUG", "1")
+    code, out, err = cli(capsys, "--model", "llama-2-7b")
+    assert code == 1
+    assert "Traceback (most recent call last)" in err and "in boom" in err
