@@ -101,7 +101,7 @@ def _training(
     }[t.recompute]
     dp, tp, pp = format_count(t.dp), format_count(t.tp), format_count(t.pp)
     convention = (
-        f"{bytes_per_param_text(t)}; ZeRO-{t.zero} over dp {dp}"
+        f"{bytes_per_param_text(t, r)}; ZeRO-{t.zero} over dp {dp}"
         f"{' (no effect with dp 1)' if t.dp == 1 and t.zero else ''}; model states split evenly "
         + (
             f"over tp × pp; activations: Korthikanti et al. 2022 Table 2, {recompute}"
@@ -177,7 +177,12 @@ def _inference(
     if inf.weights in ("int4", "int8"):
         group = f" (groups of {format_count(inf.group_size)})"
     kv = kv_dtype(inf).upper()
-    kept = ", embeddings and LM head kept 16-bit" if inf.weights in ("fp8", "int8", "int4") else ""
+    kept = ""
+    if inf.weights in ("fp8", "int8", "int4"):
+        kept = (", embeddings and LM head kept 16-bit" if r.counts is not None
+                else ", every parameter quantized (no architecture)")
+        if inf.weights == "fp8":
+            kept += ", one FP32 scale per weight matrix"
     convention = (
         f"weights {inf.weights.upper()}{group}{kept}; "
         f"KV cache {kv} = 2 × layers × KV heads × head dim × bytes per token; activations: one "

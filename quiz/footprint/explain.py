@@ -105,11 +105,24 @@ def explain_notes(report: Report, *, units: str = "GB") -> list[str]:
             q = report.inference.item("quantization_overhead")
             naive = plain_weight_bytes(psi, inf.weights)
             ours = (w.bytes if w else 0) + (q.bytes if q else 0)
+            if r.counts is None:
+                kept = ("with no architecture this estimate quantizes every parameter too (real "
+                        "checkpoints keep the embeddings and LM head 16-bit, so they are larger)")
+            else:
+                kept = "this estimate keeps embeddings, LM head and norms in 16 bits"
+            if inf.weights == "fp8":
+                scales = ("adds one FP32 scale per quantized weight matrix (per-tensor scaling, as "
+                          "FP8 checkpoints for vLLM and TensorRT-LLM store it; no group scales)"
+                          if q is not None else
+                          "leaves out the FP8 per-tensor scales (their number needs an "
+                          "architecture)")
+            else:
+                scales = (f"adds one FP16 scale and one {bits}-bit zero point per group of "
+                          f"{format_count(inf.group_size)} weights, as published GPTQ/AWQ "
+                          "checkpoints do")
             notes.append(
-                f'Quantized weights: "params × {bits}/8" gives {b(naive)}; this estimate keeps '
-                "embeddings, LM head and norms in 16 bits and adds the group scales and zero "
-                f"points as published GPTQ/AWQ checkpoints do: {b(ours)} "
-                f"({(ours - naive) / naive:+.1%})."
+                f'Quantized weights: "params × {bits}/8" gives {b(naive)}; {kept}, and '
+                f"{scales}: {b(ours)} ({(ours - naive) / naive:+.1%})."
             )
     largest = max((p.total_bytes for p in report.phases), default=0)
     if largest:

@@ -402,14 +402,33 @@ def _activation_item(
     add("activations", n_bytes, _activation_formula(t, r.layers, r.hidden, r.heads, e), source)
 
 
-def bytes_per_param_text(t: TrainingSpec) -> str:
-    """The bytes-per-parameter sum of the model states (:func:`bytes_per_param`), e.g.
-    ``"16 bytes/param = 2 (BF16 weights) + 2 (BF16 gradients) + 4 (FP32 master) + 8 (Adam)"``;
-    for 8-bit Adam and Adafactor the optimizer part is described instead of summed."""
+def _places(x: Fraction) -> int:
+    """Decimals that show ``x`` (a share of a byte per parameter): 3, or 4 below 0.01."""
+    return 3 if x >= Fraction(1, 100) else 4
+
+
+def bytes_per_param_text(t: TrainingSpec, r: ResolvedModel) -> str:
+    """The bytes-per-parameter sum of the model states (:func:`bytes_per_param`), a total that
+    equals its terms: ``"16 bytes/param = 2 (BF16 weights) + 2 (BF16 gradients) + 4 (FP32
+    master) + 8 (adamw states)"``. 8-bit Adam's and Adafactor's states are not a whole number per
+    parameter: their share is the optimizer bytes of the whole model over its parameters, shown
+    to 3 decimals with ``≈`` (``"≈10.004 bytes/param = 2 + 2 + 4 + ≈2.004 (8-bit Adam ...)"``);
+    Adafactor without an architecture is named, not summed."""
     parts = bytes_per_param(t)
     fixed = sum(p for p, _ in parts)
     terms = " + ".join(f"{p} ({w})" for p, w in parts)
     if t.optimizer not in ("adam-8bit", "adafactor"):
         return f"{fixed} bytes/param = {terms}"
-    rest = "≈2.004 (8-bit Adam)" if t.optimizer == "adam-8bit" else "Adafactor's factored states"
-    return f"{fixed} bytes/param + {rest} = {terms}"
+    whole = t.model_copy(update={"dp": 1, "tp": 1, "pp": 1, "zero": 0})
+    opt = optimizer_bytes_per_device(whole, r, 1)
+    if opt is None:
+        return (f"{fixed} bytes/param = {terms}, plus Adafactor's factored states (not "
+                "estimated without an architecture)")
+    share = Fraction(opt, r.params)
+    if t.optimizer == "adam-8bit":
+        what = (f"8-bit Adam: 2 states × (1 byte + a 4-byte absmax per "
+                f"{format_count(ADAM_8BIT_BLOCK)} values)")
+    else:
+        what = "Adafactor's factored states"
+    d = _places(share)
+    return f"≈{float(fixed + share):.{d}f} bytes/param = {terms} + ≈{float(share):.{d}f} ({what})"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from quiz.footprint.engine import estimate
@@ -125,3 +127,49 @@ def test_derivation_steps_end_each_phase_with_its_fit_when_a_gpu_is_given() -> N
     fits = [line for line in steps if ": fit: " in line]
     assert [f.split(":")[0] for f in fits] == ["training", "inference"]
     assert fits[1].startswith("inference: fit: needs 1 × NVIDIA H100")
+
+
+def _convention(data: dict[str, object]) -> str:
+    report = estimate(FootprintSpec.from_mapping(data))
+    assert report.training is not None
+    return report.training.convention.split(";")[0]
+
+
+def test_bytes_per_param_totals_equal_their_terms() -> None:
+    # issue 7 item 22: "8 bytes/param + ≈2.004 (8-bit Adam) = 2 + 2 + 4" did not add up
+    text = _convention({"params": "7B", "training": {"optimizer": "adam-8bit"}})
+    assert text.startswith("≈10.004 bytes/param = 2 (BF16 weights) + 2 (BF16 gradients) + "
+                           "4 (FP32 master) + ≈2.004 (8-bit Adam")
+    text = _convention({"model": "llama-2-7b", "training": {"optimizer": "adafactor"}})
+    total, terms = text.split(" bytes/param = ")
+    numbers = re.findall(r"(?:^|\+ )≈?([\d.]+) \(", terms)
+    assert len(numbers) == 4 and total.startswith("≈")
+    assert abs(float(total[1:]) - sum(float(n) for n in numbers)) < 0.00051
+    text = _convention({"params": "7B", "training": {"optimizer": "adafactor"}})
+    assert text == ("8 bytes/param = 2 (BF16 weights) + 2 (BF16 gradients) + 4 (FP32 master), "
+                    "plus Adafactor's factored states (not estimated without an architecture)")
+    assert _convention({"params": "7B"}).startswith("16 bytes/param = 2 (BF16 weights) + ")
+
+
+def test_quantization_wording_says_what_is_computed() -> None:
+    from quiz.footprint.explain import explain_notes
+
+    def note(data: dict[str, object]) -> str:
+        report = estimate(FootprintSpec.from_mapping({**data, "phase": "inference"}))
+        return next(n for n in explain_notes(report) if n.startswith("Quantized weights"))
+
+    # no architecture: every parameter is quantized, and the note says so
+    text = note({"params": "7B", "inference": {"weights": "int4"}})
+    assert "with no architecture this estimate quantizes every parameter" in text
+    assert "keeps embeddings" not in text
+    conv = estimate(FootprintSpec.from_mapping(
+        {"params": "7B", "phase": "inference", "inference": {"weights": "int4"}}))
+    assert conv.inference is not None
+    assert "every parameter quantized (no architecture)" in conv.inference.convention
+    # FP8: one FP32 scale per matrix is computed, and explained; no group scales
+    text = note({"model": "llama-2-7b", "inference": {"weights": "fp8"}})
+    assert "one FP32 scale per quantized weight matrix" in text
+    assert "GPTQ" not in text and "group" not in text.replace("no group scales", "")
+    text = note({"model": "llama-2-7b", "inference": {"weights": "int4"}})
+    assert "keeps embeddings, LM head and norms in 16 bits" in text
+    assert "one FP16 scale and one 4-bit zero point per group of 128 weights" in text
