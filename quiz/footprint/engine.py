@@ -170,8 +170,9 @@ def _inference(
     omitted.extend(missing)
     total = sum(i.bytes for i in items)
     needed = headroom = None
+    advice = ""
     if gpu is not None:
-        needed = max(1, -(-total // gpu.memory_bytes))
+        needed, advice = inference_gpus(total, gpu.memory_bytes, r.heads, r.kv_heads)
         headroom = needed * gpu.memory_bytes - total
     group = ""
     if inf.weights in ("int4", "int8"):
@@ -192,7 +193,40 @@ def _inference(
         f"{inf.weights.upper()} weights{group}, {kv} KV cache, batch {format_count(inf.batch)} × "
         f"{count_noun(inf.context, 'token')} of context"
     )
-    return PhaseEstimate("inference", items, total, 1, needed, headroom, convention, setup)
+    return PhaseEstimate("inference", items, total, 1, needed, headroom, convention, setup,
+                         advice)
+
+
+def tensor_parallel_fits(t: int, heads: int, kv_heads: int) -> bool:
+    """Whether ``t`` GPUs can split a model by tensor parallelism: ``t`` divides the attention
+    heads, and divides the key/value heads or is a multiple of them (then each KV head is
+    replicated) — the checks vLLM makes (``num_attention_heads % tp == 0``; ``num_key_value_heads
+    % tp == 0`` or ``tp % num_key_value_heads == 0``)."""
+    return heads % t == 0 and (kv_heads % t == 0 or t % kv_heads == 0)
+
+
+def inference_gpus(total: int, memory: int, heads: int | None,
+                   kv_heads: int | None) -> tuple[int, str]:
+    """``(gpus, advice)``: the fewest GPUs of ``memory`` bytes that hold ``total`` bytes split
+    evenly, rounded up to a count tensor parallelism can use (:func:`tensor_parallel_fits`).
+    When no such count is at most the number of heads, the even-split count is kept and the
+    advice says it assumes a pipeline split; without the heads, that the split is assumed even."""
+    even = max(1, -(-total // memory))
+    if not heads or not kv_heads:
+        return even, "the footprint split evenly (no attention heads known to check the split)"
+    if even == 1:
+        return 1, ""
+    for t in range(even, heads + 1):
+        if tensor_parallel_fits(t, heads, kv_heads):
+            if t == even:
+                return t, f"tensor parallelism over {format_count(t)}"
+            return t, (
+                f"rounded up from {format_count(even)} so that tensor parallelism divides the "
+                f"{count_noun(heads, 'attention head')} and {count_noun(kv_heads, 'KV head')}, "
+                "as serving engines require")
+    return even, (
+        f"more GPUs than tensor parallelism can use ({count_noun(heads, 'attention head')}): "
+        "this count assumes a pipeline split, layers spread over the GPUs")
 
 
 _UNITS_NOTE = {

@@ -270,6 +270,8 @@ def _fit_lines(report: Report, phase: PhaseEstimate, units: str, width: int) -> 
             f"needs {format_count(n)} × {gpu.name} ({mem} each): "
             f"{format_bytes(phase.headroom, units)} free in total"
         )
+        if phase.fit_advice:
+            text += f" ({phase.fit_advice})"
     return _wrap("Fit: " + text, width)
 
 

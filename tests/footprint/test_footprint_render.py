@@ -173,3 +173,38 @@ def test_quantization_wording_says_what_is_computed() -> None:
     text = note({"model": "llama-2-7b", "inference": {"weights": "int4"}})
     assert "keeps embeddings, LM head and norms in 16 bits" in text
     assert "one FP16 scale and one 4-bit zero point per group of 128 weights" in text
+
+
+@pytest.mark.parametrize(("model", "gpu", "extra", "even", "needed"), [
+    ("llama-3-70b", "h100-80gb", {"context": 8192, "batch": 8}, 3, 4),  # 64 heads, 8 KV heads
+    ("mixtral-8x7b", "a100-40gb", {}, 3, 4),  # 32 heads, 8 KV heads
+    ("gpt-3-175b", "l4", {}, 15, 16),  # 96 heads
+])
+def test_inference_gpu_count_divides_the_heads(model: str, gpu: str, extra: dict[str, int],
+                                               even: int, needed: int) -> None:
+    # issue 7 item 23: 3 GPUs cannot split 64 heads by tensor parallelism; serving engines refuse
+    from quiz.footprint.engine import tensor_parallel_fits
+
+    spec = FootprintSpec.from_mapping({"model": model, "gpu": gpu, "phase": "inference",
+                                       "inference": extra})
+    report = estimate(spec)
+    phase = report.inference
+    assert phase is not None and spec.gpu_preset is not None
+    memory = spec.gpu_preset.memory_bytes
+    assert -(-phase.total_bytes // memory) == even
+    assert phase.gpus_needed == needed
+    r = spec.resolved
+    assert r.heads and r.kv_heads and tensor_parallel_fits(needed, r.heads, r.kv_heads)
+    assert phase.headroom == needed * memory - phase.total_bytes
+    text = " ".join(render_report(report, width=120).split())
+    assert f"needs {needed} × " in text and f"rounded up from {even} so that tensor " \
+        "parallelism divides the" in text
+
+
+def test_inference_beyond_the_heads_says_it_assumes_a_pipeline_split() -> None:
+    spec = FootprintSpec.from_mapping({"model": "gpt-2-1.5b", "gpu": "l4", "phase": "inference",
+                                       "inference": {"context": 100_000, "batch": 64}})
+    report = estimate(spec)
+    assert report.inference is not None and report.inference.gpus_needed is not None
+    assert report.inference.gpus_needed > 25  # GPT-2 XL has 25 heads
+    assert "assumes a pipeline split" in report.inference.fit_advice
