@@ -335,6 +335,12 @@ COMMANDS: dict[str, Command] = {
         Command("schema", "", "print the JSON Schema of a bank file, for editors", run_schema),
         Command("footprint", "...", "training/inference memory, with the derivation shown",
                 run_footprint),
+        Command("exam", "[PATH...]", "a timed exam: no feedback until you submit, then a report",
+                lambda argv: run_study(argv, mode="exam")),
+        Command("review", "[PATH...]", "spaced review: questions due now, then the most missed",
+                lambda argv: run_study(argv, mode="review")),
+        Command("stats", "[--json|--csv|--reset]", "your progress: topics, sessions, leeches",
+                lambda argv: _run_stats(argv)),
         Command("help", "[COMMAND]", "this overview, or a command's options", run_help),
     )
 }
@@ -359,22 +365,34 @@ def _description() -> str:
             + "\n\nRun 'quiz help COMMAND' or 'quiz COMMAND --help' for a command's options.")
 
 
-def _study_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="quiz",
-        description=_description(),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument(
-        "paths", nargs="*", metavar="PATH",
-        help="bank files (.yaml) or folders of them (default: the bundled bank)",
-    )
-    parser.add_argument("--seed", type=int, default=None,
-                        help="seed for question and option shuffling (reproducible order)")
-    parser.add_argument("--no-shuffle", action="store_true",
-                        help="keep questions and options in bank order")
-    parser.add_argument("--version", action="version", version=f"quiz {__version__}")
+def _study_parser(mode: str | None = None) -> argparse.ArgumentParser:
+    from quiz.study_cli import add_study_options
+
+    if mode is None:
+        parser = argparse.ArgumentParser(
+            prog="quiz",
+            description=_description(),
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+    else:
+        descriptions = {
+            "exam": "A timed exam over the chosen topics, drawn in proportion to their sizes. "
+                    "No verdict until you submit (or the time is up); then a score report "
+                    "with every question's explanation, flagged and wrong first.",
+            "review": "Spaced review (fsrs): the questions due now, most overdue first, then "
+                      "the ones you miss most.",
+        }
+        parser = argparse.ArgumentParser(prog=f"quiz {mode}", description=descriptions[mode])
+    add_study_options(parser, exam=mode == "exam")
+    if mode is None:
+        parser.add_argument("--version", action="version", version=f"quiz {__version__}")
     return parser
+
+
+def _run_stats(argv: Sequence[str]) -> int:
+    from quiz.study_cli import run_stats
+
+    return run_stats(argv)
 
 
 def has_terminal() -> bool:
@@ -385,32 +403,37 @@ def has_terminal() -> bool:
         return False
 
 
-def run_study(argv: Sequence[str]) -> int:
-    """``quiz [PATH...]``: load the banks, then start the TUI.
+def run_study(argv: Sequence[str], mode: str | None = None) -> int:
+    """``quiz [PATH...]`` (the start screen), ``quiz exam`` or ``quiz review``: load the banks,
+    open the progress store, then start the TUI.
 
     A bank with errors is reported (path:line:col, on stderr) and the app does not start:
-    exit 1. Without a terminal on stdin and stdout the app does not start either: exit 2 with
-    :data:`NEEDS_TERMINAL`.
+    exit 1; so does a progress file written by a newer quiz. Without a terminal on stdin and
+    stdout the app does not start either: exit 2 with :data:`NEEDS_TERMINAL`.
     """
-    ns = _study_parser().parse_args(argv)
-    from quiz.bank.load import load_library
+    parser = _study_parser(mode)
+    ns = parser.parse_args(argv)
     from quiz.paths import bundled_bank_dir
+    from quiz.study_cli import launch_from, load, open_store
 
-    paths = ns.paths or [str(bundled_bank_dir())]
-    report = load_library(paths)
-    for diag in report.diagnostics:
-        print(diag, file=sys.stderr)
-    if report.library is None:
-        print("quiz: fix the errors above, then try again (quiz validate PATH checks a bank)",
-              file=sys.stderr)
+    library = load(ns.paths)
+    if library is None:
         return EXIT_ERRORS
+    launch = launch_from(ns, library, mode)
+    if isinstance(launch, str):
+        parser.error(launch)
     if not has_terminal():
         print(NEEDS_TERMINAL, file=sys.stderr)
         return EXIT_USAGE
+    store = open_store(ns.data_dir)
+    if store is None:
+        return EXIT_ERRORS
     from quiz.tui.app import make_app
 
-    app = make_app(report.library, seed=ns.seed, shuffle=not ns.no_shuffle, paths=paths)
-    app.run()
+    with store:
+        app = make_app(library, seed=ns.seed, shuffle=not ns.no_shuffle, store=store,
+                       launch=launch, paths=list(ns.paths) or [str(bundled_bank_dir())])
+        app.run()
     return app.return_code or EXIT_OK
 
 

@@ -33,12 +33,13 @@ def bundled_bank_dir() -> Path:
     )
 
 
-def data_dir() -> Path:
-    """Return (and create) the folder for progress data: ``$QUIZ_DATA_DIR`` or the platform's
-    user data folder from ``platformdirs``."""
-    override = os.environ.get(DATA_DIR_ENV)
-    if override:
-        path = Path(override)
+def data_dir(override: Path | None = None) -> Path:
+    """Return (and create) the folder for progress data: ``override`` (``--data-dir``), else
+    ``$QUIZ_DATA_DIR``, else the platform's user data folder from ``platformdirs``."""
+    if override is not None:
+        path = Path(override).expanduser()
+    elif env := os.environ.get(DATA_DIR_ENV):
+        path = Path(env)
     else:
         from platformdirs import user_data_path
 
@@ -51,13 +52,15 @@ PROGRESS_DB = "progress.db"
 """File name of the progress database inside the data folder."""
 
 
-def progress_db() -> Path:
-    """Return the path of the progress database (its folder is created)."""
-    return data_dir() / PROGRESS_DB
+def progress_db(override: Path | None = None) -> Path:
+    """Return the path of the progress database (its folder is created); ``override`` is
+    ``--data-dir``."""
+    return data_dir(override) / PROGRESS_DB
 
 
-def backups_dir() -> Path:
-    """Return (and create) the folder where ``quiz stats --reset`` keeps its backups."""
-    path = data_dir() / "backups"
+def backups_dir(folder: Path | None = None) -> Path:
+    """Return (and create) the folder where ``quiz stats --reset`` keeps its backups: a
+    ``backups`` folder in the data folder (or in ``folder``)."""
+    path = (folder if folder is not None else data_dir()) / "backups"
     path.mkdir(parents=True, exist_ok=True)
     return path

@@ -370,6 +370,8 @@ class ExamSession:
             return self.report
         used = min(self.elapsed, self.time_limit_s)
         timed_out = self.expired
+        if self.sink is not None:
+            self.sink.save_state({"elapsed_s": round(used, 3), "position": self.position})
         items = []
         for s in self.shown:
             letters = self.answers.get(s.question.id)

@@ -7,6 +7,7 @@ transaction. Exam and cram answers are recorded without touching the schedule.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -18,7 +19,7 @@ from quiz.bank.library import Library
 from quiz.study.identity import content_hash
 from quiz.study.scheduling import rating_for, review
 from quiz.study.session import Outcome
-from quiz.study.store import AnswerRecord, Store, utc_now
+from quiz.study.store import AnswerRecord, SessionRecord, Store, utc_now
 
 SCHEDULING_MODES = frozenset({"practice", "review"})
 """Modes whose answers move the review schedule (exam and cram do not)."""
@@ -109,3 +110,74 @@ class Recorder:
     def save_state(self, state: dict[str, Any]) -> None:
         """Keep the session's resumable state (position; an exam's clock)."""
         self.store.save_state(self.session_id, state)
+
+
+def cram_ids(store: Store, index: QuestionIndex) -> list[str]:
+    """What a cram session goes over: the questions whose latest answer was wrong, then the
+    ones flagged in any session, each in bank order; only questions of the library."""
+    tallies = store.tallies()
+    flagged = store.flags()
+    order = list(index.hash_of)
+    missed = [qid for qid in order if qid in tallies and not tallies[qid].last_correct]
+    return missed + [qid for qid in order if qid in flagged and qid not in set(missed)]
+
+
+def _alive(pid: int) -> bool:
+    """True when a process with this id runs (another quiz still using its session)."""
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True
+    return True
+
+
+@dataclass(frozen=True)
+class Interrupted:
+    """An open session left by a run that ended without finishing it: the session and how many
+    answers it has."""
+
+    record: SessionRecord
+    answered: int
+
+    @property
+    def total(self) -> int:
+        """Questions drawn."""
+        return len(self.record.question_ids)
+
+    @property
+    def time_left_s(self) -> float | None:
+        """Seconds left on an exam's clock (``None`` for other modes)."""
+        if self.record.mode != "exam":
+            return None
+        limit = float(self.record.plan.get("time_limit_s", 0.0))
+        return max(0.0, limit - float(self.record.state.get("elapsed_s", 0.0)))
+
+    def describe(self) -> str:
+        """One sentence for the resume dialog, in the user's local time."""
+        started = self.record.started_at.astimezone().strftime("%d %b %H:%M")
+        text = (f"An unfinished {self.record.mode} session from {started}: {self.answered} of "
+                f"{self.total} answered")
+        left = self.time_left_s
+        if left is not None:
+            text += f", {int(left) // 60}:{int(left) % 60:02d} left on the clock"
+        return text + "."
+
+
+def interrupted_sessions(store: Store) -> list[Interrupted]:
+    """Open sessions that no running quiz owns, newest first. Sessions with nothing to resume
+    (no answer given, and not an exam) are closed as abandoned on the way."""
+    result = []
+    for rec in store.open_sessions():
+        owner = rec.plan.get("pid")
+        if isinstance(owner, int) and _alive(owner):
+            continue
+        answered = len(store.answers(rec.id))
+        if answered == 0 and rec.mode != "exam":
+            store.end_session(rec.id, "abandoned")
+            continue
+        result.append(Interrupted(rec, answered))
+    return result

@@ -175,6 +175,9 @@ class Outcome:
         chosen = ", ".join(o.letter for o in self.chosen)
         if self.correct:
             return f"Correct: {right}."
+        if not self.chosen:
+            noun = "answers were" if len(self.right) > 1 else "answer was"
+            return f"Not answered: the right {noun} {right}."
         if len(self.right) > 1:
             def letters(options: tuple[ShownOption, ...]) -> str:
                 return ", ".join(o.letter for o in options) or "none"

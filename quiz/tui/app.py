@@ -3,8 +3,11 @@ logic lives in :mod:`quiz.study` and the bank in :mod:`quiz.bank`."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import replace
+import os
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -15,15 +18,40 @@ from textual.screen import ModalScreen, Screen
 
 from quiz.bank.library import Library, LoadReport
 from quiz.bank.terminal import terminal_safe
+from quiz.study.exam import ExamSession
+from quiz.study.progress import (
+    Interrupted,
+    QuestionIndex,
+    Recorder,
+    cram_ids,
+    interrupted_sessions,
+)
+from quiz.study.scheduling import review_queue
 from quiz.study.session import SessionConfig, SessionError, StudySession
+from quiz.study.store import Store, utc_now
 from quiz.tui.messages import RetryQuestions, StartSession
 from quiz.tui.screens.start import StartScreen
 
 CSS_DIR = Path(__file__).parent
 
 
+@dataclass(frozen=True)
+class Launch:
+    """What the command line asked for: a ``mode`` to start at once (``None``: the start
+    screen), the filters every mode honours, and an exam's ``minutes``."""
+
+    mode: str | None = None
+    topics: frozenset[str] | None = None
+    tags: frozenset[str] | None = None
+    difficulties: frozenset[str] | None = None
+    count: int | None = None
+    minutes: float | None = None
+
+
 class QuizApp(App[int]):
-    """Study a :class:`~quiz.bank.library.Library`: start screen → questions → summary."""
+    """Study a :class:`~quiz.bank.library.Library`: start screen → questions → summary, or an
+    exam → its report. With a :class:`~quiz.study.store.Store`, every answer is kept as it is
+    given and an interrupted session is offered for resumption at the next start."""
 
     CSS_PATH = CSS_DIR / "app.tcss"
     TITLE = "quiz"
@@ -34,43 +62,213 @@ class QuizApp(App[int]):
     ]
 
     def __init__(self, library: Library, *, seed: int | None = None, shuffle: bool = True,
-                 paths: Sequence[str] | None = None) -> None:
+                 paths: Sequence[str] | None = None, store: Store | None = None,
+                 launch: Launch = Launch(), clock: Callable[[], float] = time.monotonic,
+                 now: Callable[[], datetime] = utc_now) -> None:
         super().__init__()
         self.library = library
         self.paths = list(paths) if paths is not None else None
         """The bank files and folders the library was loaded from (None: not from files)."""
         self.seed = seed
         self.shuffle = shuffle
+        self.store = store
+        self.launch = launch
+        self.clock = clock
+        self.now = now
+        self.index = QuestionIndex.of(library)
         self.session: StudySession | None = None
+        self.exam: ExamSession | None = None
+        self.recorder: Recorder | None = None
         self.last_config: SessionConfig | None = None
+        self.last_mode = "practice"
 
     def on_mount(self) -> None:
         self.title = terminal_safe(self.library.title)
-        self.push_screen(StartScreen(self.library, shuffle=self.shuffle, seed=self.seed))
+        self.push_screen(StartScreen(self.library, shuffle=self.shuffle, seed=self.seed,
+                                     launch=self.launch))
+        if self.store is None:
+            self._launch()
+            return
+        if self.store.notice:
+            self.notify(self.store.notice, title="Progress file set aside", severity="warning",
+                        timeout=20, markup=False)
+        changed = self.store.reset_changed_cards(self.index.hash_of)
+        if changed:
+            n = len(changed)
+            self.notify(f"{n} question{'s' * (n != 1)} changed since you last saw "
+                        f"{'them' if n != 1 else 'it'}: {'their' if n != 1 else 'its'} review "
+                        "schedule starts over (the history is kept).", markup=False)
+        waiting = interrupted_sessions(self.store)
+        if waiting:
+            self._offer_resume(waiting)
+        else:
+            self._launch()
 
-    # -- sessions ---------------------------------------------------------------------------
-    def start_session(self, config: SessionConfig) -> None:
-        """Draw a session from the library and show its first question."""
+    def _launch(self) -> None:
+        """Start the mode the command line asked for (``quiz exam``, ``quiz review``)."""
+        launch = self.launch
+        if launch.mode is None or launch.mode == "practice":
+            return
+        self.start_session(SessionConfig(topics=launch.topics, tags=launch.tags,
+                                         difficulties=launch.difficulties, count=launch.count,
+                                         shuffle=self.shuffle, seed=self.seed),
+                           launch.mode, launch.minutes)
+
+    def _offer_resume(self, waiting: list[Interrupted]) -> None:
+        from quiz.tui.screens.confirm import ConfirmScreen
+
+        newest = waiting[0]
+        store = self.store
+        assert store is not None
+        for older in waiting[1:]:
+            store.end_session(older.record.id, "abandoned")
+
+        def done(resume: bool | None) -> None:
+            if resume and self._resume(newest):
+                return
+            store.end_session(newest.record.id, "abandoned")
+            self._launch()
+
+        self.push_screen(ConfirmScreen(
+            newest.describe() + "\n\nResume it? Its answers are kept either way.",
+            yes="Resume", no="Start afresh", yes_variant="primary", focus_yes=True), done)
+
+    def _resume(self, waiting: Interrupted) -> bool:
+        """Rebuild an interrupted session and show it where it was left."""
         from quiz.tui.screens.question import QuestionScreen
 
+        rec = waiting.record
+        store = self.store
+        assert store is not None
+        answers = store.answers(rec.id)
+        questions = self.library.questions
         try:
-            session = StudySession.from_questions(
-                self.library.questions, config, topic_names=self.library.topics)
+            if rec.mode == "exam":
+                exam = ExamSession.resume(
+                    questions, rec.plan, rec.state,
+                    [(a.question_id, a.chosen) for a in answers], store.flags(rec.id),
+                    topic_names=self.library.topics, clock=self.clock)
+            else:
+                session = StudySession.from_plan(questions, rec.plan, self.library.topics)
+        except SessionError as exc:
+            self.notify(f"Cannot resume: {exc}.", severity="warning", markup=False)
+            return False
+        recorder = Recorder(store, rec.id, rec.mode, self.index, now=self.now)
+        self.recorder = recorder
+        self._back_to_start()
+        if rec.mode == "exam":
+            exam.sink = recorder
+            self._show_exam(exam)
+            return True
+        session.mode = rec.mode
+        session.clock = self.clock
+        for a in answers:
+            session.restore(a.question_id, a.chosen)
+            if a.rating is not None:
+                session.ratings[a.question_id] = a.rating
+        session.sink = recorder
+        first_open = next((i for i, s in enumerate(session.shown)
+                           if s.question.id not in session.outcomes), session.total - 1)
+        session.go(first_open)
+        self.session = session
+        self.exam = None
+        self.last_mode = rec.mode
+        self.push_screen(QuestionScreen(session, title=self.library.title))
+        return True
+
+    # -- sessions ---------------------------------------------------------------------------
+    def start_session(self, config: SessionConfig, mode: str = "practice",
+                      minutes: float | None = None) -> None:
+        """Draw a session of ``mode`` (practice, exam, review, cram) from the library and show
+        its first question. Review draws the questions due now, then the most missed; cram the
+        ones missed last time or flagged."""
+        from quiz.tui.screens.question import QuestionScreen
+
+        if mode in ("review", "cram"):
+            if self.store is None:
+                self.notify("Review needs the progress store.", severity="error", markup=False)
+                return
+            if mode == "review":
+                ids = review_queue(self.store.cards(), self.store.tallies(),
+                                   self.index.hash_of, self.now())
+                empty = ("Nothing to review: no question is due and none was missed. "
+                         "Practise or take an exam first.")
+            else:
+                ids = cram_ids(self.store, self.index)
+                empty = "Nothing to cram: no question was missed last time or flagged."
+            ids = [i for i in ids if config.matches(self.library.question(i))]
+            if not ids:
+                self.notify(empty, severity="warning", markup=False)
+                return
+            config = replace(config, question_ids=tuple(ids), ordered=True)
+        try:
+            if mode == "exam":
+                exam = ExamSession.draw(
+                    self.library.questions, config, minutes=minutes,
+                    bank_minutes=self.library.time_limit, pass_mark=self.library.pass_mark,
+                    topic_names=self.library.topics, clock=self.clock)
+            else:
+                session = StudySession.from_questions(
+                    self.library.questions, config, topic_names=self.library.topics)
         except SessionError as exc:
             self.notify(str(exc), severity="error", markup=False)
             return
-        self.session = session
+        self._close_current()
         self.last_config = config
+        self.last_mode = mode
         self._back_to_start()
+        plan = exam.plan() if mode == "exam" else session.plan()
+        plan["pid"] = os.getpid()
+        if self.store is not None:
+            banks = tuple(b.info.id for b in self.library.banks)
+            sid = self.store.start_session(mode, banks, config.seed, plan, now=self.now())
+            self.recorder = Recorder(self.store, sid, mode, self.index, now=self.now)
+        else:
+            self.recorder = None
+        if mode == "exam":
+            exam.sink = self.recorder
+            exam.save()
+            self._show_exam(exam)
+            return
+        session.mode = mode
+        session.clock = self.clock
+        session.sink = self.recorder
+        session.go(0)
+        self.session = session
+        self.exam = None
         self.push_screen(QuestionScreen(session, title=self.library.title))
 
+    def _show_exam(self, exam: ExamSession) -> None:
+        from quiz.tui.screens.exam import ExamScreen
+
+        self.exam = exam
+        self.session = None
+        self.last_mode = "exam"
+        self.push_screen(ExamScreen(exam, title=self.library.title))
+
+    def finish_session(self) -> None:
+        """Mark the current session finished in the store (every question answered, or the
+        exam submitted): it is no longer offered for resumption."""
+        if self.recorder is not None and self.store is not None:
+            self.store.end_session(self.recorder.session_id, "finished", now=self.now())
+
+    def _close_current(self) -> None:
+        """Leaving a session for a new one: an unfinished one is closed as abandoned (its
+        answers stay in the history); a running exam is not — it can be resumed later."""
+        if self.recorder is None or self.store is None:
+            return
+        rec = self.store.session(self.recorder.session_id)
+        if rec.status == "open" and rec.mode != "exam":
+            self.store.end_session(rec.id, "abandoned", now=self.now())
+
     def on_start_session(self, message: StartSession) -> None:
-        self.start_session(message.config)
+        self.start_session(message.config, message.mode, message.minutes)
 
     def on_retry_questions(self, message: RetryQuestions) -> None:
         base = self.last_config or SessionConfig(shuffle=self.shuffle, seed=self.seed)
+        mode = "practice" if self.last_mode in ("exam", "review") else self.last_mode
         self.start_session(replace(base, question_ids=message.question_ids, topics=None,
-                                   count=None))
+                                   count=None, ordered=False), mode)
 
     def _back_to_start(self) -> None:
         while len(self.screen_stack) > 2:
@@ -102,6 +300,7 @@ class QuizApp(App[int]):
             self.push_screen(BankProblemsScreen(report.diagnostics))
             return
         self.library = report.library
+        self.index = QuestionIndex.of(report.library)
         self.title = terminal_safe(self.library.title)
         self._close_dialogs()
         start = next((s for s in self.screen_stack if isinstance(s, StartScreen)), None)
@@ -145,9 +344,21 @@ class QuizApp(App[int]):
 
         self._close_dialogs()
         if self.session is None:
-            self.notify("No session yet: start one first.", markup=False)
+            self.notify("No practice session yet: start one first.", markup=False)
         elif not isinstance(self.screen, SummaryScreen):
+            if self.session.finished:
+                self.finish_session()
             self.push_screen(SummaryScreen(self.session, pass_mark=self.library.pass_mark))
+
+    def action_stats(self) -> None:
+        """Show the statistics dashboard."""
+        from quiz.tui.screens.stats import StatsScreen
+
+        self._close_dialogs()
+        if self.store is None:
+            self.notify("No progress store: statistics are not kept.", markup=False)
+        elif not isinstance(self.screen, StatsScreen):
+            self.push_screen(StatsScreen(self.store, self.library, now=self.now()))
 
     def action_footprint(self) -> None:
         """Open the footprint calculator; from a question, pre-filled with its worked example."""
@@ -186,10 +397,18 @@ class QuizApp(App[int]):
 
         if isinstance(self.screen, ConfirmScreen):
             return
-        answered = len(self.session.outcomes) if self.session else 0
         text = "Quit quiz?"
-        if answered:
-            text += f"\n\nThis session's {answered} answer{'s' * (answered != 1)} will not be kept."
+        open_session = self.recorder is not None and self.store is not None and (
+            self.store.session(self.recorder.session_id).status == "open")
+        if open_session and self.exam is not None and self.exam.report is None:
+            self.exam.save()
+            text += ("\n\nYour exam answers are saved and the clock stops: the exam is "
+                     "offered to resume at the next start, with its time left.")
+        elif open_session and self.session is not None and self.session.outcomes:
+            text += ("\n\nYour answers are saved as you give them: this session is offered "
+                     "to resume at the next start.")
+        elif self.store is not None:
+            text += "\n\nYour progress is saved."
 
         def done(confirmed: bool | None) -> None:
             if confirmed:
@@ -201,6 +420,8 @@ class QuizApp(App[int]):
         """Command palette entries: the main actions, then Textual's own."""
         yield SystemCommand("New session", "Choose topics and start over", self.action_new_session)
         yield SystemCommand("Summary", "Score so far, per topic", self.action_summary)
+        yield SystemCommand("Statistics", "Accuracy per topic, due, mastered, leeches, history",
+                            self.action_stats)
         yield SystemCommand("Footprint calculator",
                             "Training vs inference memory, with the derivation",
                             self.action_footprint)
@@ -212,7 +433,11 @@ class QuizApp(App[int]):
 
 
 def make_app(library: Library, *, seed: int | None = None, shuffle: bool = True,
-             paths: Sequence[str] | None = None) -> QuizApp:
+             paths: Sequence[str] | None = None, store: Store | None = None,
+             launch: Launch = Launch(), clock: Callable[[], float] = time.monotonic,
+             now: Callable[[], datetime] = utc_now) -> QuizApp:
     """The app factory used by the CLI and the tests. ``paths`` (the bank files and folders
-    ``library`` was loaded from) lets ``r`` on the start screen reload them."""
-    return QuizApp(library, seed=seed, shuffle=shuffle, paths=paths)
+    ``library`` was loaded from) lets ``r`` on the start screen reload them. Without a
+    ``store`` nothing is kept."""
+    return QuizApp(library, seed=seed, shuffle=shuffle, paths=paths, store=store,
+                   launch=launch, clock=clock, now=now)

@@ -8,10 +8,15 @@ from quiz.study.session import SessionConfig
 
 
 class StartSession(Message):
-    """Start a study session with this configuration (handled by the app)."""
+    """Start a session with this configuration (handled by the app): ``mode`` is practice,
+    exam, review or cram; ``minutes`` sets an exam's clock (``None``: the bank's time limit or
+    1.2 minutes per question)."""
 
-    def __init__(self, config: SessionConfig) -> None:
+    def __init__(self, config: SessionConfig, mode: str = "practice",
+                 minutes: float | None = None) -> None:
         self.config = config
+        self.mode = mode
+        self.minutes = minutes
         super().__init__()
 
 

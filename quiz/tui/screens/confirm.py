@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid
@@ -18,20 +20,24 @@ class ConfirmScreen(ModalScreen[bool]):
         Binding("escape", "answer(False)", "Cancel", show=False),
     ]
 
-    def __init__(self, question: str, *, yes: str = "Yes", no: str = "No") -> None:
+    def __init__(self, question: str, *, yes: str = "Yes", no: str = "No",
+                 yes_variant: Literal["error", "primary"] = "error",
+                 focus_yes: bool = False) -> None:
         super().__init__()
         self.question = question
         self.yes = yes
         self.no = no
+        self.yes_variant: Literal["error", "primary"] = yes_variant
+        self.focus_yes = focus_yes
 
     def compose(self) -> ComposeResult:
         with Grid(id="dialog"):
             yield Static(self.question, id="dialog-question", markup=False)
-            yield Button(self.yes, variant="error", id="yes")
-            yield Button(self.no, variant="primary", id="no")
+            yield Button(self.yes, variant=self.yes_variant, id="yes")
+            yield Button(self.no, variant="default" if self.focus_yes else "primary", id="no")
 
     def on_mount(self) -> None:
-        self.query_one("#no", Button).focus()
+        self.query_one("#yes" if self.focus_yes else "#no", Button).focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(event.button.id == "yes")

@@ -20,6 +20,7 @@ from textual.widgets import Footer, Header, Static
 
 from quiz.bank.model import OPTION_KEYS
 from quiz.bank.terminal import terminal_safe
+from quiz.study.scheduling import RATING_NAMES
 from quiz.study.session import Outcome, SessionError, StudySession
 from quiz.tui.content import assemble, literal
 from quiz.tui.widgets.option_item import OptionItem
@@ -33,6 +34,7 @@ class QuestionScreen(Screen[None]):
         Binding("n", "next", "Next"),
         Binding("p", "previous", "Previous"),
         Binding("s", "app.summary", "Summary"),
+        Binding("u", "undo", "Undo"),
         Binding("question_mark", "app.help", "Help"),
         Binding("q", "app.request_quit", "Quit"),
         Binding("escape", "app.request_quit", "Quit", show=False),
@@ -104,6 +106,8 @@ class QuestionScreen(Screen[None]):
         q = shown.question
         parts = [f"Question {shown.number}/{shown.total}", self.session.topic_names.get(q.topic,
                                                                                           q.topic)]
+        if self.session.mode != "practice":
+            parts.insert(0, self.session.mode.capitalize())
         if q.difficulty:
             parts.append(q.difficulty)
         self.query_one("#status-left", Static).update(literal(" · ".join(parts), "bold"))
@@ -116,7 +120,12 @@ class QuestionScreen(Screen[None]):
         span = f"{letters[0]}–{letters[-1]}"
         if outcome is not None:
             last = "s Summary" if self.session.at_last else "n Next"
-            return assemble(("Answered. ", "bold"), f"{last} · p Previous · ↑↓ scroll")
+            rating = self.session.ratings.get(shown.question.id)
+            rated = ""
+            if rating is not None:
+                rated = (f" · rated {RATING_NAMES[rating]}: 1 Again 2 Hard 3 Good 4 Easy "
+                         "change it · u Undo")
+            return assemble(("Answered. ", "bold"), f"{last} · p Previous · ↑↓ scroll{rated}")
         if shown.question.multiple_response:
             return assemble((f"Choose {shown.choose}. ", "bold"),
                             f"Toggle with {span} or 1–{len(letters)} (or ↑↓ Space), "
@@ -159,6 +168,7 @@ class QuestionScreen(Screen[None]):
             "n": self._next, "right": self._next, "p": self._previous, "left": self._previous,
             "enter": self._submit, "space": self._toggle_option,
             "up": partial(self._move, -1), "down": partial(self._move, 1),
+            "u": self._undo,
         }
         if event.key in steps:
             return steps[event.key]
@@ -169,6 +179,13 @@ class QuestionScreen(Screen[None]):
 
     async def _pick_by_key(self, char: str) -> None:
         shown = self.session.current
+        if self.session.outcome() is not None:
+            if char in "1234" and shown.question.id in self.session.ratings:
+                self.session.rate(int(char))
+                self.query_one("#hint", Static).update(self._hint(self.session.outcome()))
+                self.notify(f"Rated {RATING_NAMES[int(char)]}: the review schedule follows it.",
+                            markup=False)
+            return
         index = OPTION_KEYS.index(char) if char in OPTION_KEYS else int(char) - 1
         if index < len(shown.options):
             await self.pick(shown.options[index].letter)
@@ -265,6 +282,23 @@ class QuestionScreen(Screen[None]):
             return
         self.session.previous()
         await self.show_question()
+
+    async def _undo(self) -> None:
+        """Take back the last answer of this session (with its schedule change) and ask that
+        question again."""
+        try:
+            self.session.undo()
+        except SessionError as exc:
+            self.notify(str(exc), severity="warning", markup=False)
+            return
+        self._ticks_by_question.pop(self.session.current.question.id, None)
+        await self.show_question()
+        self.notify("Answer undone: answer this question again.", markup=False)
+
+    async def action_undo(self) -> None:
+        """Undo the last answer (the footer's Undo)."""
+        async with self._input_lock:
+            await self._undo()
 
     async def action_next(self) -> None:
         """Next question (the footer's Next)."""

@@ -3,12 +3,24 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Header, Input, Label, SelectionList, Static, Switch
+from textual.widgets import (
+    Button,
+    Footer,
+    Header,
+    Input,
+    Label,
+    RadioButton,
+    RadioSet,
+    SelectionList,
+    Static,
+    Switch,
+)
 from textual.widgets.selection_list import Selection
 
 from quiz.bank.library import Library
@@ -17,6 +29,17 @@ from quiz.study.session import SessionConfig
 from quiz.tui.content import assemble, literal
 from quiz.tui.messages import StartSession
 
+if TYPE_CHECKING:
+    from quiz.tui.app import Launch
+
+MODE_CHOICES = (
+    ("practice", "Practice: answer, then see why (moves your review schedule)"),
+    ("exam", "Exam: timed, no feedback until you submit, then a score report"),
+    ("review", "Review: questions due now, then the ones you miss most"),
+    ("cram", "Cram: last time's misses and flagged ones (schedule untouched)"),
+)
+"""The start screen's modes, in order, with what each does."""
+
 
 class StartScreen(Screen[None]):
     """Choose what to study, then start. Enter on the focused Start button begins."""
@@ -24,16 +47,19 @@ class StartScreen(Screen[None]):
     BINDINGS = [
         Binding("ctrl+s", "start", "Start"),
         Binding("r", "app.reload_banks", "Reload banks"),
+        Binding("ctrl+t", "app.stats", "Statistics"),
         Binding("question_mark", "app.help", "Help"),
         Binding("q", "app.request_quit", "Quit"),
         Binding("escape", "app.request_quit", "Quit", show=False),
     ]
 
-    def __init__(self, library: Library, *, shuffle: bool = True, seed: int | None = None) -> None:
+    def __init__(self, library: Library, *, shuffle: bool = True, seed: int | None = None,
+                 launch: Launch | None = None) -> None:
         super().__init__()
         self.library = library
         self.shuffle = shuffle
         self.seed = seed
+        self.launch = launch
         self.topic_counts = Counter(q.topic for q in library.questions)
 
     def compose(self) -> ComposeResult:
@@ -51,17 +77,30 @@ class StartScreen(Screen[None]):
             if descriptions:
                 yield Static(literal("\n\n".join(descriptions)), id="bank-description",
                              markup=False)
+            launch = self.launch
+            yield Label("Mode", classes="field-label")
+            with RadioSet(id="mode"):
+                for i, (_key, text) in enumerate(MODE_CHOICES):
+                    yield RadioButton(text, value=i == 0, id=f"mode-{_key}")
             yield Label("Topics to include", classes="field-label")
             yield SelectionList[str](
                 *(
-                    Selection(assemble(lib.topic_name(t), f"  ({c})"), t, True)
+                    Selection(assemble(lib.topic_name(t), f"  ({c})"), t,
+                              launch is None or launch.topics is None or t in launch.topics)
                     for t, c in self.topic_counts.items()
                 ),
                 id="topics",
             )
+            count = launch.count if launch is not None and launch.count else n
             with Horizontal(classes="field-row"):
                 yield Label("Number of questions", classes="field-label")
-                yield Input(str(n), type="integer", id="count", max_length=6)
+                yield Input(str(count), type="integer", id="count", max_length=6)
+            with Horizontal(classes="field-row", id="minutes-row"):
+                yield Label("Exam minutes (empty: bank's limit or 1.2 per question)",
+                            classes="field-label")
+                minutes = launch.minutes if launch is not None and launch.minutes else None
+                yield Input("" if minutes is None else f"{minutes:g}", type="number",
+                            id="minutes", max_length=6)
             with Horizontal(classes="field-row"):
                 yield Label("Shuffle questions and options", classes="field-label")
                 yield Switch(value=self.shuffle, id="shuffle")
@@ -85,6 +124,12 @@ class StartScreen(Screen[None]):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.action_start()
 
+    @property
+    def mode(self) -> str:
+        """The chosen mode key (practice, exam, review or cram)."""
+        index = self.query_one("#mode", RadioSet).pressed_index
+        return MODE_CHOICES[max(index, 0)][0]
+
     def config(self) -> SessionConfig | str:
         """The session configuration from the form, or a message saying what to fix."""
         topics = frozenset(self.query_one("#topics", SelectionList).selected)
@@ -101,12 +146,28 @@ class StartScreen(Screen[None]):
         if count > available:
             self.notify(f"Only {available} question{'s' * (available != 1)} match the chosen "
                         f"topics: starting with {available}.", markup=False)
+        launch = self.launch
         return SessionConfig(
             topics=topics,
             count=min(count, available),
             shuffle=self.query_one("#shuffle", Switch).value,
             seed=self.seed,
+            tags=launch.tags if launch is not None else None,
+            difficulties=launch.difficulties if launch is not None else None,
         )
+
+    def minutes(self) -> float | None | str:
+        """The exam minutes typed, ``None`` when empty, or a message saying what to fix."""
+        raw = self.query_one("#minutes", Input).value.strip()
+        if not raw:
+            return None
+        try:
+            value = float(raw)
+        except ValueError:
+            return "Exam minutes must be a number."
+        if not 0 < value <= 1440:
+            return "Exam minutes must be more than 0 and at most 1440 (a day)."
+        return value
 
     def action_start(self) -> None:
         """Start a session with the chosen settings."""
@@ -116,5 +177,16 @@ class StartScreen(Screen[None]):
             error.update(config)
             self.notify(config, severity="warning", markup=False)
             return
+        mode = self.mode
+        minutes = self.minutes() if mode == "exam" else None
+        if isinstance(minutes, str):
+            error.update(minutes)
+            self.notify(minutes, severity="warning", markup=False)
+            return
         error.update("")
-        self.post_message(StartSession(config))
+        if mode in ("review", "cram"):
+            # A review queue decides its own questions; the count only caps it.
+            config = SessionConfig(topics=config.topics, count=config.count,
+                                   shuffle=config.shuffle, seed=config.seed, tags=config.tags,
+                                   difficulties=config.difficulties)
+        self.post_message(StartSession(config, mode, minutes))

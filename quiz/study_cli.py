@@ -1,0 +1,212 @@
+"""The study commands' shared options and the progress commands: ``quiz exam``, ``quiz review``
+and ``quiz stats`` (registered in :data:`quiz.cli.COMMANDS`).
+
+Every mode takes the same filters (``--topic``, ``--tag``, ``--difficulty``, ``--count``) and
+the data folder (``--data-dir``, else ``$QUIZ_DATA_DIR``, else the platform's user data
+folder).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from quiz.bank.library import Library
+    from quiz.study.store import Store
+    from quiz.tui.app import Launch
+
+EXIT_OK = 0
+EXIT_ERRORS = 1
+EXIT_USAGE = 2
+
+
+def add_study_options(parser: argparse.ArgumentParser, *, exam: bool = False) -> None:
+    """Add the options every study mode takes (and ``--minutes`` for an exam)."""
+    parser.add_argument("paths", nargs="*", metavar="PATH",
+                        help="bank files (.yaml) or folders of them (default: the bundled bank)")
+    parser.add_argument("--topic", action="append", metavar="T",
+                        help="only this topic key (repeat for several)")
+    parser.add_argument("--tag", action="append", metavar="TAG",
+                        help="only questions with this tag (repeat: any of them)")
+    parser.add_argument("--difficulty", action="append", choices=("easy", "medium", "hard"),
+                        help="only this difficulty (repeat for several)")
+    parser.add_argument("--count", type=int, metavar="N", help="at most N questions")
+    if exam:
+        parser.add_argument("--minutes", type=float, metavar="M",
+                            help="minutes on the clock (default: the bank's time_limit, or 1.2 "
+                            "per question)")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="seed for drawing and shuffling (reproducible)")
+    parser.add_argument("--no-shuffle", action="store_true",
+                        help="keep questions and options in bank order")
+    add_data_dir(parser)
+
+
+def add_data_dir(parser: argparse.ArgumentParser) -> None:
+    """Add ``--data-dir``."""
+    parser.add_argument("--data-dir", metavar="DIR", type=Path,
+                        help="folder of the progress database (default: $QUIZ_DATA_DIR, or the "
+                        "user data folder)")
+
+
+def load(paths: Sequence[str]) -> Library | None:
+    """Load the banks (default: the bundled one); print problems to stderr; ``None`` on
+    errors."""
+    from quiz.bank.load import load_library
+    from quiz.paths import bundled_bank_dir
+
+    report = load_library(list(paths) or [str(bundled_bank_dir())])
+    for diag in report.diagnostics:
+        print(diag, file=sys.stderr)
+    if report.library is None:
+        print("quiz: fix the errors above, then try again (quiz validate PATH checks a bank)",
+              file=sys.stderr)
+    return report.library
+
+
+def open_store(data_dir: Path | None) -> Store | None:
+    """Open the progress store; print why not (and return ``None``) when it cannot be used."""
+    from quiz.paths import progress_db
+    from quiz.study.store import Store, StoreError
+
+    try:
+        store = Store.open(progress_db(data_dir))
+    except (StoreError, OSError) as exc:
+        print(f"quiz: {exc}", file=sys.stderr)
+        return None
+    return store
+
+
+def launch_from(ns: argparse.Namespace, library: Library, mode: str | None) -> Launch | str:
+    """The :class:`~quiz.tui.app.Launch` the options ask for, or a usage message."""
+    from quiz.tui.app import Launch
+
+    topics = None
+    if ns.topic:
+        known = {q.topic for q in library.questions}
+        unknown = [t for t in ns.topic if t not in known]
+        if unknown:
+            return (f"unknown topic {', '.join(unknown)} (topics: "
+                    f"{', '.join(sorted(known))})")
+        topics = frozenset(ns.topic)
+    if ns.count is not None and ns.count < 1:
+        return "--count must be at least 1"
+    minutes = getattr(ns, "minutes", None)
+    if minutes is not None and not 0 < minutes <= 1440:
+        return "--minutes must be more than 0 and at most 1440"
+    return Launch(mode=mode, topics=topics,
+                  tags=frozenset(ns.tag) if ns.tag else None,
+                  difficulties=frozenset(ns.difficulty) if ns.difficulty else None,
+                  count=ns.count, minutes=minutes)
+
+
+# -- stats ------------------------------------------------------------------------------------
+def _stats_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="quiz stats",
+        description="Progress: questions seen, mastered and due; accuracy per topic; leeches; "
+        "every session with its score. --json exports everything, --csv the sessions table.")
+    parser.add_argument("paths", nargs="*", metavar="PATH",
+                        help="the banks the statistics are about (default: the bundled bank)")
+    out = parser.add_mutually_exclusive_group()
+    out.add_argument("--json", action="store_true", help="print JSON")
+    out.add_argument("--csv", action="store_true", help="print the sessions table as CSV")
+    out.add_argument("--reset", action="store_true",
+                     help="delete every session, answer and schedule (asks first; backs up)")
+    parser.add_argument("--yes", action="store_true", help="with --reset: do not ask")
+    add_data_dir(parser)
+    return parser
+
+
+def run_stats(argv: Sequence[str]) -> int:
+    """``quiz stats``: print the statistics table (or ``--json``/``--csv``), or ``--reset``
+    them after a confirmation and a backup. Exit 0, 1 (a bank or the store cannot be read) or
+    2 (usage)."""
+    ns = _stats_parser().parse_args(argv)
+    store = open_store(ns.data_dir)
+    if store is None:
+        return EXIT_ERRORS
+    with store:
+        if store.notice:
+            print(f"quiz: {store.notice}", file=sys.stderr)
+        if ns.reset:
+            return _reset(store, assume_yes=ns.yes)
+        library = load(ns.paths)
+        if library is None:
+            return EXIT_ERRORS
+        from quiz.study.stats import compute
+        from quiz.study.store import utc_now
+
+        stats = compute(store, library, utc_now())
+    if ns.json:
+        print(json.dumps(stats.to_json(), indent=2, ensure_ascii=False))
+    elif ns.csv:
+        sys.stdout.write(stats.sessions_csv())
+    else:
+        print(format_stats(stats))
+    return EXIT_OK
+
+
+def _reset(store: Store, *, assume_yes: bool) -> int:
+    from quiz.paths import backups_dir
+    from quiz.study.store import utc_now
+
+    n_sessions, n_answers = len(store.sessions()), store.answer_count()
+    if not assume_yes:
+        if not sys.stdin.isatty():
+            print("quiz: --reset asks for confirmation; without a terminal add --yes",
+                  file=sys.stderr)
+            return EXIT_USAGE
+        reply = input(f"Delete {n_sessions} sessions and {n_answers} answers, with every "
+                      "review schedule? A backup is made first. Type 'yes' to confirm: ")
+        if reply.strip().lower() != "yes":
+            print("Nothing deleted.")
+            return EXIT_OK
+    stamp = utc_now().strftime("%Y%m%dT%H%M%SZ")
+    backup = store.backup(backups_dir(store.path.parent) / f"progress-{stamp}.db")
+    store.reset()
+    print(f"Deleted {n_sessions} sessions and {n_answers} answers. Backup: {backup}")
+    return EXIT_OK
+
+
+def format_stats(stats: object) -> str:
+    """The plain-text table of ``quiz stats``."""
+    from quiz.study.stats import Stats
+
+    assert isinstance(stats, Stats)
+    lines = [f"Questions: {stats.seen} seen, {stats.mastered} mastered, {stats.due} due today, "
+             f"of {stats.questions}; {stats.answers} answers given", ""]
+    width = max([len(t.name) for t in stats.topics] + [5])
+    lines.append(f"{'Topic':<{width}}  {'Accuracy':>8}  {'Answers':>7}  {'Seen':>9}  "
+                 f"{'Mastered':>8}  {'Due':>4}")
+    for t in stats.topics:
+        acc = f"{t.accuracy:.0%}" if t.answered else "-"
+        lines.append(f"{t.name:<{width}}  {acc:>8}  {t.answered:>7}  "
+                     f"{f'{t.seen}/{t.questions}':>9}  {t.mastered:>8}  {t.due:>4}")
+    lines.append("")
+    if stats.leeches:
+        lines.append("Leeches (missed 4 times or more):")
+        lines += [f"  {x.question_id}: missed {x.wrong}, right {x.right}" for x in stats.leeches]
+        lines.append("")
+    lines.append(f"{'#':>4}  {'Started':<16}  {'Mode':<8}  {'Score':>12}  {'Result':<14}  "
+                 f"{'Time':>7}  Status")
+    for s in stats.sessions:
+        if s.mode == "exam":
+            score = f"{s.correct}/{s.total} {s.score:.0%}"
+            result = "pass" if s.passed else "below the mark"
+        else:
+            score = f"{s.correct}/{s.answered} {s.score:.0%}" if s.answered else "-"
+            result = f"{s.answered} of {s.total} done"
+        time_used = "-"
+        if s.seconds is not None:
+            time_used = f"{int(s.seconds) // 60}:{int(s.seconds) % 60:02d}"
+        lines.append(f"{s.id:>4}  {s.started_at:<16}  {s.mode:<8}  {score:>12}  {result:<14}  "
+                     f"{time_used:>7}  {s.status}")
+    if not stats.sessions:
+        lines.append("   (no session yet)")
+    return "\n".join(lines)

@@ -1,0 +1,89 @@
+"""The statistics dashboard: accuracy per topic with its trend, questions seen, mastered and
+due, leeches, and recent sessions with the exam history as bars and a sparkline."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Static
+
+from quiz.bank.library import Library
+from quiz.study.stats import Stats, compute
+from quiz.study.store import Store
+from quiz.tui.content import assemble, literal
+from quiz.tui.widgets.bars import bar, sparkline
+
+RECENT_SESSIONS = 10
+"""Sessions listed on the dashboard (``quiz stats`` lists all)."""
+
+
+class StatsScreen(Screen[None]):
+    """Progress at a glance, computed from the store when opened."""
+
+    BINDINGS = [
+        Binding("escape", "back", "Back"),
+        Binding("ctrl+n", "app.new_session", "New session"),
+        Binding("question_mark", "app.help", "Help", show=False),
+        Binding("q", "app.request_quit", "Quit"),
+    ]
+
+    def __init__(self, store: Store, library: Library, *, now: datetime) -> None:
+        super().__init__()
+        self.stats: Stats = compute(store, library, now)
+
+    def compose(self) -> ComposeResult:
+        st = self.stats
+        yield Header()
+        with VerticalScroll(id="stats-body"):
+            yield Static(assemble(("Questions ", "bold"),
+                                  f"{st.seen} seen · {st.mastered} mastered · {st.due} due "
+                                  f"today · of {st.questions} · {st.answers} answers given"),
+                         id="stats-overview", markup=False)
+            yield Static("Accuracy per topic (trend: one mark per session, oldest first)",
+                         classes="section-title", markup=False)
+            width = min(28, max([len(t.name) for t in st.topics] + [5]))
+            lines = []
+            for t in st.topics:
+                acc = f"{t.accuracy:>4.0%}" if t.answered else "   –"
+                lines.append(f"{t.name[:width]:<{width}}  {bar(t.accuracy, 16)} {acc}  "
+                             f"{sparkline(t.trend):<10}  seen {t.seen}/{t.questions} · "
+                             f"mastered {t.mastered} · due {t.due}")
+            yield Static(literal("\n".join(lines) or "No questions."), id="stats-topics",
+                         markup=False)
+            yield Static("Leeches (missed again and again)", classes="section-title",
+                         markup=False)
+            leeches = "\n".join(f"{x.question_id}: missed {x.wrong}, right {x.right} — {x.stem}"
+                                for x in st.leeches)
+            yield Static(literal(leeches or "None: no question was missed 4 times or more."),
+                         id="stats-leeches", markup=False)
+            exams = [s for s in reversed(st.sessions) if s.mode == "exam" and s.answered]
+            yield Static("Exam history", classes="section-title", markup=False)
+            if exams:
+                history = [f"{sparkline([e.score for e in exams])}  (oldest → newest)"]
+                history += [f"{e.started_at}  {bar(e.score, 16)} {e.score:>4.0%}  "
+                            f"{e.correct}/{e.total}  "
+                            f"{'pass' if e.passed else 'below the mark'}"
+                            for e in exams[-RECENT_SESSIONS:]]
+                text = "\n".join(history)
+            else:
+                text = "No exam yet: choose Exam on the start screen, or run quiz exam."
+            yield Static(literal(text), id="stats-exams", markup=False)
+            yield Static("Recent sessions", classes="section-title", markup=False)
+            recent = [f"{s.started_at}  {s.mode:<8} {bar(s.score, 12)} "
+                      f"{s.correct}/{s.answered if s.mode != 'exam' else s.total}"
+                      f"{'' if s.status == 'finished' else '  (' + s.status + ')'}"
+                      for s in st.sessions[:RECENT_SESSIONS]]
+            yield Static(literal("\n".join(recent) or "No session yet."), id="stats-sessions",
+                         markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.title = "Statistics"
+
+    def action_back(self) -> None:
+        """Back to where the dashboard was opened."""
+        self.dismiss(None)

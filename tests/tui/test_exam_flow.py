@@ -1,0 +1,225 @@
+"""Pilot tests of exam mode, the question map, practice recording, undo, resume, the quit
+dialog and the statistics dashboard — with a real store in tmp_path and injected clocks."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+from textual.widgets import Static
+
+from quiz.study.store import Store
+from quiz.tui.app import Launch, make_app
+from quiz.tui.screens.confirm import ConfirmScreen
+from quiz.tui.screens.exam import ExamScreen
+from quiz.tui.screens.exam_map import ExamMapScreen
+from quiz.tui.screens.exam_report import ExamReportScreen
+from quiz.tui.screens.question import QuestionScreen
+from quiz.tui.screens.start import StartScreen
+from quiz.tui.screens.stats import StatsScreen
+from tests.conftest import make_library, question_data
+
+
+def plain(widget: Static) -> str:
+    return widget.visual.plain  # type: ignore[union-attr]
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.t = 500.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def now() -> datetime:
+    return datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+
+
+def library():
+    return make_library(*(question_data(f"q{i}", difficulty="easy") for i in range(4)),
+                        question_data("p1", topic="precision", difficulty="hard"))
+
+
+async def test_exam_flow_no_verdict_then_report(tmp_path: Path) -> None:
+    store = Store.open(tmp_path / "p.db")
+    clock = Clock()
+    app = make_app(library(), shuffle=False, store=store, clock=clock, now=now,
+                   launch=Launch(mode="exam", minutes=10))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ExamScreen)
+        assert "0/5 answered · ⏱ 10:00 left" in plain(screen.query_one("#exam-clock", Static))
+        await pilot.press("a")  # wrong (B is right)
+        await pilot.pause()
+        assert not app.screen.query("#verdict") and not app.screen.query("Reveal")
+        await pilot.press("b")  # changed to the right one
+        await pilot.press("n", "r", "b")
+        clock.t += 95
+        screen.tick()
+        await pilot.pause()
+        assert "2/5 answered · ⏱ 8:25 left" in plain(screen.query_one("#exam-clock", Static))
+        assert "⚑ flagged" in plain(screen.query_one("#status-left", Static))
+        await pilot.press("s")
+        await pilot.pause()
+        assert isinstance(app.screen, ExamMapScreen)
+        summary = plain(app.screen.query_one("#map-summary", Static))
+        assert "Warning: 3 questions not answered (3, 4, 5)" in summary
+        assert "Flagged for review: 2." in summary
+        await pilot.click("#map-submit")
+        await pilot.pause()
+        report = app.screen
+        assert isinstance(report, ExamReportScreen)
+        assert plain(report.query_one("#report-score", Static)) == (
+            "Score 2 of 5 right (40%); 3 not answered")
+        assert plain(report.query_one("#report-pass", Static)) == (
+            "Below the pass mark (pass mark 70%)")
+        assert plain(report.query_one("#report-time", Static)) == "Time used 1:35 of 10:00"
+        topics = plain(report.query_one("#report-topics", Static)).splitlines()
+        assert topics[0].split()[-2:] == ["2/4", "50%"]
+        assert topics[1].split()[-2:] == ["0/1", "0%"]
+        titles = [plain(w) for w in report.query(".report-item-title").results(Static)]
+        assert titles == ["Question 2 · right · ⚑ flagged", "Question 3 · not answered",
+                          "Question 4 · not answered", "Question 5 · not answered",
+                          "Question 1 · right"]
+        assert report.query("#full-explanation")
+    (rec,) = store.sessions()
+    assert (rec.mode, rec.status) == ("exam", "finished")
+    assert [(a.question_id, a.chosen, a.correct) for a in store.answers()] == [
+        ("q0", ("B",), True), ("q1", ("B",), True)]
+    assert store.cards() == {}
+    store.close()
+
+
+async def test_exam_times_out_into_the_report(tmp_path: Path) -> None:
+    store = Store.open(tmp_path / "p.db")
+    clock = Clock()
+    app = make_app(library(), shuffle=False, store=store, clock=clock, now=now,
+                   launch=Launch(mode="exam", minutes=1))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ExamScreen)
+        await pilot.press("b")
+        clock.t += 61
+        screen.tick()
+        await pilot.pause()
+        assert isinstance(app.screen, ExamReportScreen)
+        assert plain(app.screen.query_one("#report-time", Static)) == (
+            "Time used 1:00 of 1:00 — the time ran out")
+    store.close()
+
+
+async def test_question_map_shows_states_and_jumps(tmp_path: Path) -> None:
+    app = make_app(library(), shuffle=False, clock=Clock(), launch=Launch(mode="exam"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ExamScreen)
+        await pilot.press("b", "n", "r", "l")
+        await pilot.pause()
+        assert isinstance(app.screen, ExamMapScreen)
+        cells = {b.id: (str(b.label), set(b.classes) & {"map-cell", "-answered", "-flagged",
+                                                          "-current"})
+                 for b in app.screen.query(".map-cell")}
+        assert cells["map-1"] == ("1●", {"map-cell", "-answered"})
+        assert cells["map-2"] == ("2⚑○", {"map-cell", "-flagged", "-current"})
+        assert cells["map-5"] == ("5○", {"map-cell"})
+        assert not app.screen.query("#map-submit")
+        await pilot.click("#map-4")
+        await pilot.pause()
+        assert app.screen is screen and screen.exam.position == 3
+        assert plain(screen.query_one("#stem", Static)) == "Stem of q3?"
+
+
+async def test_practice_records_rates_and_undoes(tmp_path: Path) -> None:
+    store = Store.open(tmp_path / "p.db")
+    clock = Clock()
+    app = make_app(library(), shuffle=False, store=store, clock=clock, now=now)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, StartScreen)
+        await pilot.press("enter")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, QuestionScreen)
+        clock.t += 40
+        await pilot.press("b")
+        await pilot.pause()
+        (a,) = store.answers()
+        assert (a.question_id, a.correct, a.seconds, a.rating) == ("q0", True, 40.0, 3)
+        assert "rated Good" in plain(screen.query_one("#hint", Static))
+        await pilot.press("1")
+        await pilot.pause()
+        assert store.answers()[0].rating == 1
+        assert "rated Again" in plain(screen.query_one("#hint", Static))
+        await pilot.press("u")
+        await pilot.pause()
+        assert store.answers() == [] and store.cards() == {}
+        assert not screen.query("#verdict")
+        await pilot.press("a")
+        await pilot.pause()
+        assert [(x.chosen, x.correct, x.rating) for x in store.answers()] == [
+            (("A",), False, 1)]
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        text = app.screen.question
+        assert "saved" in text and "resume" in text and "not be kept" not in text
+    store.close()
+
+
+async def test_an_interrupted_exam_resumes_with_its_time_left(tmp_path: Path) -> None:
+    path = tmp_path / "p.db"
+    store = Store.open(path)
+    clock = Clock()
+    app = make_app(library(), shuffle=False, store=store, clock=clock, now=now,
+                   launch=Launch(mode="exam", minutes=5))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("b", "n", "r")
+        clock.t += 130
+        await pilot.press("c")  # saves the clock with the answer
+        await pilot.pause()
+    store.close()  # as if killed: the session was never finished
+
+    store = Store.open(path)
+    app = make_app(library(), shuffle=False, store=store, clock=Clock(), now=now)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        assert "unfinished exam session" in app.screen.question
+        assert "2 of 5 answered, 2:50 left" in app.screen.question
+        await pilot.press("y")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ExamScreen)
+        assert screen.exam.position == 1 and screen.exam.flagged() == [2]
+        assert "2/5 answered · ⏱ 2:50 left" in plain(screen.query_one("#exam-clock", Static))
+    store.close()
+
+
+async def test_dashboard_shows_topics_sessions_and_exams(tmp_path: Path) -> None:
+    store = Store.open(tmp_path / "p.db")
+    app = make_app(library(), shuffle=False, store=store, clock=Clock(), now=now,
+                   launch=Launch(mode="exam"))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("b", "n", "a", "s")
+        await pilot.pause()
+        await pilot.click("#map-submit")
+        await pilot.pause()
+        await pilot.press("ctrl+t")
+        await pilot.pause()
+        dash = app.screen
+        assert isinstance(dash, StatsScreen)
+        assert plain(dash.query_one("#stats-overview", Static)) == (
+            "Questions 2 seen · 0 mastered · 0 due today · of 5 · 2 answers given")
+        topics = plain(dash.query_one("#stats-topics", Static)).splitlines()
+        assert topics[0].startswith("Memory footprint") and " 50%" in topics[0]
+        assert "seen 2/4" in topics[0]
+        exams = plain(dash.query_one("#stats-exams", Static))
+        assert "1/5" in exams and "below the mark" in exams
+        assert "exam" in plain(dash.query_one("#stats-sessions", Static))
+    store.close()
