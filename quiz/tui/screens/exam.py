@@ -157,7 +157,8 @@ class ExamScreen(Screen[None]):
             head = "Choose one. "
             how = f"Press {span} or 1–{len(letters)}, or ↑↓ and Enter; change it any time."
         return assemble((head, "bold"), how,
-                        " n/p move · r flag for review · l map · s submit. No feedback until the end.")
+                        " n/p move · r flag for review · l map · s submit. "
+                        "No feedback until the end.")
 
     def _items(self) -> list[OptionItem]:
         return list(self.query(OptionItem))
