@@ -27,20 +27,12 @@ from quiz.bank.terminal import terminal_safe
 from quiz.study.exam import ExamSession
 from quiz.study.session import SessionError
 from quiz.tui.content import assemble, literal
+from quiz.tui.widgets.bars import clock_text
 from quiz.tui.widgets.option_item import OptionItem
 
 SAVE_EVERY_TICKS = 5
 """The clock is saved every this many seconds (and on every action), so a killed exam resumes
 with at most this much time given back."""
-
-
-def clock_text(seconds: float) -> str:
-    """``m:ss`` (or ``h:mm:ss`` from an hour) for a number of seconds, rounded up so the clock
-    reads 0:00 only when the time is really up."""
-    total = int(-(-seconds // 1))
-    hours, rest = divmod(total, 3600)
-    minutes, secs = divmod(rest, 60)
-    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
 class ExamScreen(Screen[None]):

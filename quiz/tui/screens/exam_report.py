@@ -12,8 +12,7 @@ from textual.widgets import Footer, Header, Static
 from quiz.study.exam import ExamItem, ExamReport
 from quiz.study.session import build_outcome
 from quiz.tui.content import assemble, literal
-from quiz.tui.screens.exam import clock_text
-from quiz.tui.widgets.bars import score_line
+from quiz.tui.widgets.bars import clock_text, score_line
 from quiz.tui.widgets.reveal import Reveal
 
 DIFFICULTY_ORDER = ("easy", "medium", "hard", "unrated")

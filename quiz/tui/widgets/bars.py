@@ -34,3 +34,12 @@ def sparkline(values: list[float]) -> str:
         v = min(1.0, max(0.0, v))
         out.append(SPARK[min(len(SPARK) - 1, int(v * (len(SPARK) - 1) + 0.5))])
     return "".join(out)
+
+
+def clock_text(seconds: float) -> str:
+    """``m:ss`` (or ``h:mm:ss`` from an hour) for a number of seconds, rounded up so the clock
+    reads 0:00 only when the time is really up."""
+    total = int(-(-seconds // 1))
+    hours, rest = divmod(total, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
