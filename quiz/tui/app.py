@@ -84,8 +84,9 @@ class QuizApp(App[int]):
 
     def on_mount(self) -> None:
         self.title = terminal_safe(self.library.title)
+        remembered = self._remembered()
         self.push_screen(StartScreen(self.library, shuffle=self.shuffle, seed=self.seed,
-                                     launch=self.launch))
+                                     launch=self.launch, remembered=remembered))
         if self.store is None:
             self._launch()
             return
@@ -103,6 +104,34 @@ class QuizApp(App[int]):
             self._offer_resume(waiting)
         else:
             self._launch()
+
+    def _remembered(self) -> dict[str, Any]:
+        """Settings kept from the last run (theme, topics, shuffle, count); the theme is applied
+        here and kept whenever it changes."""
+        if self.store is None:
+            return {}
+        theme = self.store.setting("theme")
+        if isinstance(theme, str) and theme in self.available_themes:
+            self.theme = theme
+        self.theme_changed_signal.subscribe(self, self._keep_theme)
+        remembered = {key: self.store.setting(key) for key in ("topics", "shuffle", "count")}
+        if not self.shuffle:  # --no-shuffle on the command line wins
+            remembered["shuffle"] = False
+        return {k: v for k, v in remembered.items() if v is not None}
+
+    def _keep_theme(self, theme: Any) -> None:
+        if self.store is not None:
+            self.store.set_setting("theme", getattr(theme, "name", str(theme)))
+
+    def remember(self, config: SessionConfig) -> None:
+        """Keep the start screen's choices for the next run."""
+        if self.store is None:
+            return
+        if config.topics is not None:
+            self.store.set_setting("topics", sorted(config.topics))
+        self.store.set_setting("shuffle", config.shuffle)
+        if config.count is not None:
+            self.store.set_setting("count", config.count)
 
     def _launch(self) -> None:
         """Start the mode the command line asked for (``quiz exam``, ``quiz review``)."""
@@ -262,6 +291,7 @@ class QuizApp(App[int]):
             self.store.end_session(rec.id, "abandoned", now=self.now())
 
     def on_start_session(self, message: StartSession) -> None:
+        self.remember(message.config)
         self.start_session(message.config, message.mode, message.minutes)
 
     def on_retry_questions(self, message: RetryQuestions) -> None:

@@ -223,3 +223,33 @@ async def test_dashboard_shows_topics_sessions_and_exams(tmp_path: Path) -> None
         assert "1/5" in exams and "below the mark" in exams
         assert "exam" in plain(dash.query_one("#stats-sessions", Static))
     store.close()
+
+
+async def test_settings_are_remembered_between_runs(tmp_path: Path) -> None:
+    from textual.widgets import Input, SelectionList, Switch
+
+    store = Store.open(tmp_path / "p.db")
+    for key, value in (("topics", ["precision"]), ("count", 1), ("shuffle", False),
+                       ("theme", "nord")):
+        store.set_setting(key, value)
+    app = make_app(library(), store=store, clock=Clock(), now=now)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        start = app.screen
+        assert isinstance(start, StartScreen)
+        assert app.theme == "nord"
+        assert start.query_one("#topics", SelectionList).selected == ["precision"]
+        assert start.query_one("#count", Input).value == "1"
+        assert start.query_one("#shuffle", Switch).value is False
+        start.query_one("#count", Input).value = "2"
+        start.query_one("#topics", SelectionList).select_all()
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, QuestionScreen)
+        assert app.session is not None and app.session.total == 2
+        app.theme = "gruvbox"
+        await pilot.pause()
+    assert store.setting("count") == 2 and store.setting("shuffle") is False
+    assert store.setting("topics") == ["memory", "precision"]
+    assert store.setting("theme") == "gruvbox"
+    store.close()

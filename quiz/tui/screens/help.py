@@ -10,7 +10,9 @@ from textual.widgets import Static
 
 HELP_TEXT = """\
 Start screen
-  Ctrl+S         start (or Enter on the Start button)
+  Ctrl+S         start (or Enter on the Start button); choose the
+                 mode first: practice, exam, review or cram
+  Ctrl+T         statistics: topics, due, mastered, leeches, history
   r              reload the banks from disk (after editing them);
                  problems are listed, the questions loaded stay
 
@@ -23,6 +25,18 @@ Question screen
   p  ←           previous question
   ↑ ↓ PgUp PgDn  scroll the explanations, once answered
   s              summary: score so far, per topic
+  1 2 3 4        after the answer (practice, review): rate it Again,
+                 Hard, Good or Easy instead of the rating given
+  u              undo the last answer (and its schedule change)
+
+Exam
+  A–H or 1–8     choose; change it any time (no feedback yet)
+  n p  → ←       next, previous question
+  r              flag for review (again: unflag)
+  l              question map: answered, unanswered, flagged; jump
+  s              review the unanswered and flagged, then submit
+  The exam ends when you submit or the clock reaches 0:00; then
+  the report shows every question with its explanations.
 
 Summary
   r              retry what you missed

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -54,13 +54,27 @@ class StartScreen(Screen[None]):
     ]
 
     def __init__(self, library: Library, *, shuffle: bool = True, seed: int | None = None,
-                 launch: Launch | None = None) -> None:
+                 launch: Launch | None = None, remembered: dict[str, Any] | None = None) -> None:
         super().__init__()
         self.library = library
-        self.shuffle = shuffle
         self.seed = seed
         self.launch = launch
         self.topic_counts = Counter(q.topic for q in library.questions)
+        remembered = remembered or {}
+        self.shuffle = bool(remembered.get("shuffle", shuffle))
+        kept_topics = remembered.get("topics")
+        self.default_topics: set[str] | None = None
+        """Topics ticked at first: the command line's, else last run's (if any still exist)."""
+        if launch is not None and launch.topics is not None:
+            self.default_topics = set(launch.topics)
+        elif isinstance(kept_topics, list) and set(kept_topics) & set(self.topic_counts):
+            self.default_topics = set(kept_topics)
+        kept_count = remembered.get("count")
+        self.default_count = len(library.questions)
+        if launch is not None and launch.count:
+            self.default_count = launch.count
+        elif isinstance(kept_count, int) and kept_count > 0:
+            self.default_count = kept_count
 
     def compose(self) -> ComposeResult:
         lib = self.library
@@ -86,12 +100,12 @@ class StartScreen(Screen[None]):
             yield SelectionList[str](
                 *(
                     Selection(assemble(lib.topic_name(t), f"  ({c})"), t,
-                              launch is None or launch.topics is None or t in launch.topics)
+                              self.default_topics is None or t in self.default_topics)
                     for t, c in self.topic_counts.items()
                 ),
                 id="topics",
             )
-            count = launch.count if launch is not None and launch.count else n
+            count = self.default_count
             with Horizontal(classes="field-row"):
                 yield Label("Number of questions", classes="field-label")
                 yield Input(str(count), type="integer", id="count", max_length=6)
