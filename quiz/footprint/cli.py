@@ -48,6 +48,8 @@ examples:
   quiz footprint --params 7.5B --phase training --precision mixed-fp16 --optimizer adam \\
                  --zero 3 --dp 64                       # ZeRO paper, Fig. 1
   quiz footprint --model llama-2-7b --phase inference --weights int4 --context 4096 --batch 8
+  quiz footprint --model llama-2-7b --gpu a100-80gb --train-tokens 2T --dp 1024 \\
+                 --zero 3 --mfu 0.4         # training FLOPs and time; decode tokens/s
   quiz footprint --model mistral-7b --json
   quiz footprint --list-presets
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from quiz.footprint.compute import compute_items
 from quiz.footprint.inference import inference_items, kv_dtype
 from quiz.footprint.report import ModelSummary, Omitted, PhaseEstimate, Report, StorageEstimate
 from quiz.footprint.storage import storage_items
@@ -67,6 +68,8 @@ def estimate(spec: FootprintSpec) -> Report:
         inference = _inference(spec, r, gpu, omitted)
     s_items, s_omitted = storage_items(spec, r)
     omitted.extend(s_omitted)
+    compute, c_omitted = compute_items(spec, r, gpu, training, inference)
+    omitted.extend(c_omitted)
     storage = StorageEstimate(s_items, sum(i.bytes for i in s_items))
     model = ModelSummary(r.name, r.preset, r.params, r.active_params, r.params_note)
     return Report(
@@ -79,6 +82,7 @@ def estimate(spec: FootprintSpec) -> Report:
         gpu=gpu,
         units=spec.units,
         spec=spec,
+        compute=compute,
     )
 
 
@@ -277,4 +281,7 @@ def _conventions(spec: FootprintSpec, r: ResolvedModel, gpu: GpuPreset | None) -
             f"as the driver reports it; datasheet: {gpu.datasheet}. CUDA context, allocator and "
             "framework overhead are not counted."
         )
+        if gpu.compute_source:
+            notes.append(f"{gpu.name} compute figures (peak dense FLOP/s, memory bandwidth): "
+                         f"{gpu.compute_source}.")
     return notes

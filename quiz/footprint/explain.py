@@ -18,6 +18,7 @@ source, and what they give for this case:
 
 from __future__ import annotations
 
+from quiz.footprint.compute import INFERENCE_FORMAT, ceil_div
 from quiz.footprint.inference import (
     KV_BYTES,
     WEIGHT_BITS,
@@ -124,6 +125,7 @@ def explain_notes(report: Report, *, units: str = "GB") -> list[str]:
                 f'Quantized weights: "params × {bits}/8" gives {b(naive)}; {kept}, and '
                 f"{scales}: {b(ours)} ({(ours - naive) / naive:+.1%})."
             )
+    notes += compute_notes(report)
     largest = max((p.total_bytes for p in report.phases), default=0)
     if largest:
         notes.append(
@@ -133,4 +135,71 @@ def explain_notes(report: Report, *, units: str = "GB") -> list[str]:
             "calculator prints GiB; disks and this tool's default print decimal units (GB = "
             "10^9 bytes)."
         )
+    return notes
+
+
+def compute_notes(report: Report) -> list[str]:
+    """``--explain`` notes on the compute figures: what 6ND leaves out, MFU against hardware
+    FLOPs utilization, and the decode crossover with the KV cache reads counted."""
+    spec, notes = report.spec, []
+    r = spec.resolved
+    figures = {q.name: q.value for q in report.compute}
+    flops = figures.get("training_flops")
+    if flops is not None:
+        t = spec.training
+        text = (
+            "Training FLOPs: 6ND counts 2N per token forward and 4N backward and leaves out "
+            "attention's context-dependent products, as Kaplan et al. (2020, sec. 2.1) and "
+            "Hoffmann et al. (2022) do for their scaling laws")
+        if r.heads and r.head_dim and r.layers:
+            d = flops // (6 * report.model.active_params)
+            attn = 6 * r.layers * t.seq_len * r.heads * r.head_dim * d
+            text += (
+                f"; counting them (Kaplan's Table 1: 2 × layers × context × d_attn per token "
+                f"forward, three times that with the backward pass) adds "
+                f"{format_count(attn)} FLOPs here ({attn / flops:+.1%})")
+        text += (
+            f". The training time assumes MFU {t.mfu:g} (--mfu; the default 0.4 is an "
+            "assumption, not a measurement: PaLM 540B reached 46.2 % on TPU v4, Chowdhery et "
+            "al. 2022, Table 3). MFU counts model FLOPs only")
+        hardware = figures.get("training_hardware_flops")
+        if hardware is not None:
+            text += (
+                f"; with {t.recompute} recomputation the GPUs execute {format_count(hardware)} "
+                f"FLOPs, so the hardware FLOPs utilization is {hardware / flops:.3f} × the MFU "
+                "for the same run time (Chowdhery et al. 2022, app. B)")
+        else:
+            text += ("; with recomputation the hardware executes more (8ND with full "
+                     "recomputation) and the MFU a run reaches drops accordingly")
+        notes.append(text + ".")
+    gpu = report.gpu
+    batch_needed = figures.get("decode_crossover_batch")
+    inf = report.inference
+    if batch_needed is not None and gpu is not None and gpu.bandwidth and inf is not None:
+        peak = gpu.peak_flops[INFERENCE_FORMAT[spec.inference.weights]]
+        n = report.model.active_params
+        weights = sum(i.bytes for i in inf.items if i.name in ("weights", "quantization_overhead"))
+        kv = inf.item("kv_cache")
+        text = (
+            f"Decode roofline: below a batch of {format_count(batch_needed)} a decoding step is "
+            "bound by reading the weights, above it by the matrix units; the throughput figure "
+            "is an upper bound (it assumes every byte moves at the datasheet bandwidth and "
+            "ignores kernel launch and scheduling time)")
+        if kv is not None and spec.inference.batch:
+            per_seq = kv.bytes * (inf.gpus_needed or 1) // spec.inference.batch
+            denominator = 2 * n * gpu.bandwidth - per_seq * peak
+            if denominator <= 0:
+                text += (
+                    f". Counting the KV cache each sequence reads per step "
+                    f"({count_noun(per_seq, 'byte')} at "
+                    f"{count_noun(spec.inference.context, 'token')}), decode never becomes "
+                    "compute-bound at this context: attention reads "
+                    "about a byte per FLOP")
+            else:
+                with_kv = ceil_div(weights * peak, denominator)
+                text += (
+                    f". Counting the KV cache each sequence reads per step "
+                    f"({count_noun(per_seq, 'byte')}), the crossover moves to a batch of "
+                    f"{format_count(with_kv)}")
+        notes.append(text + ".")
     return notes

@@ -162,6 +162,45 @@ class Number:
 
 
 @dataclass(frozen=True, slots=True)
+class Ratio:
+    """Validator metadata: a fraction above 0 and at most 1, given as a number (``0.4``) or a
+    percentage (``"40%"``); the value is a ``float`` whose decimal text is exact (``0.4``), so
+    ``round(value × 10^6)`` is exact for integer arithmetic (six decimals at most).
+
+    Errors (``PydanticCustomError``): ``ratio`` (not a number), ``ratio_range`` (outside (0, 1]).
+    """
+
+    what: str = "fraction"
+
+    def check(self, value: Any) -> float:
+        """Parse and bound-check ``value``; raises ``PydanticCustomError``."""
+        if isinstance(value, bool):
+            value = str(value)
+        text = value.strip() if isinstance(value, str) else value
+        scale = 1.0
+        if isinstance(text, str) and text.endswith("%"):
+            text, scale = text[:-1].strip(), 100.0
+        try:
+            number = float(text) / scale
+        except (TypeError, ValueError):
+            raise PydanticCustomError(
+                "ratio", "expected a {what} such as 0.4 or 40% (got {got})",
+                {"what": self.what, "got": repr(value)},
+            ) from None
+        if not 0 < number <= 1:  # also refuses nan
+            raise PydanticCustomError(
+                "ratio_range", "must be above 0 and at most 1 (100%) (got {got})",
+                {"got": repr(value)},
+            )
+        return round(number, 6)
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> CoreSchema:
+        return core_schema.no_info_before_validator_function(self.check, handler(source))
+
+
+@dataclass(frozen=True, slots=True)
 class Choice:
     """Validator metadata: one of :data:`CHOICES` ``[name]``, case-insensitive, ``_`` read as
     ``-``; anything else is an error ``choice`` listing the values, with a "did you mean"."""
@@ -341,7 +380,7 @@ class ModelShape(Part):
 ARCH_FIELDS: tuple[str, ...] = tuple(ModelShape.model_fields)
 """The architecture fields, in the order of :class:`~quiz.footprint.model_arch.Architecture`."""
 
-Kind = Literal["count", "size", "choice", "yes_no", "zero", "preset"]
+Kind = Literal["count", "size", "ratio", "choice", "yes_no", "zero", "preset"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -407,11 +446,14 @@ def fields_of(model: type[BaseModel], section: str | None = None) -> list[SpecFi
             continue
         number = next((m for m in meta if isinstance(m, Number)), None)
         choice = next((m for m in meta if isinstance(m, Choice)), None)
+        ratio = next((m for m in meta if isinstance(m, Ratio)), None)
         check = next((m for m in meta if isinstance(m, _Check)), None)
         kind: Kind
         choices: tuple[str, ...] = ()
         if number is not None:
             kind = "size" if number.size else "count"
+        elif ratio is not None:
+            kind = "ratio"
         elif choice is not None:
             kind, choices = "choice", choice.allowed
         elif check is YES_NO:
@@ -443,6 +485,8 @@ def values_text(field: SpecField, presets: Mapping[str, tuple[str, ...]]) -> str
         text = "`0`–`3`"
     elif field.kind == "yes_no":
         text = "`true` / `false`"
+    elif field.kind == "ratio":
+        text = "fraction above 0 up to 1, e.g. `0.4` or `40%`"
     elif field.kind == "preset":
         ids = presets.get(field.name, ())
         text = ", ".join(f"`{i}`" for i in ids[:3]) + (", …" if len(ids) > 3 else "")

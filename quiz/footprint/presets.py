@@ -54,13 +54,20 @@ class ModelPreset:
 
 @dataclass(frozen=True, slots=True)
 class GpuPreset:
-    """A device: its memory in bytes as the driver reports it, and the source of that number."""
+    """A device: its memory in bytes as the driver reports it, and the source of that number;
+    for the compute estimate, its peak memory bandwidth (bytes per second) and peak dense
+    FLOP/s per number format (``"fp32"``, ``"fp16"``, ``"bf16"``, ``"fp8"``), with the
+    datasheet they come from (``compute_source``; empty, with ``bandwidth`` ``None`` and no
+    ``peak_flops``, when the preset has no compute figures)."""
 
     id: str
     name: str
     memory_bytes: int
     datasheet: str
     source: str
+    bandwidth: int | None = None
+    peak_flops: Mapping[str, int] = field(default_factory=dict)
+    compute_source: str = ""
 
 
 def load_yaml(text: str) -> Any:
@@ -203,8 +210,40 @@ def gpu_presets() -> dict[str, GpuPreset]:
             memory_bytes=_count(entry, "memory_bytes", where),
             datasheet=_text(entry, "datasheet", where),
             source=_text(entry, "source", where),
+            **_compute_figures(entry, where),
         )
     return result
+
+
+PEAK_FORMATS = ("fp32", "fp16", "bf16", "fp8")
+"""Number formats a GPU preset may give a peak dense FLOP/s for."""
+
+
+def _compute_figures(entry: dict[str, Any], where: str) -> dict[str, Any]:
+    """``bandwidth``, ``peak_flops`` and ``compute_source`` of a GPU entry: all three or none.
+
+    Raises:
+        PresetError: one given without the others, an unknown number format, a bad number.
+    """
+    keys = ("bandwidth", "peak_flops", "compute_source")
+    given = [k for k in keys if k in entry]
+    if not given:
+        return {}
+    if len(given) != len(keys):
+        missing = ", ".join(repr(k) for k in keys if k not in entry)
+        raise PresetError(f"{where}: compute figures need {missing} too")
+    peaks = entry["peak_flops"]
+    if not isinstance(peaks, dict) or not peaks:
+        raise PresetError(f"{where}: peak_flops must be a mapping of number format to FLOP/s")
+    unknown = [str(k) for k in peaks if k not in PEAK_FORMATS]
+    if unknown:
+        raise PresetError(f"{where}: peak_flops: unknown number format {unknown[0]!r}; "
+                          f"expected one of: {', '.join(PEAK_FORMATS)}")
+    return {
+        "bandwidth": _count(entry, "bandwidth", where),
+        "peak_flops": {str(k): _count(peaks, k, f"{where}: peak_flops") for k in peaks},
+        "compute_source": _text(entry, "compute_source", where),
+    }
 
 
 def suggest(name: str, choices: list[str] | tuple[str, ...]) -> str | None:

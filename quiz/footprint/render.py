@@ -275,6 +275,18 @@ def _fit_lines(report: Report, phase: PhaseEstimate, units: str, width: int) -> 
     return _wrap("Fit: " + text, width)
 
 
+def quantity_text(value: int, unit: str) -> str:
+    """A compute figure as printed: ``"2.50e22 FLOPs (25,000,000,000,000,000,000,000)"``,
+    ``"3,600 s (1 h)"``, ``"1,234 tokens/s"``, ``"296 sequences"``."""
+    from quiz.footprint.compute import duration_text
+
+    if unit == "FLOPs":
+        return f"{format_count(value)} FLOPs ({value:.3g})".replace("e+", "e")
+    if unit == "s":
+        return f"{format_count(value)} s ({duration_text(value)})"
+    return f"{format_count(value)} {unit}"
+
+
 def render_report(
     report: Report, *, width: int = 80, units: str = "GB", explain: bool = False
 ) -> str:
@@ -314,6 +326,18 @@ def render_report(
                 units=units,
             )
         )
+    if report.compute:
+        from quiz.footprint.compute import missing_inputs
+
+        out.append("")
+        out.append("Compute and time")
+        for q in report.compute:
+            out += _wrap(f"{_label(q.name)}: {quantity_text(q.value, q.unit)} = {q.formula}",
+                         width, "- ")
+            out += _wrap(f"source: {q.source}", width, "    ")
+        hint = missing_inputs(report.spec)
+        if hint:
+            out += _wrap(f"(more: {hint})", width, "  ")
     bars = render_bars(report, width=width, units=units)
     if bars:
         out.append("")

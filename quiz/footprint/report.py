@@ -12,9 +12,17 @@ types are tested in ``tests/footprint/test_footprint_json.py``)::
                    "convention": str} | null,
      "storage": {"items": [ITEM, ...], "total_bytes": int},
      "omitted": [{"phase": str, "item": str, "reason": str}, ...],
-     "gpu": {"id": str, "name": str, "memory_bytes": int} | null}
+     "gpu": {"id": str, "name": str, "memory_bytes": int} | null,
+     "compute": {"items": [QUANTITY, ...]}}
 
     ITEM = {"name": str, "bytes": int, "formula": str, "source": str}
+    QUANTITY = {"name": str, "value": int, "unit": str, "formula": str, "source": str}
+
+``compute`` (issue 12 §5) holds the FLOPs, the training time (seconds), the decode throughput
+upper bound (tokens per second) and the decode crossover batch of
+:mod:`quiz.footprint.compute`; ``unit`` is ``"FLOPs"``, ``"s"``, ``"tokens/s"`` or
+``"sequences"``; the list is empty when nothing could be computed (see ``omitted``, phase
+``"compute"``).
 
 ``quiz footprint --json --explain`` adds one more key, ``"explain": [str, ...]``: the CLI
 attaches the notes of :func:`quiz.footprint.explain.explain_notes` (this module does not import
@@ -27,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
+    from quiz.footprint.compute import Quantity
     from quiz.footprint.presets import GpuPreset
     from quiz.footprint.spec import FootprintSpec
 
@@ -64,6 +73,12 @@ FIGURE_NAMES: tuple[str, ...] = (
     "inference.headroom",
     "storage.total",
     *(f"storage.{i}" for i in _PHASE_ITEMS["storage"]),
+    "compute.training_flops",
+    "compute.training_hardware_flops",
+    "compute.training_time",
+    "compute.prefill_flops",
+    "compute.decode_tokens_per_s",
+    "compute.decode_crossover_batch",
 )
 """Every name :meth:`Report.figure` accepts, in display order.
 
@@ -72,7 +87,8 @@ described layout (dp × tp × pp); ``training.<item>``: that item's bytes per de
 ``training.devices``: devices in the layout. ``inference.total`` and ``inference.<item>``: bytes
 of one model replica. ``<phase>.gpus_needed``: the fewest GPUs of the ``gpu`` preset (a count);
 ``<phase>.headroom``: bytes left (negative: short). ``storage.total`` and ``storage.<item>``:
-bytes on disk."""
+bytes on disk. ``compute.<name>``: a compute figure in its unit (FLOPs, seconds, tokens per
+second, sequences; see :data:`quiz.footprint.compute.UNITS`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,6 +216,8 @@ class Report:
     gpu: GpuPreset | None
     units: str
     spec: FootprintSpec = field(repr=False, compare=False)
+    compute: list[Quantity] = field(default_factory=list)
+    """FLOPs, time and throughput (:func:`quiz.footprint.compute.compute_items`)."""
 
     @property
     def phases(self) -> list[PhaseEstimate]:
@@ -240,6 +258,8 @@ class Report:
         if name == "active_params":
             return self.model.active_params
         section, _, what = name.partition(".")
+        if section == "compute":
+            return next((q.value for q in self.compute if q.name == what), None)
         if section == "storage":
             if self.storage is None:
                 return None
@@ -285,5 +305,6 @@ class Report:
                 "name": self.gpu.name,
                 "memory_bytes": self.gpu.memory_bytes,
             },
+            "compute": {"items": [q.to_json() for q in self.compute]},
         }
         return data

@@ -43,6 +43,7 @@ from quiz.footprint.fields import (
     Part,
     Phase,
     Precision,
+    Ratio,
     Recompute,
     SpecField,
     Units,
@@ -111,6 +112,13 @@ class TrainingSpec(Part):
                        Doc("tokens per sequence", label="Sequence length", metavar="N")] = 2048
     recompute: Annotated[Recompute, Choice("recompute"),
                          Doc("activation recomputation", label="Recomputation")] = "none"
+    train_tokens: Annotated[int, Number(1, 10**16, "tokens"),
+                            Doc("training tokens D for the compute and time estimate, e.g. 2T",
+                                label="Train tokens", metavar="N",
+                                default="dataset tokens")] | None = None
+    mfu: Annotated[float, Ratio("model FLOPs utilization"),
+                   Doc("model FLOPs utilization assumed for the training time (Chowdhery et al. "
+                       "2022, app. B)", label="MFU", metavar="FRACTION")] = 0.4
 
     @property
     def devices(self) -> int:

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from quiz.footprint.compute import COMPUTE_NAMES, UNITS
 from quiz.footprint.engine import estimate
 from quiz.footprint.report import ITEM_NAMES
 from quiz.footprint.spec import FootprintSpec
@@ -27,7 +28,12 @@ def check_items(items: list[dict[str, Any]]) -> int:
 
 
 def check_contract(data: dict[str, Any]) -> None:
-    assert set(data) == {"model", "training", "inference", "storage", "omitted", "gpu"}
+    assert set(data) == {"model", "training", "inference", "storage", "omitted", "gpu", "compute"}
+    assert set(data["compute"]) == {"items"}
+    for q in data["compute"]["items"]:
+        assert set(q) == {"name", "value", "unit", "formula", "source"}
+        assert q["name"] in COMPUTE_NAMES and q["unit"] == UNITS[q["name"]]
+        assert type(q["value"]) is int and q["value"] > 0 and q["formula"] and q["source"]
     assert set(data["model"]) == {"name", "preset", "params", "active_params"}
     assert type(data["model"]["name"]) is str
     assert type(data["model"]["params"]) is int
@@ -60,8 +66,9 @@ def check_contract(data: dict[str, Any]) -> None:
     assert check_items(data["storage"]["items"]) == data["storage"]["total_bytes"]
     for entry in data["omitted"]:
         assert set(entry) == {"phase", "item", "reason"}
-        assert entry["phase"] in ("training", "inference", "storage")
-        assert entry["item"] in ITEM_NAMES and entry["reason"]
+        assert entry["phase"] in ("training", "inference", "storage", "compute")
+        names = COMPUTE_NAMES if entry["phase"] == "compute" else ITEM_NAMES
+        assert entry["item"] in names and entry["reason"]
     if data["gpu"] is not None:
         assert set(data["gpu"]) == {"id", "name", "memory_bytes"}
         assert type(data["gpu"]["memory_bytes"]) is int
