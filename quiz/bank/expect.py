@@ -46,6 +46,12 @@ _WHAT = {
     "inference.gpus_needed": "fewest GPUs of the `gpu` preset that hold one replica",
     "inference.headroom": "memory left over the inference GPUs together (negative: missing)",
     "storage.total": "every storage item summed",
+    "compute.training_flops": "training FLOPs, 6 × active parameters × training tokens",
+    "compute.training_hardware_flops": "FLOPs executed with recomputation (`recompute` set)",
+    "compute.training_time": "training time in whole seconds at `mfu` on the layout's GPUs",
+    "compute.prefill_flops": "prefill FLOPs, 2 × active parameters × context × batch",
+    "compute.decode_tokens_per_s": "decode upper bound in tokens per second (memory roofline)",
+    "compute.decode_crossover_batch": "smallest decode batch that is compute-bound",
 }
 
 
@@ -54,7 +60,8 @@ def _figures() -> dict[str, tuple[Kind, str]]:
 
     table: dict[str, tuple[Kind, str]] = {}
     for name in FIGURE_NAMES:
-        counted = name in ("params", "active_params") or name.endswith((".devices", ".gpus_needed"))
+        counted = (name in ("params", "active_params") or name.startswith("compute.")
+                   or name.endswith((".devices", ".gpus_needed")))
         part, _, item = name.partition(".")
         what = _WHAT.get(name, f"{part} {item.replace('_', ' ')}")
         table[name] = ("count" if counted else "size", what)
@@ -216,6 +223,15 @@ def read_figure(report: Report, name: str) -> int:
     if value is not None:
         return value
     part, _, what = name.partition(".")
+    if part == "compute":
+        from quiz.footprint.compute import missing_inputs
+
+        hint = missing_inputs(report.spec)
+        for o in report.omitted:
+            if o.phase == "compute" and o.item == what:
+                raise FigureMissing(f"the estimate has no {name}: {o.reason}")
+        raise FigureMissing(f"the estimate has no {name} for this scenario"
+                            + (f": {hint}" if hint else ""))
     if part == "storage" and what == "total":
         raise FigureMissing("the estimate has no storage items: add a 'storage:' part")
     phase = None if part == "storage" else (

@@ -156,7 +156,7 @@ def test_an_unknown_or_missing_figure_is_an_error_at_the_figure(pure: bool) -> N
 def test_every_figure_name_reads_the_estimate() -> None:
     spec = FootprintSpec.from_mapping({
         "model": "llama-2-7b", "gpu": "h100-80gb",
-        "training": {"zero": 3, "dp": 8}, "inference": {"weights": "int4"},
+        "training": {"zero": 3, "dp": 8, "recompute": "full"}, "inference": {"weights": "int4"},
         "storage": {"dataset_tokens": "2T", "checkpoints": 2}})
     report = estimate(spec)
     for name in FIGURES:
@@ -171,6 +171,15 @@ def test_every_figure_name_reads_the_estimate() -> None:
     no_fit = estimate(spec.replace({"training": {"zero": 0, "dp": 1}}))
     with pytest.raises(FigureMissing, match="no number of NVIDIA H100 80GB .* training job"):
         read_figure(no_fit, "training.gpus_needed")
+    # compute figures are counts, read from the same estimate; a missing one says what to add
+    assert FIGURES["compute.training_time"][0] == "count"
+    assert read_figure(report, "compute.training_flops") == 6 * 6_738_415_616 * 2 * 10**12
+    bare = estimate(FootprintSpec.from_mapping({"model": "llama-2-7b"}))
+    with pytest.raises(FigureMissing, match="give --train-tokens .* --gpu for"):
+        read_figure(bare, "compute.training_time")
+    b200 = estimate(spec.replace({"gpu": "b200-180gb"}))
+    with pytest.raises(FigureMissing, match="no datasheet compute figures"):
+        read_figure(b200, "compute.training_time")
 
 
 FORMAT = Path(__file__).resolve().parents[2] / "question_bank" / "FORMAT.md"
