@@ -299,12 +299,9 @@ def run_export(argv: Sequence[str]) -> int:
 def run_footprint(argv: Sequence[str]) -> int:
     """``quiz footprint ...``: the calculator's own parser and runner
     (:mod:`quiz.footprint.cli`)."""
-    from quiz.footprint.cli import register
+    from quiz.footprint.cli import main
 
-    parser = argparse.ArgumentParser(prog="quiz")
-    register(parser.add_subparsers(dest="command"))
-    ns = parser.parse_args(["footprint", *argv])
-    return int(ns.func(ns))
+    return main(list(argv))
 
 
 # -- help -------------------------------------------------------------------------------------

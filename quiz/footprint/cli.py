@@ -16,6 +16,7 @@ Also runnable alone: ``python -m quiz.footprint.cli --model llama-2-7b``.
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import os
 import re
@@ -125,7 +126,35 @@ class FootprintParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         message = re.sub(r"^argument (--[\w-]+)(?:/[\w-]+)*: ", r"\1: ", message)
+        unknown = re.match(r"unrecognized arguments: (\S+)", message)
+        if unknown:
+            flag = unknown.group(1).split("=", 1)[0]
+            known = [o for a in self._actions for o in a.option_strings if o.startswith("--")]
+            close = difflib.get_close_matches(flag, known, n=1, cutoff=0.6)
+            if close:
+                message += f"; did you mean {close[0]}?"
         self.exit(2, f"{self.prog}: error: {message}\n(see {self.prog} --help)\n")
+
+
+def _description() -> str:
+    return ("Estimate the memory (per device) and storage of training and serving a model, "
+            "showing every formula and its source.")
+
+
+def _epilog() -> str:
+    return EXAMPLES.format(bounds="\n".join(
+        textwrap.wrap(bounds_text(FIELDS), 78, subsequent_indent="  ")))
+
+
+def build_parser(prog: str = "quiz footprint") -> FootprintParser:
+    """The ``quiz footprint`` parser on its own: its usage errors name ``prog`` and its flags
+    (``quiz footprint: error: unrecognized arguments: --bogus; did you mean ...?``), not an
+    outer parser's."""
+    parser = FootprintParser(prog=prog, description=_description(), epilog=_epilog(),
+                             formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_arguments(parser)
+    parser.set_defaults(func=run)
+    return parser
 
 
 def _help(field: SpecField) -> str:
@@ -142,8 +171,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     for field in FIELDS:
         group = groups[field.section or field.doc.group]
         if field.kind == "yes_no":
-            group.add_argument(field.flag, action=argparse.BooleanOptionalAction, default=None,
-                               help=_help(field))
+            # --flag, --flag=yes|no (the spec validates the word) and --no-flag
+            group.add_argument(field.flag, dest=field.name, nargs="?", const="true",
+                               metavar="yes|no", help=_help(field) + f"; {field.flag} alone "
+                               f"means yes, --no-{field.flag[2:]} means no")
+            group.add_argument(f"--no-{field.flag[2:]}", dest=field.name, action="store_const",
+                               const="false", help=argparse.SUPPRESS)
             continue
         metavar = field.doc.metavar or "VALUE"
         if field.choices:
@@ -170,10 +203,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     parser = subparsers.add_parser(
         "footprint",
         help="training vs inference memory and storage, with the arithmetic shown",
-        description="Estimate the memory (per device) and storage of training and serving a "
-        "model, showing every formula and its source.",
-        epilog=EXAMPLES.format(bounds="\n".join(
-            textwrap.wrap(bounds_text(FIELDS), 78, subsequent_indent="  "))),
+        description=_description(),
+        epilog=_epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     # add_parser builds a plain ArgumentParser; FootprintParser only overrides methods.
@@ -194,6 +225,11 @@ def spec_mapping(ns: argparse.Namespace) -> dict[str, Any]:
         else:
             data.setdefault(field.section, {})[field.name] = value
     return data
+
+
+def flag_name(key: str) -> str:
+    """The flag of a spec key: ``"training.micro_batch"`` → ``"--micro-batch"``."""
+    return "--" + key.rpartition(".")[2].replace("_", "-")
 
 
 def _flag(loc: tuple[Any, ...]) -> str:
@@ -288,7 +324,7 @@ def run(ns: argparse.Namespace) -> int:
             )
             return 2
         from quiz.footprint.engine import estimate
-        from quiz.footprint.render import render_report
+        from quiz.footprint.render import render_report, setting_lines
         from quiz.footprint.spec import FootprintSpec, error_lines
 
         try:
@@ -299,7 +335,11 @@ def run(ns: argparse.Namespace) -> int:
             return 2
         report = estimate(spec)
         explain = getattr(ns, "explain", False)
-        if as_json:
+        if as_json:  # the JSON stays the contract; warnings and notes go to stderr
+            for warning in report.warnings:
+                print(f"quiz footprint: warning: {warning}", file=sys.stderr)
+            for line in setting_lines(report, flag_name):
+                print(f"quiz footprint: note: {line}", file=sys.stderr)
             data = report.to_json()
             if explain:
                 from quiz.footprint.explain import explain_notes
@@ -310,7 +350,10 @@ def run(ns: argparse.Namespace) -> int:
         if width is None:
             columns = shutil.get_terminal_size((80, 24)).columns
             width = min(max(columns, MIN_WIDTH), DEFAULT_MAX_WIDTH)
-        _write(render_report(report, width=width, units=spec.units, explain=explain))
+        _write(render_report(report, width=width, units=spec.units, explain=explain,
+                             name=flag_name))
+        for warning in report.warnings:  # also where a script watching stderr sees it
+            print(f"quiz footprint: warning: {warning}", file=sys.stderr)
         return 0
     except Exception as exc:  # noqa: BLE001 - the CLI promises no traceback
         from quiz.debug import HINT, show_traceback
@@ -322,14 +365,11 @@ def run(ns: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``python -m quiz.footprint.cli``: the ``footprint`` flags alone."""
-    parser = argparse.ArgumentParser(prog="quiz")
-    subparsers = parser.add_subparsers(dest="command")
-    register(subparsers)
+    """``quiz footprint ARGS`` (and ``python -m quiz.footprint.cli ARGS``): parse the flags with
+    :func:`build_parser` and :func:`run` them. Returns the exit status of :func:`run`; ``--help``
+    and usage errors raise ``SystemExit`` (0 and 2) as argparse does."""
     args = list(sys.argv[1:] if argv is None else argv)
-    ns = parser.parse_args(["footprint", *args])
-    status: int = ns.func(ns)
-    return status
+    return run(build_parser().parse_args(args))  # a usage error raises SystemExit(2)
 
 
 if __name__ == "__main__":

@@ -24,7 +24,15 @@ from typing import TYPE_CHECKING
 
 from quiz.footprint.compute import compute_items
 from quiz.footprint.inference import inference_items, kv_dtype
-from quiz.footprint.report import ModelSummary, Omitted, PhaseEstimate, Report, StorageEstimate
+from quiz.footprint.report import (
+    ModelSummary,
+    Omitted,
+    PhaseEstimate,
+    Report,
+    StorageEstimate,
+    Unused,
+)
+from quiz.footprint.spec import InferenceSpec, TrainingSpec
 from quiz.footprint.storage import storage_items
 from quiz.footprint.training import (
     activation_bytes,
@@ -37,7 +45,7 @@ from quiz.footprint.units import count_noun, format_bytes, format_count
 if TYPE_CHECKING:
     from quiz.footprint.presets import GpuPreset
     from quiz.footprint.resolve import ResolvedModel
-    from quiz.footprint.spec import FootprintSpec, TrainingSpec
+    from quiz.footprint.spec import FootprintSpec
 
 MAX_DP = 2**24
 """Largest data-parallel size tried when searching the fewest GPUs."""
@@ -72,7 +80,7 @@ def estimate(spec: FootprintSpec) -> Report:
     omitted.extend(c_omitted)
     storage = StorageEstimate(s_items, sum(i.bytes for i in s_items))
     model = ModelSummary(r.name, r.preset, r.params, r.active_params, r.params_note)
-    return Report(
+    report = Report(
         model=model,
         training=training,
         inference=inference,
@@ -83,7 +91,72 @@ def estimate(spec: FootprintSpec) -> Report:
         units=spec.units,
         spec=spec,
         compute=compute,
+        unused=unused(spec),
     )
+    report.warnings.extend(implausible(report))
+    return report
+
+
+MAX_DEVICE_BYTES = 10**15
+"""Per-device memory above which a figure is physically absurd: 1 PB, thousands of times what the
+largest accelerators hold (192 GB on an AMD MI300X, 180 GB on an NVIDIA B200)."""
+MAX_STORAGE_BYTES = 10**21
+"""Storage above which a figure is physically absurd: 1 ZB, about all the hard-disk and SSD
+capacity in the world."""
+
+
+def implausible(report: Report) -> list[str]:
+    """Warnings for figures that pass any physical sense: more than :data:`MAX_DEVICE_BYTES` of
+    memory on one device, or more than :data:`MAX_STORAGE_BYTES` on disk (the arithmetic is still
+    exact; the inputs are probably wrong)."""
+    out = []
+    for phase in report.phases:
+        if phase.total_bytes > MAX_DEVICE_BYTES:
+            big = max(phase.items, key=lambda i: i.bytes)
+            out.append(
+                f"{phase.phase} needs {format_bytes(phase.total_bytes, report.units)} per device "
+                f"(mostly {big.name.replace('_', ' ')}): more than 1 PB, thousands of times what "
+                "any accelerator holds; check the sizes given")
+    storage = report.storage
+    if storage is not None and storage.total_bytes > MAX_STORAGE_BYTES:
+        out.append(
+            f"storage needs {format_bytes(storage.total_bytes, report.units)}: more than 1 ZB, "
+            "about all the disk capacity in the world; check the sizes given")
+    return out
+
+
+def unused(spec: FootprintSpec) -> list[Unused]:
+    """The settings given in ``spec`` (explicitly, not by default) that do nothing in its case:
+    training settings with phase inference, inference settings with phase training, checkpoint
+    settings without training, sequence parallelism without tensor parallelism, a quantization
+    group size with weights that have no groups, a ZeRO stage over one data-parallel device."""
+    out: list[Unused] = []
+    t, inf, st = spec.training, spec.inference, spec.storage
+    if spec.phase == "inference":
+        out += [Unused(f"training.{k}", "the training settings do nothing when only inference "
+                       "is estimated") for k in TrainingSpec.model_fields
+                if k in t.model_fields_set]
+        out += [Unused(f"storage.{k}", "checkpoints are kept in training, which is not "
+                       "estimated") for k in ("checkpoints", "checkpoint_kind")
+                if k in st.model_fields_set]
+    else:
+        if "sequence_parallel" in t.model_fields_set and t.sequence_parallel and t.tp == 1:
+            out.append(Unused("training.sequence_parallel", "sequence parallelism splits "
+                              "activations over the tensor-parallel group, and tensor "
+                              "parallelism is 1"))
+        if "zero" in t.model_fields_set and t.zero and t.dp == 1:
+            out.append(Unused("training.zero", "ZeRO partitions over data-parallel devices, and "
+                              "data parallelism is 1"))
+    if spec.phase == "training":
+        out += [Unused(f"inference.{k}", "the inference settings do nothing when only training "
+                       "is estimated") for k in InferenceSpec.model_fields
+                if k in inf.model_fields_set]
+    elif "group_size" in inf.model_fields_set and inf.weights not in ("int8", "int4"):
+        why = ("FP8 weights have one scale per matrix" if inf.weights == "fp8"
+               else f"{inf.weights.upper()} weights are not quantized")
+        out.append(Unused("inference.group_size", f"the group size applies to INT8/INT4 weights; "
+                          f"{why}"))
+    return out
 
 
 def _training(

@@ -8,6 +8,7 @@ Every line of :func:`render_report` and :func:`render_bars` fits in ``width`` te
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Callable
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
@@ -287,13 +288,24 @@ def quantity_text(value: int, unit: str) -> str:
     return f"{format_count(value)} {unit}"
 
 
+def setting_lines(report: Report, name: Callable[[str], str] | None = None) -> list[str]:
+    """One line per setting given that does nothing in this case (:attr:`Report.unused`),
+    naming it with ``name(key)`` — a flag on the command line, a label in the app; the bank key
+    (``inference.group_size``) by default."""
+    namer = name or (lambda key: key)
+    return [f"{namer(u.key)}: {u.reason}" for u in report.unused]
+
+
 def render_report(
-    report: Report, *, width: int = 80, units: str = "GB", explain: bool = False
+    report: Report, *, width: int = 80, units: str = "GB", explain: bool = False,
+    name: Callable[[str], str] | None = None,
 ) -> str:
     """The human output of ``quiz footprint``: the model, a table per phase (item, size,
     formula) with its fit, the storage table, the stacked bars (training and inference on the
     same scale), what was omitted and why, and the conventions; with ``explain``, how common
-    tools would count the same case (:func:`quiz.footprint.explain.explain_notes`).
+    tools would count the same case (:func:`quiz.footprint.explain.explain_notes`). Warnings
+    (figures beyond physical sense) and the settings that do nothing here come first, each
+    setting named by ``name(key)`` (:func:`setting_lines`).
 
     Raises:
         ValueError: ``units`` other than ``"GB"`` or ``"GiB"``.
@@ -305,6 +317,13 @@ def render_report(
     if m.active_params != m.params:
         head += f", {format_count(m.active_params)} active per token"
     out = _wrap(head, width)
+    for warning in report.warnings:
+        out += _wrap(f"Warning: {warning}", width, "")
+    unused = setting_lines(report, name)
+    if unused:
+        out.append("Given but not used in this case:")
+        for line in unused:
+            out += _wrap(line, width, "- ")
     for phase in report.phases:
         out.append("")
         out += _wrap(f"{_PHASE_TITLE[phase.phase]} — {phase.setup}", width)

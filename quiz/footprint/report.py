@@ -126,6 +126,15 @@ class Omitted(NamedTuple):
     phase: str
 
 
+class Unused(NamedTuple):
+    """A setting that was given but does nothing in this case: its spec ``key``
+    (``"inference.group_size"``) and why (a sentence that names no flag or key, so each front
+    end can name the setting its own way)."""
+
+    key: str
+    reason: str
+
+
 @dataclass(frozen=True, slots=True)
 class PhaseEstimate:
     """Memory of one phase (``"training"`` or ``"inference"``) on one device.
@@ -218,6 +227,10 @@ class Report:
     spec: FootprintSpec = field(repr=False, compare=False)
     compute: list[Quantity] = field(default_factory=list)
     """FLOPs, time and throughput (:func:`quiz.footprint.compute.compute_items`)."""
+    unused: list[Unused] = field(default_factory=list)
+    """Settings given that do nothing in this case (see :func:`quiz.footprint.engine.unused`)."""
+    warnings: list[str] = field(default_factory=list)
+    """Figures beyond physical sense (see :func:`quiz.footprint.engine.implausible`)."""
 
     @property
     def phases(self) -> list[PhaseEstimate]:

@@ -45,7 +45,7 @@ _SIZE_UNIT = {
 }
 _INT = r"\d{1,3}(?:,\d{3})+|\d+(?:_\d+)*"
 _NUMBER = re.compile(
-    rf"\s*(?P<sign>[+-])?(?P<int>{_INT})(?:\.(?P<frac>\d+))?(?:[eE](?P<exp>[+-]?\d{{1,3}}))?"
+    rf"\s*(?P<sign>[+-])?(?P<int>{_INT})(?:\.(?P<frac>\d+))?(?:[eE](?P<exp>[+-]?\d+))?"
     r"\s*(?P<unit>[A-Za-z]*)\s*"
 )
 _TRUE = frozenset({"true", "yes", "on", "1", "y"})
@@ -57,8 +57,16 @@ def _decimal(match: re.Match[str]) -> Decimal:
     text = f"{match['sign'] or ''}{digits}"
     if match["frac"]:
         text += f".{match['frac']}"
-    if match["exp"]:
-        text += f"e{match['exp']}"
+    exp = match["exp"]
+    if exp:
+        magnitude = exp.lstrip("+-").lstrip("0")
+        if len(magnitude) > 3:  # |exponent| ≥ 1,000: no bound comes near; keep Decimal cheap
+            if not (digits + (match["frac"] or "")).strip("0"):
+                return Decimal(0)
+            if exp.startswith("-"):
+                raise ValueError(f"{match.string!r} is not a whole number")
+            raise TooLarge(match.string)
+        text += f"e{exp}"
     try:
         return Decimal(text)
     except InvalidOperation as exc:  # pragma: no cover - the regex only lets numbers through

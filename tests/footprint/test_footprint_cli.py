@@ -349,3 +349,73 @@ def test_internal_error_is_one_line_and_quiz_debug_adds_the_traceback(
     code, out, err = cli(capsys, "--model", "llama-2-7b")
     assert code == 1
     assert "Traceback (most recent call last)" in err and "in boom" in err
+
+
+def test_unknown_flag_is_reported_by_the_footprint_parser(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # issue 7 item 21: it printed the outer parser's "usage: quiz [-h] {footprint}"
+    from quiz.cli import main as quiz_main
+
+    assert quiz_main(["footprint", "--modle", "llama-2-7b"]) == 2
+    err = capsys.readouterr().err
+    assert err == ("quiz footprint: error: unrecognized arguments: --modle llama-2-7b; did you "
+                   "mean --model?\n(see quiz footprint --help)\n")
+    assert "{footprint}" not in err
+
+
+def test_yes_no_flags_take_a_word_and_reject_others(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = cli(capsys, "--model", "llama-2-7b", "--tied-embeddings=maybe")
+    assert code == 2
+    assert err == ("quiz footprint: error: --tied-embeddings: 'maybe' is not a yes/no value "
+                   "(use true/false or yes/no)\n")
+    on = cli(capsys, "--model", "llama-2-7b", "--tied-embeddings", "--json")
+    word = cli(capsys, "--model", "llama-2-7b", "--tied-embeddings=yes", "--json")
+    off = cli(capsys, "--model", "llama-2-7b", "--no-tied-embeddings", "--json")
+    assert on[0] == word[0] == off[0] == 0
+    assert json.loads(on[1]) == json.loads(word[1]) != json.loads(off[1])
+    assert json.loads(on[1])["model"]["params"] == 6_738_415_616 - 32_000 * 4096
+
+
+def test_huge_exponents_are_too_large_not_not_a_number(capsys: pytest.CaptureFixture[str]) -> None:
+    for text in ("1e999", "1e999999"):
+        code, _, err = cli(capsys, "--params", text)
+        assert code == 2
+        assert err == ("quiz footprint: error: --params: must be at most 1,000,000,000,000,000 "
+                       f"(10^15) parameters (got '{text}')\n")
+    code, _, err = cli(capsys, "--params", "1e-999999")
+    assert code == 2 and "is not a whole number" in err
+
+
+def test_settings_that_do_nothing_are_noted(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = cli(capsys, "--model", "llama-2-7b", "--phase", "training", "--kv-dtype",
+                         "fp8", "--sequence-parallel", "--width", "200")
+    assert code == 0 and err == ""
+    assert "Given but not used in this case:" in out
+    assert ("- --sequence-parallel: sequence parallelism splits activations over the "
+            "tensor-parallel group, and tensor parallelism is 1") in out
+    assert ("- --kv-dtype: the inference settings do nothing when only training is "
+            "estimated") in out
+    code, out, err = cli(capsys, "--model", "llama-2-7b", "--phase", "inference", "--zero", "3",
+                         "--group-size", "64", "--json")
+    assert code == 0 and json.loads(out)["training"] is None
+    assert err.splitlines() == [
+        "quiz footprint: note: --zero: the training settings do nothing when only inference is "
+        "estimated",
+        "quiz footprint: note: --group-size: the group size applies to INT8/INT4 weights; BF16 "
+        "weights are not quantized",
+    ]
+    code, out, err = cli(capsys, "--model", "llama-2-7b", "--weights", "int4", "--group-size",
+                         "64", "--dp", "8", "--zero", "3")
+    assert code == 0 and "Given but not used" not in out  # each of these does something
+
+
+def test_physically_absurd_figures_are_warned(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = cli(capsys, "--model", "llama-2-7b", "--seq-len", "1e9", "--micro-batch",
+                         "1e7", "--width", "200")
+    assert code == 0
+    assert "51,200.04 YB" in out
+    assert "Warning: training needs 51,200.04 YB per device (mostly activations): more than " \
+        "1 PB" in out
+    assert err.startswith("quiz footprint: warning: training needs 51,200.04 YB per device")
+    code, out, err = cli(capsys, "--model", "llama-2-7b")
+    assert "Warning" not in out and err == ""

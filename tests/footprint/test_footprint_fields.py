@@ -49,7 +49,7 @@ def test_flags_become_the_bank_form() -> None:
     add_arguments(parser)
     ns = parser.parse_args(["--model", "llama-2-7b", "--micro-batch", "4", "--weights", "int4",
                             "--dataset-size", "1TB", "--no-gated-mlp"])
-    assert spec_mapping(ns) == {"model": "llama-2-7b", "gated_mlp": False,
+    assert spec_mapping(ns) == {"model": "llama-2-7b", "gated_mlp": "false",
                                 "training": {"micro_batch": "4"},
                                 "inference": {"weights": "int4"},
                                 "storage": {"dataset_size": "1TB"}}
