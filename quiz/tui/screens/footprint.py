@@ -145,8 +145,8 @@ class FootprintScreen(Screen[None]):
 
     # -- recomputation ------------------------------------------------------------------------
     def changes(self) -> dict[str, Any]:
-        """The form's values as spec changes (nested by section); blank inputs reset a value to
-        the scenario's own."""
+        """The form's values as spec changes (nested by section); blank inputs, and inputs still
+        as opened, keep the scenario's own value."""
         changes: dict[str, Any] = {}
         for f in self.fields:
             widget = self.query_one(f"#{f.widget_id}")
@@ -161,7 +161,9 @@ class FootprintScreen(Screen[None]):
                 continue
             if f.key == "params" and changes.get("model"):
                 continue
-            if value is None:
+            if value is None or raw == self._initial(f):
+                # blank or as opened: the scenario's own value (a setting it does not give
+                # stays unset, so it is not reported as given)
                 value = _get(self._base_given, f.key)
             section, _, name = f.key.rpartition(".")
             if section:
