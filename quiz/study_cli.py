@@ -176,7 +176,7 @@ def _reset(store: Store, *, assume_yes: bool) -> int:
 
 def format_stats(stats: object) -> str:
     """The plain-text table of ``quiz stats``."""
-    from quiz.study.stats import Stats
+    from quiz.study.stats import Stats, clock_text
 
     assert isinstance(stats, Stats)
     lines = [f"Questions: {stats.seen} seen, {stats.mastered} mastered, {stats.due} due today, "
@@ -202,9 +202,7 @@ def format_stats(stats: object) -> str:
         else:
             score = f"{s.correct}/{s.answered} {s.score:.0%}" if s.answered else "-"
             result = f"{s.answered} of {s.total} done"
-        time_used = "-"
-        if s.seconds is not None:
-            time_used = f"{int(s.seconds) // 60}:{int(s.seconds) % 60:02d}"
+        time_used = "-" if s.seconds is None else clock_text(s.seconds)
         lines.append(f"{s.id:>4}  {s.started_at:<16}  {s.mode:<8}  {score:>12}  {result:<14}  "
                      f"{time_used:>7}  {s.status}")
     if not stats.sessions:

@@ -252,6 +252,10 @@ class ExamSession:
                 key_set = set(keys)
                 letters = frozenset(o.letter for o in by_id[qid].options if o.key in key_set)
                 exam.answers[qid] = exam.ticks[qid] = letters
+        for qid, keys in dict(state.get("ticks", {})).items():
+            if qid in by_id and qid not in exam.answers:
+                exam.ticks[qid] = frozenset(o.letter for o in by_id[qid].options
+                                            if o.key in set(keys))
         exam.flags = {qid for qid in flags if qid in by_id}
         exam.position = max(0, min(int(state.get("position", 0)), len(shown) - 1))
         return exam
@@ -278,7 +282,19 @@ class ExamSession:
         """Hand the clock and position to the sink (called on every action and periodically,
         so an interrupted exam resumes with the time it had left)."""
         if self.sink is not None and self.report is None:
-            self.sink.save_state({"elapsed_s": round(self.elapsed, 3), "position": self.position})
+            self.sink.save_state({"elapsed_s": round(self.elapsed, 3), "position": self.position,
+                                  "ticks": self._partial_ticks()})
+
+    def _partial_ticks(self) -> dict[str, list[str]]:
+        """Ticks of multiple-response questions not complete yet, by bank option keys (kept
+        with the clock, so they survive an interruption too)."""
+        result = {}
+        for s in self.shown:
+            qid = s.question.id
+            ticks = self.ticks.get(qid)
+            if ticks and qid not in self.answers:
+                result[qid] = sorted(o.key for o in s.options if o.letter in ticks)
+        return result
 
     # -- navigation -------------------------------------------------------------------------
     @property
@@ -371,7 +387,8 @@ class ExamSession:
         used = min(self.elapsed, self.time_limit_s)
         timed_out = self.expired
         if self.sink is not None:
-            self.sink.save_state({"elapsed_s": round(used, 3), "position": self.position})
+            self.sink.save_state({"elapsed_s": round(used, 3), "position": self.position,
+                                  "ticks": {}})
         items = []
         for s in self.shown:
             letters = self.answers.get(s.question.id)

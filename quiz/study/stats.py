@@ -107,6 +107,15 @@ class Stats:
         return out.getvalue()
 
 
+def clock_text(seconds: float) -> str:
+    """``m:ss`` (or ``h:mm:ss``) for a duration, rounded up to the second like the exam's
+    clock and report, so the table and the report agree."""
+    total = int(-(-seconds // 1))
+    hours, rest = divmod(total, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
 def compute(store: Store, library: Library, now: datetime) -> Stats:
     """Compute the statistics of ``store`` for the questions of ``library`` at ``now`` (UTC);
     "due" means due by the end of the user's local day."""

@@ -196,7 +196,8 @@ def test_exam_is_recorded_and_resumes_with_its_time_left(tmp_path: Path) -> None
 
     again = Store.open(tmp_path / "p.db")
     (rec,) = again.open_sessions()
-    assert rec.mode == "exam" and rec.state == {"elapsed_s": 150.0, "position": 3}
+    assert rec.mode == "exam"
+    assert rec.state == {"elapsed_s": 150.0, "position": 3, "ticks": {}}
     assert again.cards() == {}  # exams never move the schedule
     later = Clock()
     resumed = ExamSession.resume(
@@ -209,3 +210,19 @@ def test_exam_is_recorded_and_resumes_with_its_time_left(tmp_path: Path) -> None
     later.t += 30
     assert resumed.remaining == 420.0
     assert resumed.submit().score.correct == 1
+
+
+def test_partial_ticks_survive_an_interruption(tmp_path: Path) -> None:
+    lib = make_library(question_data("mr", answer=["A", "C"]), question_data("q2"))
+    store = Store.open(tmp_path / "p.db")
+    exam = ExamSession.draw(lib.questions, SessionConfig(shuffle=False), clock=Clock())
+    sid = store.start_session("exam", ("test-bank",), None, exam.plan())
+    exam.sink = Recorder(store, sid, "exam", QuestionIndex.of(lib))
+    exam.choose("C")  # one tick of two: not an answer yet
+    rec = store.session(sid)
+    assert rec.state["ticks"] == {"mr": ["C"]} and store.answers(sid) == []
+    resumed = ExamSession.resume(lib.questions, rec.plan, rec.state, [], [], clock=Clock())
+    assert resumed.ticks == {"mr": frozenset({"C"})} and resumed.answers == {}
+    resumed.choose("A")
+    assert resumed.answers == {"mr": frozenset({"A", "C"})}
+    store.close()

@@ -4,9 +4,12 @@ SVG snapshots alike."""
 from __future__ import annotations
 
 from quiz.study.session import Score
+from quiz.study.stats import clock_text
 
 BAR_WIDTH = 20
 """Cells of a full bar."""
+
+__all__ = ["bar", "clock_text", "score_line", "sparkline"]
 
 SPARK = "▁▂▃▄▅▆▇█"
 """Eighth-block levels of a sparkline, lowest first."""
@@ -34,12 +37,3 @@ def sparkline(values: list[float]) -> str:
         v = min(1.0, max(0.0, v))
         out.append(SPARK[min(len(SPARK) - 1, int(v * (len(SPARK) - 1) + 0.5))])
     return "".join(out)
-
-
-def clock_text(seconds: float) -> str:
-    """``m:ss`` (or ``h:mm:ss`` from an hour) for a number of seconds, rounded up so the clock
-    reads 0:00 only when the time is really up."""
-    total = int(-(-seconds // 1))
-    hours, rest = divmod(total, 3600)
-    minutes, secs = divmod(rest, 60)
-    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
