@@ -232,6 +232,24 @@ def flag_name(key: str) -> str:
     return "--" + key.rpartition(".")[2].replace("_", "-")
 
 
+_KEYS = {f.name for f in FIELDS}
+
+
+def flags_in(message: str) -> str:
+    """A spec message with its key names as flags, for the command line: ``"give a model preset
+    (model), a parameter count (params) ... (missing: layers, hidden)"`` → ``"... (--model) ...
+    (--params) ... (missing: --layers, --hidden)"``; a key with ``_`` (``head_dim``) anywhere.
+    Plain words are left alone outside those places."""
+    def one(match: re.Match[str]) -> str:
+        word = match.group(0)
+        return flag_name(word) if word in _KEYS else word
+
+    message = re.sub(r"\b[a-z]+(?:_[a-z]+)+\b", one, message)
+    message = re.sub(r"(?<=\()[a-z]+(?=\))", one, message)
+    return re.sub(r"(?<=missing: )[a-z, -]+",
+                  lambda m: re.sub(r"[a-z]+(?:-[a-z]+)*", one, m.group(0)), message)
+
+
 def _flag(loc: tuple[Any, ...]) -> str:
     names = [str(part) for part in loc if not isinstance(part, int)]
     return f"--{names[-1].replace('_', '-')}: " if names else ""
@@ -331,7 +349,8 @@ def run(ns: argparse.Namespace) -> int:
             spec = FootprintSpec.from_mapping(spec_mapping(ns))
         except ValidationError as exc:
             for loc, message in error_lines(exc):
-                print(f"quiz footprint: error: {_flag(loc)}{message}", file=sys.stderr)
+                print(f"quiz footprint: error: {_flag(loc)}{flags_in(message)}",
+                      file=sys.stderr)
             return 2
         report = estimate(spec)
         explain = getattr(ns, "explain", False)

@@ -253,6 +253,8 @@ def _kv_item(
                 "preset or --layers --hidden --heads (and --kv-heads for grouped-query "
                 "attention)",
                 "inference",
+                "the KV cache needs the layers, key/value heads and head size",
+                ("model", "layers", "hidden", "heads", "kv_heads"),
             )
         )
         return
@@ -299,6 +301,8 @@ def _activation_item(
                 "activations",
                 "transient activations need the hidden size: give a model preset or --hidden",
                 "inference",
+                "transient activations need the hidden size",
+                ("model", "hidden"),
             )
         )
         return

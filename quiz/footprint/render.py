@@ -21,7 +21,7 @@ from quiz.footprint.units import (
 )
 
 if TYPE_CHECKING:
-    from quiz.footprint.report import Item, PhaseEstimate, Report
+    from quiz.footprint.report import Item, Omitted, PhaseEstimate, Report
 
 __all__ = ["derivation_steps", "format_bytes", "render_bars", "render_report", "render_table"]
 
@@ -288,17 +288,29 @@ def quantity_text(value: int, unit: str) -> str:
     return f"{format_count(value)} {unit}"
 
 
-def setting_lines(report: Report, name: Callable[[str], str] | None = None) -> list[str]:
+def omitted_text(o: Omitted, name: Callable[[str], str | None] | None = None) -> str:
+    """Why ``o`` is missing. Without ``name``: its full ``reason`` (flags named). With ``name``
+    (a spec key → what the user can set where they are, or ``None`` when they cannot), the
+    ``cause`` and the settings of ``needs`` that can be set there — "choose a model preset" for a
+    model, the others by their names — or the cause alone when none can."""
+    if name is None or not o.needs:
+        return o.reason
+    names = [n for n in (name(k) for k in o.needs if k != "model") if n]
+    wants = (["choose a model preset"] if "model" in o.needs and name("model") else [])
+    wants += [f"set {', '.join(names)}"] if names else []
+    return f"{o.cause}: {' or '.join(wants)}" if wants else o.cause
+
+
+def setting_lines(report: Report, name: Callable[[str], str | None] | None = None) -> list[str]:
     """One line per setting given that does nothing in this case (:attr:`Report.unused`),
     naming it with ``name(key)`` — a flag on the command line, a label in the app; the bank key
     (``inference.group_size``) by default."""
-    namer = name or (lambda key: key)
-    return [f"{namer(u.key)}: {u.reason}" for u in report.unused]
+    return [f"{(name(u.key) if name else None) or u.key}: {u.reason}" for u in report.unused]
 
 
 def render_report(
     report: Report, *, width: int = 80, units: str = "GB", explain: bool = False,
-    name: Callable[[str], str] | None = None,
+    name: Callable[[str], str | None] | None = None,
 ) -> str:
     """The human output of ``quiz footprint``: the model, a table per phase (item, size,
     formula) with its fit, the storage table, the stacked bars (training and inference on the
@@ -365,7 +377,7 @@ def render_report(
         out.append("")
         out.append("Not estimated:")
         for o in report.omitted:
-            out += _wrap(f"{o.phase} {_label(o.item)}: {o.reason}", width, "- ")
+            out += _wrap(f"{o.phase} {_label(o.item)}: {omitted_text(o, name)}", width, "- ")
     out.append("")
     out.append("Conventions:")
     for phase in report.phases:

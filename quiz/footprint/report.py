@@ -119,11 +119,18 @@ class Item:
 
 
 class Omitted(NamedTuple):
-    """An item that could not be computed from what was given, and why."""
+    """An item that could not be computed from what was given, and why.
+
+    ``reason`` is the full sentence for the command line and the JSON (it names flags).
+    ``cause`` and ``needs`` say the same without naming anything: what is missing, and the spec
+    keys that would supply it, so the app can name what its own form offers
+    (:func:`quiz.footprint.render.omitted_text`)."""
 
     item: str
     reason: str
     phase: str
+    cause: str = ""
+    needs: tuple[str, ...] = ()
 
 
 class Unused(NamedTuple):

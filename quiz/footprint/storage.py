@@ -85,7 +85,8 @@ def storage_items(spec: FootprintSpec, r: ResolvedModel) -> tuple[list[Item], li
         )
     else:
         omitted.append(
-            Omitted("dataset", "no dataset size given (dataset_tokens or dataset_size)", "storage")
+            Omitted("dataset", "no dataset size given (dataset_tokens or dataset_size)", "storage",
+                    "no dataset size given", ("storage.dataset_tokens", "storage.dataset_size"))
         )
     phases = spec.phases
     if "training" in phases and st.checkpoints > 0:

@@ -390,6 +390,8 @@ def _activation_item(
                 "activation memory needs the layers, hidden size and attention heads: give a model "
                 "preset or --layers --hidden --heads",
                 "training",
+                "activation memory needs the layers, hidden size and attention heads",
+                ("model", "layers", "hidden", "heads"),
             )
         )
         return

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.app import App, SystemCommand
@@ -33,6 +33,9 @@ from quiz.tui.messages import RetryQuestions, StartSession
 from quiz.tui.screens.start import StartScreen
 
 CSS_DIR = Path(__file__).parent
+
+if TYPE_CHECKING:
+    from quiz.footprint.spec import FootprintSpec
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,8 @@ class QuizApp(App[int]):
         self.now = now
         self.index = QuestionIndex.of(library)
         self.session: StudySession | None = None
+        self.calculator_spec: FootprintSpec | None = None
+        """The calculator's scenario as it was last left (reopened by ``m``)."""
         self.exam: ExamSession | None = None
         self.recorder: Recorder | None = None
         self.last_config: SessionConfig | None = None
@@ -398,7 +403,7 @@ class QuizApp(App[int]):
         self._close_dialogs()
         if isinstance(self.screen, FootprintScreen):
             return
-        spec = None
+        spec = self.calculator_spec  # as it was left, unless a question brings its own
         # The worked example belongs to the reveal: only an answered question pre-fills it.
         if (self.session is not None and isinstance(self.screen, QuestionScreen)
                 and self.session.outcome() is not None):
@@ -407,7 +412,12 @@ class QuizApp(App[int]):
                 spec = q.worked_example.footprint
             elif q.infographic is not None and q.infographic.footprint is not None:
                 spec = q.infographic.footprint
-        self.push_screen(FootprintScreen(spec))
+        self.push_screen(FootprintScreen(spec), self._calculator_closed)
+
+    def _calculator_closed(self, spec: FootprintSpec | None) -> None:
+        """Keep the calculator's last scenario for the next time it is opened."""
+        if spec is not None:
+            self.calculator_spec = spec
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Hide the calculator key while the calculator is open."""

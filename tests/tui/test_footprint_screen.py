@@ -94,3 +94,95 @@ async def test_opened_from_an_answered_question_uses_its_worked_example() -> Non
         assert screen.spec.inference.weights == "int8"
         assert screen.query_one("#fp-params").value == "7000000000"
         assert screen.query_one("#fp-model").value == "custom"
+
+
+async def _open_calculator(pilot: object, app: object) -> FootprintScreen:
+    await pilot.pause()  # type: ignore[attr-defined]
+    await pilot.press("m")  # type: ignore[attr-defined]
+    await pilot.pause()  # type: ignore[attr-defined]
+    screen = app.screen  # type: ignore[attr-defined]
+    assert isinstance(screen, FootprintScreen)
+    return screen
+
+
+async def test_params_follow_the_model_and_a_blank_count_is_an_error() -> None:
+    # issue 7 item 16: a stale count after switching models; clearing it reused the old value
+    from textual.widgets import Input, Select
+
+    app = make_app(make_library(question_data("q1")), shuffle=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await _open_calculator(pilot, app)
+        model = screen.query_one("#fp-model", Select)
+        params = screen.query_one("#fp-params", Input)
+        model.value = "custom"
+        await pilot.pause()
+        assert params.value == "6738415616"  # starts from the model shown
+        params.value = "13B"
+        await pilot.pause()
+        assert screen.spec.params == 13_000_000_000
+        model.value = "llama-2-13b"
+        await pilot.pause()
+        assert params.value == "" and params.disabled  # no stale count under a preset
+        assert screen.spec.model == "llama-2-13b"
+        model.value = "custom"
+        await pilot.pause()
+        assert params.value == str(screen.spec.resolved.params)
+        params.value = ""
+        await pilot.pause()
+        error = screen.query_one("#fp-error", Static).visual.plain  # type: ignore[union-attr]
+        assert error.startswith("Params (custom): type a parameter count (e.g. 7B), or choose "
+                                "a model preset")
+        assert screen.query_one("#fp-report").has_class("-stale")
+
+
+async def test_calculator_keeps_its_changes_and_opens_help_with_question_mark() -> None:
+    from quiz.tui.screens.help import HelpScreen
+
+    app = make_app(make_library(question_data("q1")), shuffle=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await _open_calculator(pilot, app)
+        screen.query_one("#fp-training-zero").value = "3"  # type: ignore[attr-defined]
+        screen.query_one("#fp-training-dp").value = "8"  # type: ignore[attr-defined]
+        await pilot.pause()
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is screen
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, FootprintScreen)
+        again = await _open_calculator(pilot, app)
+        assert (again.spec.training.zero, again.spec.training.dp) == (3, 8)
+        assert again.query_one("#fp-training-dp").value == "8"  # type: ignore[attr-defined]
+
+
+async def test_calculator_hints_name_what_the_form_offers() -> None:
+    from textual.widgets import Select
+
+    app = make_app(make_library(question_data("q1")), shuffle=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await _open_calculator(pilot, app)
+        model = screen.query_one("#fp-model", Select)
+        model.value = "custom"
+        await pilot.pause()
+        text = " ".join(report_text(screen).split())
+        assert "activation memory needs the layers, hidden size and attention heads: choose a " \
+            "model preset" in text
+        omitted = text.split("Not estimated:")[1].split("Conventions:")[0]
+        assert "--" not in omitted and "dataset_tokens" not in omitted
+        assert omitted.rstrip().endswith("storage dataset: no dataset size given")  # no field here
+        # the custom choice is named in full in the 80-column form
+        labels = [label for label, value in screen.fields[0].choices or () if value == "custom"]
+        assert labels == ["Custom model"]
+
+
+def test_cli_names_its_flags_not_bank_keys(capsys: object) -> None:
+    from quiz.footprint.cli import main
+
+    assert main([]) == 2
+    err = capsys.readouterr().err  # type: ignore[attr-defined]
+    assert err == ("quiz footprint: error: --model: give a model preset (--model), a parameter "
+                   "count (--params) or a full architecture (missing: --layers, --hidden, "
+                   "--heads, --ffn, --vocab)\n")

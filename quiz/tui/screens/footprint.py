@@ -50,8 +50,7 @@ def form_fields() -> list[Field]:
 
     presets = {
         "model": tuple((f"{p.name} ({p.params / 1e9:.2f}B)", pid)
-                       for pid, p in model_presets().items()) + (("Custom: parameter count",
-                                                                  CUSTOM),),
+                       for pid, p in model_presets().items()) + (("Custom model", CUSTOM),),
         "gpu": (("none", NONE),) + tuple((g.name, gid) for gid, g in gpu_presets().items()),
     }
     shown = [f for f in spec_fields() if f.doc.label is not None]
@@ -77,12 +76,15 @@ def _get(data: Mapping[str, Any], key: str) -> Any:
     return source.get(name) if isinstance(source, Mapping) else None
 
 
-class FootprintScreen(Screen[None]):
-    """Training vs inference memory for a model, with every number's derivation."""
+class FootprintScreen(Screen["FootprintSpec"]):
+    """Training vs inference memory for a model, with every number's derivation. Closing it
+    returns the last valid scenario, so the app can reopen it as it was left."""
 
     BINDINGS = [
         Binding("escape", "close", "Back"),
         Binding("f1", "app.help", "Help"),
+        # No input takes '?', so it opens the help even while typing in a field.
+        Binding("question_mark", "app.help", "Help", show=False, priority=True),
     ]
 
     def __init__(self, spec: FootprintSpec | None = None) -> None:
@@ -137,11 +139,22 @@ class FootprintScreen(Screen[None]):
         self.call_after_refresh(self.recompute)
 
     def _sync_params_input(self) -> None:
-        """The parameter count is typed only for a custom model; a preset brings its own."""
+        """The parameter count is typed only for a custom model; a preset brings its own, so
+        the field is emptied (no stale count is left behind). Switching to a custom model
+        starts from the count of the model shown."""
         custom = self.query_one("#fp-model", Select).value == CUSTOM
         params = self.query_one("#fp-params", Input)
         params.disabled = not custom
         params.placeholder = "e.g. 7B, 6.7e9" if custom else "from the preset"
+        if not custom and params.value:
+            params.value = ""
+        elif custom and not params.value and self.spec.model is not None:
+            params.value = str(self.spec.resolved.params)
+
+    def _label_of(self, key: str) -> str | None:
+        """What the form calls the setting ``key``, or ``None`` when the form does not have it
+        (the model: its Model select)."""
+        return next((f.label for f in self.fields if f.key == key), None)
 
     # -- recomputation ------------------------------------------------------------------------
     def changes(self) -> dict[str, Any]:
@@ -181,6 +194,14 @@ class FootprintScreen(Screen[None]):
 
         error = self.query_one("#fp-error", Static)
         report_view = self.query_one("#fp-report", Static)
+        custom = self.query_one("#fp-model", Select).value == CUSTOM
+        from quiz.footprint.fields import ARCH_FIELDS
+
+        shaped = any(k in self._base_given for k in ARCH_FIELDS)
+        if custom and not shaped and not self.query_one("#fp-params", Input).value.strip():
+            self._show_error("Params (custom): type a parameter count (e.g. 7B), or choose a "
+                             "model preset")
+            return
         try:
             spec = self.base.replace(self.changes())
             report = estimate(spec)
@@ -201,7 +222,8 @@ class FootprintScreen(Screen[None]):
         report_view.remove_class("-stale")
         output = self.query_one("#fp-output")
         width = max(report_view.size.width or output.size.width - 2, 24)
-        report_view.update(literal(render_report(report, width=width, units=spec.units)))
+        report_view.update(literal(render_report(report, width=width, units=spec.units,
+                                                 name=self._label_of)))
 
     def _show_error(self, message: str) -> None:
         """Say what is wrong, and mark the result below as belonging to the last valid input."""
@@ -219,5 +241,6 @@ class FootprintScreen(Screen[None]):
             self.recompute()
 
     def action_close(self) -> None:
-        """Back to where the calculator was opened from."""
-        self.dismiss(None)
+        """Back to where the calculator was opened from, handing back the last valid
+        scenario."""
+        self.dismiss(self.spec)
