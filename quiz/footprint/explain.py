@@ -27,7 +27,14 @@ from quiz.footprint.inference import (
     plain_weight_bytes,
 )
 from quiz.footprint.report import Report
-from quiz.footprint.training import activation_bytes, bytes_per_param, grad_dtype, has_master
+from quiz.footprint.training import (
+    ADAM_8BIT_BLOCK,
+    ADAM_8BIT_PAPER_BLOCK,
+    activation_bytes,
+    bytes_per_param,
+    grad_dtype,
+    has_master,
+)
 from quiz.footprint.units import count_noun, format_bytes, format_count
 
 
@@ -70,6 +77,17 @@ def explain_notes(report: Report, *, units: str = "GB") -> list[str]:
                 "never stores the s × s scores, so without recomputation it costs about what "
                 f"'selective' does. This case: none {b(vals['none'] or 0)}, selective "
                 f"{b(vals['selective'] or 0)}, full {b(vals['full'] or 0)} per device."
+            )
+        if t.optimizer == "adam-8bit":
+            paper = 2 * -(-psi // ADAM_8BIT_PAPER_BLOCK) * 4
+            ours = 2 * -(-psi // ADAM_8BIT_BLOCK) * 4
+            notes.append(
+                f"8-bit Adam's block size: this estimate uses bitsandbytes' blocks of "
+                f"{format_count(ADAM_8BIT_BLOCK)} values (one FP32 absmax per block and state: "
+                f"{b(ours)} of scales for {count_noun(psi, 'parameter')}); the paper (Dettmers "
+                f"et al. 2022, sec. 2.1) used blocks of {format_count(ADAM_8BIT_PAPER_BLOCK)}: "
+                f"{b(paper)}. bitsandbytes also keeps 32-bit states for tensors under 4,096 "
+                "values (min_8bit_size), not counted here."
             )
         notes.append(
             "Not counted here, counted by some tools: ZeRO communication buckets and a "

@@ -41,9 +41,16 @@ if TYPE_CHECKING:
 ZERO_SRC = "Rajbhandari et al. 2020, ZeRO, sec. 3.1 and 5 (Fig. 1)"
 MIXED_SRC = "Micikevicius et al. 2018, Mixed Precision Training, sec. 3.1"
 KORTHIKANTI_SRC = "Korthikanti et al. 2022, Reducing Activation Recomputation, Table 2"
-ADAM_8BIT_BLOCK = 2048
-"""Block size of bitsandbytes' 8-bit optimizers (Dettmers et al. 2022, sec. 2.1): one FP32
-absolute-maximum per block of 2,048 values."""
+ADAM_8BIT_BLOCK = 256
+"""Block size of bitsandbytes' block-wise 8-bit optimizers: one FP32 absolute-maximum per block
+of 256 values per state (bitsandbytes ``bitsandbytes/optim/optimizer.py``,
+``Optimizer2State.init_state``: ``blocks = n // 256``, rounded up, ``absmax1`` and ``absmax2``
+FP32). The paper used blocks of 2,048 (:data:`ADAM_8BIT_PAPER_BLOCK`)."""
+ADAM_8BIT_PAPER_BLOCK = 2048
+"""Block size of Dettmers et al. 2022, "8-bit Optimizers via Block-wise Quantization", sec. 2.1
+(named in ``--explain``)."""
+ADAM_8BIT_SRC = ("bitsandbytes optim/optimizer.py (Optimizer2State: blocks of 256, FP32 absmax); "
+                 "Dettmers et al. 2022, 8-bit Optimizers via Block-wise Quantization, sec. 2")
 
 _Add = Callable[[str, int, str, str], None]
 """``add(name, bytes, formula, source)``: appends one item (see :func:`training_items`)."""
@@ -359,7 +366,7 @@ def _optimizer_item(
             n_bytes,
             f"2 states × ({ptext} × 1 byte + {count_noun(blocks, 'block')} of "
             f"{format_count(ADAM_8BIT_BLOCK)} × 4-byte FP32 absmax)",
-            "Dettmers et al. 2022, 8-bit Optimizers via Block-wise Quantization, sec. 2",
+            ADAM_8BIT_SRC,
         )
     else:
         assert r.arch is not None  # optimizer_bytes_per_device returned a size

@@ -237,3 +237,16 @@ def test_every_compute_name_has_a_unit_and_a_figure_name() -> None:
     for q in report.compute:
         assert report.figure(f"compute.{q.name}") == q.value
         assert report.to_json()["compute"]["items"][COMPUTE_NAMES.index(q.name)]["value"] == q.value
+
+
+def test_8bit_adam_uses_bitsandbytes_block_and_names_the_papers() -> None:
+    # bitsandbytes optim/optimizer.py, Optimizer2State.init_state: blocks = n // 256 (rounded
+    # up), FP32 absmax1 and absmax2; Dettmers et al. 2022 sec. 2.1 used 2,048.
+    report = estimate(spec(params="7B", phase="training", training={"optimizer": "adam-8bit"}))
+    states = report.training.item("optimizer_states")
+    assert states is not None
+    assert states.bytes == 2 * (7 * 10**9 + -(-7 * 10**9 // 256) * 4) == 14_218_750_000
+    assert "256" in states.formula and "bitsandbytes" in states.source
+    note = next(n for n in explain_notes(report) if n.startswith("8-bit Adam's block size"))
+    assert "blocks of 2,048: 27.34 MB" in note and "218.75 MB of scales" in note
+    assert not any(n.startswith("8-bit Adam") for n in explain_notes(estimate(spec(params="7B"))))

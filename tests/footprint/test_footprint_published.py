@@ -67,8 +67,9 @@ def test_precision_regimes() -> None:
     assert total("bf16") == 8 * 10**9  # 2 + 2 + 2 × 2, everything BF16
     assert total("mixed-fp16", "sgd") == 8 * 10**9
     assert total("mixed-fp16", "sgd-momentum") == 12 * 10**9
-    # 8-bit Adam: 2 states × (1 byte + 4 bytes per block of 2,048)
-    assert total("mixed-bf16", "adam-8bit") == 8 * 10**9 + 2 * (10**9 + -(-(10**9) // 2048) * 4)
+    # 8-bit Adam: 2 states × (1 byte + 4 bytes per block of 256): bitsandbytes
+    # optim/optimizer.py, Optimizer2State.init_state (blocks = n // 256, rounded up; FP32 absmax)
+    assert total("mixed-bf16", "adam-8bit") == 8 * 10**9 + 2 * (10**9 + -(-(10**9) // 256) * 4)
 
 
 # Korthikanti et al. 2022, Table 2, GPT-3 175B shape: s = 2048, h = 12288, a = 96.
