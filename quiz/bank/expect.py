@@ -224,14 +224,21 @@ def read_figure(report: Report, name: str) -> int:
         return value
     part, _, what = name.partition(".")
     if part == "compute":
-        from quiz.footprint.compute import missing_inputs
-
-        hint = missing_inputs(report.spec)
         for o in report.omitted:
             if o.phase == "compute" and o.item == what:
                 raise FigureMissing(f"the estimate has no {name}: {o.reason}")
+        spec = report.spec
+        wants = []
+        if what.startswith("training") and spec.training.train_tokens is None \
+                and spec.storage.dataset_tokens is None:
+            wants.append("'training: {train_tokens: ...}' (or 'storage: {dataset_tokens: ...}')")
+        if what not in ("training_flops", "training_hardware_flops", "prefill_flops") \
+                and spec.gpu is None:
+            wants.append("'gpu:' (e.g. h100-80gb)")
+        if what == "training_hardware_flops" and spec.training.recompute == "none":
+            wants.append("'training: {recompute: full}' or selective")
         raise FigureMissing(f"the estimate has no {name} for this scenario"
-                            + (f": {hint}" if hint else ""))
+                            + (f": add {' and '.join(wants)}" if wants else ""))
     if part == "storage" and what == "total":
         raise FigureMissing("the estimate has no storage items: add a 'storage:' part")
     phase = None if part == "storage" else (

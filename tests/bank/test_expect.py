@@ -175,8 +175,12 @@ def test_every_figure_name_reads_the_estimate() -> None:
     assert FIGURES["compute.training_time"][0] == "count"
     assert read_figure(report, "compute.training_flops") == 6 * 6_738_415_616 * 2 * 10**12
     bare = estimate(FootprintSpec.from_mapping({"model": "llama-2-7b"}))
-    with pytest.raises(FigureMissing, match="give --train-tokens .* --gpu for"):
+    with pytest.raises(FigureMissing, match=r"add 'training: \{train_tokens: \.\.\.\}' .* and "
+                                            r"'gpu:' \(e\.g\. h100-80gb\)"):
         read_figure(bare, "compute.training_time")
+    with pytest.raises(FigureMissing, match="add 'training: {recompute: full}' or selective"):
+        read_figure(estimate(spec.replace({"training": {"recompute": "none"}})),
+                    "compute.training_hardware_flops")
     b200 = estimate(spec.replace({"gpu": "b200-180gb"}))
     with pytest.raises(FigureMissing, match="no datasheet compute figures"):
         read_figure(b200, "compute.training_time")
