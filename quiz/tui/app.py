@@ -4,6 +4,7 @@ logic lives in :mod:`quiz.study` and the bank in :mod:`quiz.bank`."""
 from __future__ import annotations
 
 import os
+import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -11,7 +12,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from textual import work
+from textual import events, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import ModalScreen, Screen
@@ -60,6 +61,7 @@ class QuizApp(App[int]):
     TITLE = "quiz"
     BINDINGS = [
         Binding("ctrl+q", "request_quit", "Quit", priority=True, show=False),
+        Binding("ctrl+z", "suspend", "Suspend", show=False),
         Binding("f1", "help", "Help", show=False),
         Binding("m", "footprint", "Calculator"),
     ]
@@ -88,6 +90,7 @@ class QuizApp(App[int]):
         self.last_mode = "practice"
 
     def on_mount(self) -> None:
+        # Made terminal-safe here, once: every screen's header shows the app's title.
         self.title = terminal_safe(self.library.title)
         remembered = self._remembered()
         self.push_screen(StartScreen(self.library, shuffle=self.shuffle, seed=self.seed,
@@ -137,6 +140,14 @@ class QuizApp(App[int]):
         self.store.set_setting("shuffle", config.shuffle)
         if config.count is not None:
             self.store.set_setting("count", config.count)
+
+    async def on_event(self, event: events.Event) -> None:
+        """Every key reaches the screens in lower case when it is a single capital letter, so
+        each one-letter key works with Caps Lock on. (Where a letter is typed — an input — the
+        character typed is kept; only the key name used by bindings changes.)"""
+        if isinstance(event, events.Key):
+            event.key = fold_case(event.key)
+        await super().on_event(event)
 
     def _launch(self) -> None:
         """Start the mode the command line asked for (``quiz exam``, ``quiz review``)."""
@@ -207,7 +218,7 @@ class QuizApp(App[int]):
         self.session = session
         self.exam = None
         self.last_mode = rec.mode
-        self.push_screen(QuestionScreen(session, title=self.library.title))
+        self.push_screen(QuestionScreen(session))
         return True
 
     # -- sessions ---------------------------------------------------------------------------
@@ -270,7 +281,7 @@ class QuizApp(App[int]):
         session.go(0)
         self.session = session
         self.exam = None
-        self.push_screen(QuestionScreen(session, title=self.library.title))
+        self.push_screen(QuestionScreen(session))
 
     def _show_exam(self, exam: ExamSession) -> None:
         from quiz.tui.screens.exam import ExamScreen
@@ -427,6 +438,16 @@ class QuizApp(App[int]):
             return False
         return True
 
+    def action_suspend(self) -> None:
+        """Ctrl+Z: suspend to the shell (resume with ``fg``) where the terminal allows it."""
+        driver = self._driver
+        if sys.platform == "win32" or driver is None or not driver.can_suspend:
+            where = "on Windows" if sys.platform == "win32" else "in this terminal"
+            self.notify(f"Suspending is not possible {where}: quit with Ctrl+Q instead (answers "
+                        "are not kept).", severity="warning", markup=False)
+            return
+        self.action_suspend_process()
+
     def action_help_quit(self) -> None:
         """Ctrl+C: say how to quit (Textual's own hint looks for a plain quit binding)."""
         self.notify("Press Ctrl+Q to quit.", markup=False)
@@ -470,6 +491,12 @@ class QuizApp(App[int]):
         for command in super().get_system_commands(screen):
             if command.title not in ("Quit", "Keys"):  # ours ask first / our help lists keys
                 yield command
+
+
+def fold_case(key: str) -> str:
+    """The key name with a single capital letter folded to lower case (``"N"`` → ``"n"``);
+    other keys unchanged."""
+    return key.lower() if len(key) == 1 and key.isupper() else key
 
 
 def make_app(library: Library, *, seed: int | None = None, shuffle: bool = True,

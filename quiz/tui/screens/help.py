@@ -54,6 +54,7 @@ Everywhere
   Ctrl+P         command palette
   Ctrl+Q         quit, after asking (q and Esc too on the
                  start and question screens)
+  Ctrl+Z         suspend to the shell; fg resumes
 
 Press Esc or ? to close."""
 

@@ -1,7 +1,8 @@
 """The question screen: progress, stem, options; after the answer, the reveal.
 
-On this screen the letters A–H and digits 1–8 belong to the options, so no action key here is a
-letter from A to H (next is ``n``, previous ``p``, quit ``q``, help ``?``).
+On this screen the letters A–H and digits 1–8 belong to the options (the
+:class:`~quiz.tui.widgets.answer_options.AnswerOptions` widget takes them), so no action key here
+is a letter from A to H (next is ``n``, previous ``p``, quit ``q``, help ``?``).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from collections.abc import Awaitable, Callable
 from functools import partial
 
 from textual import events
+from textual._time import get_time  # the clock that stamps key events (Message.time)
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -18,13 +20,16 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from quiz.bank.model import OPTION_KEYS
-from quiz.bank.terminal import terminal_safe
 from quiz.study.scheduling import RATING_NAMES
 from quiz.study.session import Outcome, SessionError, StudySession
 from quiz.tui.content import assemble, literal
-from quiz.tui.widgets.option_item import OptionItem
+from quiz.tui.widgets.answer_options import AnswerOptions
 from quiz.tui.widgets.reveal import Reveal
+
+REPEAT_GUARD = 0.35
+"""Seconds after a reveal appears during which Enter does not move on: a held or bounced Enter,
+or one typed before the reveal was drawn, must not skip it. Each ignored Enter extends the
+guard, so a held key never gets through; a fresh press after release does."""
 
 
 class QuestionScreen(Screen[None]):
@@ -44,15 +49,13 @@ class QuestionScreen(Screen[None]):
         Binding("end", "scroll_end", "Bottom", show=False),
     ]
 
-    def __init__(self, session: StudySession, *, title: str = "quiz") -> None:
+    def __init__(self, session: StudySession) -> None:
         super().__init__()
         self.session = session
-        self.bank_title = title
-        self.highlight = 0
-        self.ticked: set[str] = set()
-        self._ticks_by_question: dict[str, set[str]] = {}
+        self._ticks_by_question: dict[str, frozenset[str]] = {}
         """Ticks of unsubmitted multiple-response questions, kept while the student browses."""
         self._input_lock = asyncio.Lock()
+        self._enter_guard_until = 0.0
 
     # -- layout -----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -64,40 +67,34 @@ class QuestionScreen(Screen[None]):
         with VerticalScroll(id="body", can_focus=False):
             yield Static(id="stem", markup=False)
             yield Static(id="hint", markup=False)
-            yield Vertical(id="options")
+            yield AnswerOptions(id="options")
             yield Vertical(id="reveal")
         yield Footer()
 
     async def on_mount(self) -> None:
-        self.title = terminal_safe(self.bank_title)
+        # The header shows the app's title: the bank title, made terminal-safe once by the app.
         await self.show_question()
+
+    @property
+    def options(self) -> AnswerOptions:
+        """The answer options widget."""
+        return self.query_one("#options", AnswerOptions)
 
     # -- drawing ----------------------------------------------------------------------------
     async def show_question(self) -> None:
         """Draw the current question: answered ones with their reveal, others without."""
         shown = self.session.current
         outcome = self.session.outcome()
-        self.highlight = 0
-        self.ticked = self._ticks_by_question.setdefault(shown.question.id, set())
         self._draw_status()
         self.query_one("#stem", Static).update(literal(shown.question.stem))
-        self.query_one("#hint", Static).update(self._hint(outcome))
-        options = self.query_one("#options", Vertical)
-        await options.remove_children()
-        items = [
-            OptionItem(opt, multiple=shown.question.multiple_response, id=f"option-{opt.letter}")
-            for opt in shown.options
-        ]
-        await options.mount_all(items)
+        self._show_hint()
+        await self.options.show(shown, ticked=self._ticks_by_question.get(shown.question.id, ()),
+                                outcome=outcome)
+        self.options.focus()
         reveal = self.query_one("#reveal", Vertical)
         await reveal.remove_children()
         if outcome is not None:
-            self._mark_options(items, outcome)
             await reveal.mount(Reveal(outcome))
-        else:
-            items[0].highlighted = True
-            for item in items:
-                item.chosen = item.option.letter in self.ticked
         self.query_one("#body", VerticalScroll).scroll_home(animate=False)
 
     def _draw_status(self) -> None:
@@ -114,6 +111,14 @@ class QuestionScreen(Screen[None]):
         self.query_one("#status-right", Static).update(
             f"Score {score.correct}/{score.answered}")
 
+    def _show_hint(self, warning: str | None = None) -> None:
+        """The line above the options: what to do now, or why the last key did nothing.
+        It sits in the page, so it never covers the options the way a notification would."""
+        hint = self.query_one("#hint", Static)
+        hint.set_class(warning is not None, "-warning")
+        hint.update(assemble(("! ", "bold"), warning) if warning is not None
+                    else self._hint(self.session.outcome()))
+
     def _hint(self, outcome: Outcome | None) -> Content:
         shown = self.session.current
         letters = shown.letters
@@ -128,101 +133,44 @@ class QuestionScreen(Screen[None]):
             return assemble(("Answered. ", "bold"), f"{last} · p Previous · ↑↓ scroll{rated}")
         if shown.question.multiple_response:
             return assemble((f"Choose {shown.choose}. ", "bold"),
-                            f"Toggle with {span} or 1–{len(letters)} (or ↑↓ Space), "
+                            f"Tick with {span} or 1–{len(letters)} (or ↑↓ Space), "
                             "then press Enter.")
         return assemble(("Choose one. ", "bold"),
                         f"Press {span} or 1–{len(letters)}, or ↑↓ and Enter, or click.")
 
-    def _items(self) -> list[OptionItem]:
-        return list(self.query(OptionItem))
+    # -- answering --------------------------------------------------------------------------
+    async def on_answer_options_answered(self, message: AnswerOptions.Answered) -> None:
+        try:
+            async with self._input_lock:
+                await self._answer(message.letters)
+        finally:
+            message.control.settled()
 
-    def _mark_options(self, items: list[OptionItem], outcome: Outcome) -> None:
-        right = {o.letter for o in outcome.right}
-        chosen = {o.letter for o in outcome.chosen}
-        for item in items:
-            item.highlighted = False
-            item.chosen = item.option.letter in chosen
-            if item.option.letter in right:
-                item.verdict = "right"
-            elif item.option.letter in chosen:
-                item.verdict = "wrong"
+    def on_answer_options_ticked(self, message: AnswerOptions.Ticked) -> None:
+        self._ticks_by_question[self.session.current.question.id] = message.letters
+        self._show_hint()
+        message.control.settled()
 
-    # -- input ------------------------------------------------------------------------------
-    # Every key of this screen is handled here, in this screen's own message queue, one at a
-    # time and under one lock: as bindings, "n" would run in the app's queue, and a letter typed
-    # right after it could answer the question being replaced. The bindings above stay for the
-    # footer (a click on one runs the same step under the same lock).
-    async def on_key(self, event: events.Key) -> None:
-        """Letters A–H and digits 1–8 pick the option shown under that letter or number; the
-        navigation keys move, submit and scroll."""
-        step = self._step_for(event)
-        if step is None:
-            return
-        event.stop()
-        event.prevent_default()
-        async with self._input_lock:
-            await step()
+    def on_answer_options_highlighted(self, message: AnswerOptions.Highlighted) -> None:
+        self._show_hint()
+        message.control.settled()
 
-    def _step_for(self, event: events.Key) -> Callable[[], Awaitable[None]] | None:
-        steps: dict[str, Callable[[], Awaitable[None]]] = {
-            "n": self._next, "right": self._next, "p": self._previous, "left": self._previous,
-            "enter": self._submit, "space": self._toggle_option,
-            "up": partial(self._move, -1), "down": partial(self._move, 1),
-            "u": self._undo,
-        }
-        if event.key in steps:
-            return steps[event.key]
-        char = (event.character or "").upper()
-        if len(char) == 1 and (char in OPTION_KEYS or char in "12345678"):
-            return partial(self._pick_by_key, char)
-        return None
+    def on_answer_options_hint(self, message: AnswerOptions.Hint) -> None:
+        self._show_hint(message.text)
+        message.control.settled()
 
-    async def _pick_by_key(self, char: str) -> None:
-        shown = self.session.current
-        if self.session.outcome() is not None:
-            if char in "1234" and shown.question.id in self.session.ratings:
-                self.session.rate(int(char))
-                self.query_one("#hint", Static).update(self._hint(self.session.outcome()))
-                self.notify(f"Rated {RATING_NAMES[int(char)]}: the review schedule follows it.",
-                            markup=False)
-            return
-        index = OPTION_KEYS.index(char) if char in OPTION_KEYS else int(char) - 1
-        if index < len(shown.options):
-            await self.pick(shown.options[index].letter)
-        elif self.session.outcome() is None:
-            self.notify(f"There is no option {char} here (options: "
-                        f"{', '.join(shown.letters)}).", severity="warning", markup=False)
-
-    async def on_option_item_clicked(self, message: OptionItem.Clicked) -> None:
-        async with self._input_lock:
-            await self.pick(message.letter)
-
-    async def pick(self, letter: str) -> None:
-        """Answer with ``letter`` (single answer) or toggle it (multiple response)."""
-        if self.session.outcome() is not None:
-            return
-        items = self._items()
-        for i, item in enumerate(items):
-            item.highlighted = item.option.letter == letter
-            if item.highlighted:
-                self.highlight = i
-        if self.session.current.question.multiple_response:
-            self.ticked.symmetric_difference_update({letter})
-            for item in items:
-                item.chosen = item.option.letter in self.ticked
-        else:
-            await self._answer({letter})
-
-    async def _answer(self, letters: set[str]) -> None:
+    async def _answer(self, letters: frozenset[str]) -> None:
         try:
             outcome = self.session.answer(letters)
         except SessionError as exc:
-            self.notify(str(exc), severity="warning", markup=False)
+            self._show_hint(str(exc))
             return
-        self._mark_options(self._items(), outcome)
+        self._ticks_by_question.pop(outcome.shown.question.id, None)
+        self.options.reveal(outcome)
         self._draw_status()
-        self.query_one("#hint", Static).update(self._hint(outcome))
+        self._show_hint()
         await self.query_one("#reveal", Vertical).mount(Reveal(outcome))
+        self._enter_guard_until = get_time() + REPEAT_GUARD
         self.call_after_refresh(self._scroll_to_verdict)
 
     def _scroll_to_verdict(self) -> None:
@@ -231,46 +179,66 @@ class QuestionScreen(Screen[None]):
             self.query_one("#body", VerticalScroll).scroll_to_widget(
                 verdict.first(), animate=False, top=True)
 
-    # -- actions ----------------------------------------------------------------------------
-    async def _move(self, delta: int) -> None:
-        """Move the option cursor (before the answer) or scroll the reveal (after)."""
-        if self.session.outcome() is not None:
-            body = self.query_one("#body", VerticalScroll)
-            (body.scroll_down if delta > 0 else body.scroll_up)(animate=False)
-            return
-        items = self._items()
-        self.highlight = (self.highlight + delta) % len(items)
-        for i, item in enumerate(items):
-            item.highlighted = i == self.highlight
-        items[self.highlight].scroll_visible(animate=False)
-
-    async def _toggle_option(self) -> None:
-        """Space: toggle the highlighted option of a multiple-response question."""
-        if self.session.current.question.multiple_response:
-            await self.pick(self.session.current.options[self.highlight].letter)
-
-    async def _submit(self) -> None:
-        """Enter: answer with the highlighted option, or submit the ticked ones; once answered,
-        go on to the next question."""
-        shown = self.session.current
-        if self.session.outcome() is not None:
-            await self._next()
-        elif shown.question.multiple_response:
-            if len(self.ticked) != shown.choose:
-                self.notify(f"Choose {shown.choose} options ({len(self.ticked)} chosen so far).",
-                            severity="warning", markup=False)
+    # -- keys -------------------------------------------------------------------------------
+    # The options widget takes its keys first, in its own queue; the keys it does not take come
+    # here, in the order typed, and it waits for settled() before taking another. The steps
+    # below run under one lock, which the footer's Next and Previous (app bindings) share.
+    async def on_key(self, event: events.Key) -> None:
+        """Next, previous, Enter after the answer, and scrolling once the options are done."""
+        try:
+            step = self._step_for(event)
+            if step is None:
                 return
-            await self._answer(set(self.ticked))
-        else:
-            await self._answer({shown.options[self.highlight].letter})
+            event.stop()
+            event.prevent_default()
+            async with self._input_lock:
+                await step()
+        finally:
+            self.options.settled()
 
+    def _step_for(self, event: events.Key) -> Callable[[], Awaitable[None]] | None:
+        answered = self.session.outcome() is not None
+        if event.key == "enter":
+            if not answered:
+                return None
+            if event.time < self._enter_guard_until:
+                # A repeat, a bounce or a key typed before the reveal was drawn.
+                self._enter_guard_until = max(self._enter_guard_until,
+                                              event.time + REPEAT_GUARD)
+                event.stop()
+                return None
+            return self._next
+        steps: dict[str, Callable[[], Awaitable[None]]] = {
+            "n": self._next, "right": self._next, "p": self._previous, "left": self._previous,
+            "u": self._undo,
+        }
+        if answered:
+            steps |= {"up": self._scroll_line_up, "down": self._scroll_line_down}
+            if self.session.current.question.id in self.session.ratings:
+                # After the reveal the options take no keys: 1–4 re-rate the answer.
+                steps |= {str(r): partial(self._rate, r) for r in RATING_NAMES}
+        return steps.get(event.key)
+
+    async def _rate(self, rating: int) -> None:
+        """Replace the review rating of the answer shown (the hint line says the new one)."""
+        self.session.rate(rating)
+        self._show_hint()
+
+    async def _scroll_line_up(self) -> None:
+        self.query_one("#body", VerticalScroll).scroll_up(animate=False)
+
+    async def _scroll_line_down(self) -> None:
+        self.query_one("#body", VerticalScroll).scroll_down(animate=False)
+
+    # -- actions ----------------------------------------------------------------------------
     async def _next(self) -> None:
         """Go to the next question; after the last one, to the summary."""
         if self.session.at_last:
             if self.session.outcome() is not None:
                 self.app.action_summary()  # type: ignore[attr-defined]
             else:
-                self.notify("This is the last question.", markup=False)
+                self._show_hint("This is the last question: answer it, or press s for the "
+                                "summary.")
             return
         self.session.next()
         await self.show_question()
@@ -278,7 +246,7 @@ class QuestionScreen(Screen[None]):
     async def _previous(self) -> None:
         """Go back one question (answered ones show their reveal)."""
         if self.session.position == 0:
-            self.notify("This is the first question.", markup=False)
+            self._show_hint("This is the first question.")
             return
         self.session.previous()
         await self.show_question()
@@ -289,11 +257,11 @@ class QuestionScreen(Screen[None]):
         try:
             self.session.undo()
         except SessionError as exc:
-            self.notify(str(exc), severity="warning", markup=False)
+            self._show_hint(str(exc))
             return
         self._ticks_by_question.pop(self.session.current.question.id, None)
         await self.show_question()
-        self.notify("Answer undone: answer this question again.", markup=False)
+        self._show_hint("Answer undone: answer this question again.")
 
     async def action_undo(self) -> None:
         """Undo the last answer (the footer's Undo)."""

@@ -24,7 +24,6 @@ from textual.widgets import (
 from textual.widgets.selection_list import Selection
 
 from quiz.bank.library import Library
-from quiz.bank.terminal import terminal_safe
 from quiz.study.session import SessionConfig
 from quiz.tui.content import assemble, literal
 from quiz.tui.messages import StartSession
@@ -128,7 +127,6 @@ class StartScreen(Screen[None]):
         self.set_class(self.size.width < 60, "-narrow")
 
     def on_mount(self) -> None:
-        self.title = terminal_safe(self.library.title)
         self.query_one("#start", Button).focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:

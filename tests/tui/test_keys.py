@@ -1,0 +1,147 @@
+"""Keys as a newcomer presses them (issue 7 items 1–3, 14): Caps Lock, a held or bounced Enter,
+Ctrl+Z, and why-nothing-happened hints that never cover the options."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from textual import events
+from textual.widgets import Static
+
+from quiz.tui.app import make_app
+from quiz.tui.screens.confirm import ConfirmScreen
+from quiz.tui.screens.question import REPEAT_GUARD, QuestionScreen
+from quiz.tui.screens.summary import SummaryScreen
+from quiz.tui.widgets.answer_options import AnswerOptions
+from tests.conftest import make_library, question_data
+from tests.tui.test_question_screen import plain, start
+
+
+def three_questions():
+    return make_library(*(question_data(f"q{i}") for i in (1, 2, 3)))
+
+
+async def test_every_single_letter_key_works_with_caps_lock() -> None:
+    app = make_app(three_questions(), shuffle=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await start(app, pilot)
+        await pilot.press("B")  # an option letter in upper case
+        await pilot.pause()
+        assert plain(screen.query_one("#verdict", Static)) == "✓ Correct: B."
+        await pilot.press("N")
+        await pilot.pause()
+        assert app.session.position == 1
+        await pilot.press("P")
+        await pilot.pause()
+        assert app.session.position == 0
+        await pilot.press("S")
+        await pilot.pause()
+        assert isinstance(app.screen, SummaryScreen)
+        await pilot.press("escape", "M")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "FootprintScreen"
+        await pilot.press("escape", "Q")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("Y")
+        await pilot.pause()
+    assert app.return_value == 0
+
+
+async def test_enter_on_an_untouched_question_never_answers() -> None:
+    """Enter to start, then Enter held (8 repeats 40 ms apart): nothing is answered."""
+    app = make_app(three_questions(), seed=3)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await start(app, pilot)
+        for _ in range(8):
+            await pilot.press("enter")
+            await asyncio.sleep(0.04)
+        await pilot.pause()
+        assert app.session.outcomes == {} and app.session.position == 0
+        assert isinstance(app.screen, QuestionScreen)
+        assert "Press A–D to choose" in plain(screen.query_one("#hint", Static))
+        assert screen.query_one(AnswerOptions).highlighted is None
+
+
+async def test_a_queued_or_repeated_enter_does_not_skip_a_fresh_reveal() -> None:
+    app = make_app(three_questions(), shuffle=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await start(app, pilot)
+        # "b" answers; an Enter already in flight and its auto-repeats follow at once.
+        for key in ("b", "enter", "enter", "enter"):
+            app.post_message(events.Key(key, key if len(key) == 1 else None))
+        await pilot.pause(0.1)
+        await pilot.pause()
+        assert app.session.position == 0
+        assert plain(screen.query_one("#verdict", Static)) == "✓ Correct: B."
+        # A fresh Enter once the reveal has been on screen a moment goes on.
+        await asyncio.sleep(REPEAT_GUARD + 0.05)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.session.position == 1 and not screen.query("#verdict")
+
+
+async def test_enter_answers_once_the_highlight_was_moved() -> None:
+    app = make_app(three_questions(), shuffle=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await start(app, pilot)
+        await pilot.press("up", "enter")  # up from nothing: the last option
+        await pilot.pause()
+        assert [o.letter for o in app.session.outcome().chosen] == ["D"]
+
+
+async def test_ctrl_z_says_why_it_cannot_suspend_here() -> None:
+    app = make_app(three_questions(), shuffle=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await start(app, pilot)
+        await pilot.press("ctrl+z")
+        await pilot.pause()
+        texts = [n.message for n in app._notifications]
+        assert any(t.startswith("Suspending is not possible") for t in texts), texts
+
+
+async def test_ctrl_z_suspends_where_the_terminal_allows(monkeypatch: pytest.MonkeyPatch) -> None:
+    app = make_app(three_questions(), shuffle=False)
+    calls: list[str] = []
+    async with app.run_test(size=(80, 24)) as pilot:
+        await start(app, pilot)
+        monkeypatch.setattr(type(app._driver), "can_suspend", property(lambda self: True))
+        monkeypatch.setattr(app, "action_suspend_process", lambda: calls.append("suspend"))
+        await pilot.press("ctrl+z")
+        await pilot.pause()
+    assert calls == ["suspend"]
+
+
+async def test_why_a_key_did_nothing_is_said_in_the_page_not_over_the_options() -> None:
+    q = question_data("m1", answer=["A", "C"])
+    app = make_app(make_library(q), shuffle=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await start(app, pilot)
+        await pilot.press("a", "b", "c", "enter")
+        await pilot.pause()
+        hint = screen.query_one("#hint", Static)
+        assert plain(hint) == "! Untick 1 option: this question asks for 2."
+        assert "-warning" in hint.classes
+        await pilot.press("e")
+        await pilot.pause()
+        assert plain(hint) == "! There is no option E here: the options are A–D."
+        assert list(app._notifications) == []
+        await pilot.press("b", "enter")
+        await pilot.pause()
+        assert plain(screen.query_one("#verdict", Static)) == "✓ Correct: A, C."
+        assert "-warning" not in hint.classes
+
+
+async def test_moving_the_highlight_clears_the_last_warning() -> None:
+    app = make_app(three_questions(), shuffle=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await start(app, pilot)
+        await pilot.press("enter")
+        await pilot.pause()
+        hint = screen.query_one("#hint", Static)
+        assert "-warning" in hint.classes
+        await pilot.press("down")
+        await pilot.pause()
+        assert "-warning" not in hint.classes
+        assert plain(hint).startswith("Choose one.")
