@@ -14,6 +14,7 @@ import random
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any, Protocol
 
 from quiz.bank.model import OPTION_KEYS, Infographic, Question, WorkedExample
@@ -200,6 +201,49 @@ class Score:
     def fraction(self) -> float:
         """Correct answers as a fraction of answered ones (0.0 when none answered)."""
         return self.correct / self.answered if self.answered else 0.0
+
+    def needed(self, pass_mark: float) -> int:
+        """How many right answers out of ``total`` reach ``pass_mark`` (a fraction 0–1),
+        computed exactly: the mark is read as the decimal it was written as (0.67 is 67/100,
+        not the nearest binary float), so 2 of 3 is below 0.67 and 67 of 100 is not."""
+        exact = Fraction(self.total) * exact_fraction(pass_mark)
+        return -(-exact.numerator // exact.denominator)  # ceiling, in integers
+
+    def passed(self, pass_mark: float) -> bool:
+        """True when ``correct`` reaches ``pass_mark`` of ``total`` questions (exactly; see
+        :meth:`needed`)."""
+        return self.correct >= self.needed(pass_mark)
+
+    def percents(self, pass_mark: float) -> tuple[str, str]:
+        """The score (``correct`` of ``total``) and the pass mark as percentages, e.g.
+        ``("66.7%", "67%")``, with as many decimals as it takes for the two to compare as the
+        exact verdict does: a score below the mark never shows the mark's own percentage.
+        Both are rounded half up, at the same number of decimals (at most 6), with trailing
+        zeros dropped."""
+        score = Fraction(self.correct, self.total) if self.total else Fraction(0)
+        mark = exact_fraction(pass_mark)
+        passed = self.passed(pass_mark)
+        for decimals in range(7):
+            shown_score, shown_mark = _round_percent(score, decimals), _round_percent(mark,
+                                                                                    decimals)
+            if (shown_score >= shown_mark) == passed:
+                break
+        return _percent_text(shown_score), _percent_text(shown_mark)
+
+
+def exact_fraction(value: float) -> Fraction:
+    """``value`` as the decimal fraction it prints as (``0.67`` → 67/100)."""
+    return Fraction(repr(value))
+
+
+def _round_percent(value: Fraction, decimals: int) -> Fraction:
+    scaled = value * 100 * 10**decimals
+    return Fraction(int(scaled + Fraction(1, 2)), 10**decimals)  # half up (values are >= 0)
+
+
+def _percent_text(value: Fraction) -> str:
+    text = f"{float(value):.6f}".rstrip("0").rstrip(".")
+    return f"{text}%"
 
 
 class AnswerSink(Protocol):
@@ -458,11 +502,13 @@ class StudySession:
 
     def missed_ids(self) -> tuple[str, ...]:
         """Ids of questions answered wrongly or left unanswered, in session order."""
-        return tuple(
-            s.question.id
-            for s in self.shown
-            if not (o := self.outcomes.get(s.question.id)) or not o.correct
-        )
+        return tuple(s.question.id for s in self.missed())
+
+    def missed(self) -> list[ShownQuestion]:
+        """The questions answered wrongly or left unanswered, in session order (one pass over
+        the session: linear in its length)."""
+        return [s for s in self.shown
+                if not (o := self.outcomes.get(s.question.id)) or not o.correct]
 
 
 def build_outcome(shown: ShownQuestion, chosen: tuple[ShownOption, ...]) -> Outcome:

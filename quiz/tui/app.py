@@ -28,9 +28,9 @@ from quiz.study.progress import (
     interrupted_sessions,
 )
 from quiz.study.scheduling import review_queue
-from quiz.study.session import SessionConfig, SessionError, StudySession
+from quiz.study.session import Score, SessionConfig, SessionError, StudySession
 from quiz.study.store import Store, utc_now
-from quiz.tui.messages import RetryQuestions, StartSession
+from quiz.tui.messages import OpenQuestion, RetryQuestions, StartSession
 from quiz.tui.screens.start import StartScreen
 
 CSS_DIR = Path(__file__).parent
@@ -88,6 +88,8 @@ class QuizApp(App[int]):
         self.recorder: Recorder | None = None
         self.last_config: SessionConfig | None = None
         self.last_mode = "practice"
+        self.first_attempt: Score | None = None
+        """The score of the first attempt while the student retries what it missed."""
 
     def on_mount(self) -> None:
         # Made terminal-safe here, once: every screen's header shows the app's title.
@@ -223,10 +225,12 @@ class QuizApp(App[int]):
 
     # -- sessions ---------------------------------------------------------------------------
     def start_session(self, config: SessionConfig, mode: str = "practice",
-                      minutes: float | None = None) -> None:
+                      minutes: float | None = None, *,
+                      first_attempt: Score | None = None) -> None:
         """Draw a session of ``mode`` (practice, exam, review, cram) from the library and show
         its first question. Review draws the questions due now, then the most missed; cram the
-        ones missed last time or flagged."""
+        ones missed last time or flagged. ``first_attempt`` is the score of the session this
+        one retries, shown beside it in the summary."""
         from quiz.tui.screens.question import QuestionScreen
 
         if mode in ("review", "cram"):
@@ -261,6 +265,7 @@ class QuizApp(App[int]):
         self._close_current()
         self.last_config = config
         self.last_mode = mode
+        self.first_attempt = first_attempt
         self._back_to_start()
         plan = exam.plan() if mode == "exam" else session.plan()
         plan["pid"] = os.getpid()
@@ -313,8 +318,19 @@ class QuizApp(App[int]):
     def on_retry_questions(self, message: RetryQuestions) -> None:
         base = self.last_config or SessionConfig(shuffle=self.shuffle, seed=self.seed)
         mode = "practice" if self.last_mode in ("exam", "review") else self.last_mode
+        first = self.first_attempt or (self.session.score if self.session else None)
         self.start_session(replace(base, question_ids=message.question_ids, topics=None,
-                                   count=None, ordered=False), mode)
+                                   count=None, ordered=False), mode, first_attempt=first)
+
+    async def on_open_question(self, message: OpenQuestion) -> None:
+        """From the summary's review list: back to the questions, at that one."""
+        from quiz.tui.screens.question import QuestionScreen
+        from quiz.tui.screens.summary import SummaryScreen
+
+        if isinstance(self.screen, SummaryScreen):
+            self.pop_screen()
+        if isinstance(self.screen, QuestionScreen):
+            await self.screen.go_to(message.position)
 
     def _back_to_start(self) -> None:
         while len(self.screen_stack) > 2:
@@ -394,7 +410,8 @@ class QuizApp(App[int]):
         elif not isinstance(self.screen, SummaryScreen):
             if self.session.finished:
                 self.finish_session()
-            self.push_screen(SummaryScreen(self.session, pass_mark=self.library.pass_mark))
+            self.push_screen(SummaryScreen(self.session, pass_mark=self.library.pass_mark,
+                                           first_attempt=self.first_attempt))
 
     def action_stats(self) -> None:
         """Show the statistics dashboard."""

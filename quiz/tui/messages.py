@@ -26,3 +26,11 @@ class RetryQuestions(Message):
     def __init__(self, question_ids: tuple[str, ...]) -> None:
         self.question_ids = question_ids
         super().__init__()
+
+
+class OpenQuestion(Message):
+    """Show the current session's question at this 0-based ``position`` (from the summary)."""
+
+    def __init__(self, position: int) -> None:
+        self.position = position
+        super().__init__()

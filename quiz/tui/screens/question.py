@@ -268,6 +268,12 @@ class QuestionScreen(Screen[None]):
         async with self._input_lock:
             await self._undo()
 
+    async def go_to(self, position: int) -> None:
+        """Show the question at 0-based ``position`` (answered ones with their reveal)."""
+        async with self._input_lock:
+            self.session.go(position)
+            await self.show_question()
+
     async def action_next(self) -> None:
         """Next question (the footer's Next)."""
         async with self._input_lock:

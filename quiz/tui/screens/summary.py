@@ -1,24 +1,57 @@
-"""The summary: score, pass mark, per-topic scores, what was missed."""
+"""The summary: score, pass mark, per-topic scores, and the questions to review."""
 
 from __future__ import annotations
 
-from rich.cells import cell_len, set_cell_size
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Footer, Header, OptionList, Static
+from textual.widgets.option_list import Option
 
 from quiz.bank.terminal import terminal_safe
-from quiz.study.session import StudySession
-from quiz.tui.content import assemble, literal
-from quiz.tui.messages import RetryQuestions
+from quiz.study.session import Score, ShownQuestion, StudySession
+from quiz.tui.content import assemble
+from quiz.tui.messages import OpenQuestion, RetryQuestions
+
+REVIEW_LIST_LIMIT = 100
+"""The review list shows at most this many questions; a line after it counts the rest (``r``
+retries them all)."""
+
+STEM_PREVIEW = 90
+"""Characters of a stem's first line shown in the review list."""
+
+
+def _plural(n: int, noun: str) -> str:
+    return f"{n:,} {noun}{'s' * (n != 1)}"
+
+
+def score_line(score: Score, pass_mark: float | None) -> str:
+    """``2 right of 3 (66.7%); all 3 answered`` — the percentage of a finished session is shown
+    with the precision :meth:`Score.percents` picks against ``pass_mark``."""
+    if score.answered == score.total and score.total:
+        pct = score.percents(pass_mark if pass_mark is not None else 1.0)[0]
+        return f"{score.correct:,} right of {score.total:,} ({pct}); all {score.total:,} answered"
+    if not score.answered:
+        return f"none of {_plural(score.total, 'question')} answered yet"
+    pct = Score(score.correct, score.answered, score.answered).percents(1.0)[0]
+    return (f"{score.correct:,} right of {score.answered:,} answered ({pct}); "
+            f"{score.total - score.answered:,} of {score.total:,} not answered yet")
+
+
+def pass_line(score: Score, pass_mark: float) -> str:
+    """``Pass: 2 right needed of 3 (pass mark 67%)`` or ``Below the pass mark: ...``."""
+    needed = score.needed(pass_mark)
+    mark = score.percents(pass_mark)[1]
+    verdict = "Pass" if score.passed(pass_mark) else "Below the pass mark"
+    return f"{verdict}: {needed:,} right of {score.total:,} needed (pass mark {mark})"
 
 
 class SummaryScreen(Screen[None]):
-    """Score and per-topic breakdown of a session; start over or retry what was missed."""
+    """Score and per-topic breakdown of a session, the first attempt's score beside a retry's,
+    and the questions missed: each entry opens its question; ``r`` retries them all."""
 
     BINDINGS = [
         Binding("escape", "back", "Back"),
@@ -28,31 +61,34 @@ class SummaryScreen(Screen[None]):
         Binding("q", "app.request_quit", "Quit"),
     ]
 
-    def __init__(self, session: StudySession, *, pass_mark: float | None = None) -> None:
+    def __init__(self, session: StudySession, *, pass_mark: float | None = None,
+                 first_attempt: Score | None = None) -> None:
+        """``first_attempt``: the score of the session this one retries (its first attempt),
+        shown beside this one; the pass verdict then belongs to the first attempt."""
         super().__init__()
         self.session = session
         self.pass_mark = pass_mark
+        self.first_attempt = first_attempt
 
     def compose(self) -> ComposeResult:
         s = self.session
         score = s.score
         yield Header()
         with VerticalScroll(id="summary-body"):
-            pct = f" ({score.fraction:.0%})" if score.answered else ""
-            unanswered = score.total - score.answered
-            yield Static(
-                assemble(("Score ", "bold"), f"{score.correct} right of {score.answered} "
-                         f"answered{pct}" + (f"; {unanswered} of {score.total} not answered yet"
-                                             if unanswered else f"; all {score.total} answered")),
-                id="summary-score", markup=False,
-            )
-            if self.pass_mark is not None and s.finished:
-                passed = score.fraction >= self.pass_mark
-                yield Static(
-                    f"{'Pass' if passed else 'Below the pass mark'} "
-                    f"(pass mark {self.pass_mark:.0%})",
-                    id="summary-pass", classes="-pass" if passed else "-fail", markup=False,
-                )
+            label = "This retry " if self.first_attempt is not None else "Score "
+            yield Static(assemble((label, "bold"), score_line(score, self.pass_mark)),
+                         id="summary-score", markup=False)
+            if self.first_attempt is not None:
+                first = self.first_attempt
+                text = score_line(first, self.pass_mark)
+                if self.pass_mark is not None and first.answered == first.total:
+                    text += ". " + pass_line(first, self.pass_mark)
+                yield Static(assemble(("First attempt ", "bold"), text),
+                             id="summary-first-attempt", markup=False)
+            elif self.pass_mark is not None and s.finished:
+                passed = score.passed(self.pass_mark)
+                yield Static(pass_line(score, self.pass_mark), id="summary-pass",
+                             classes="-pass" if passed else "-fail", markup=False)
             table = Table(title=None, header_style="bold", expand=False)
             table.add_column("Topic")
             table.add_column("Right", justify="right")
@@ -62,28 +98,43 @@ class SummaryScreen(Screen[None]):
                 table.add_row(Text(terminal_safe(s.topic_names.get(topic, topic))),
                               str(t.correct), str(t.answered), str(t.total))
             yield Static(table, id="summary-topics")
-            missed = s.missed_ids()
+            missed = s.missed()
             if missed:
-                yield Static("To review", classes="section-title", markup=False)
-                lines = []
-                for shown in s.shown:
-                    if shown.question.id in missed:
-                        out = s.outcome(shown)
-                        state = "wrong" if out else "unanswered"
-                        first = shown.question.stem.strip().split("\n")[0]
-                        if cell_len(first) > 90:  # terminal cells: a CJK character takes two
-                            first = set_cell_size(first, 89).rstrip() + "…"
-                        lines.append(f"{shown.number:>3}. ({state}) {first}")
-                yield Static(literal("\n".join(lines)), id="summary-missed", markup=False)
-                yield Static("r retries these; Ctrl+N starts a new session.", markup=False,
-                             classes="hint")
+                yield Static(f"To review ({len(missed):,}): Enter opens a question",
+                             classes="section-title", markup=False)
+                yield OptionList(*(self._entry(shown) for shown in missed[:REVIEW_LIST_LIMIT]),
+                                 id="summary-missed")
+                more = len(missed) - REVIEW_LIST_LIMIT
+                shown_more = f"… and {_plural(more, 'more question')}. " if more > 0 else ""
+                yield Static(f"{shown_more}r retries {'all ' * (more > 0)}these; Ctrl+N starts "
+                             "a new session.", markup=False, classes="hint", id="summary-more")
             else:
                 yield Static("Nothing missed. Ctrl+N starts a new session.", markup=False,
                              classes="hint")
         yield Footer()
 
+    def _entry(self, shown: ShownQuestion) -> Option:
+        state = "wrong" if self.session.outcome(shown) else "not answered"
+        first = shown.question.stem.strip().split("\n")[0]
+        if len(first) > STEM_PREVIEW:
+            first = first[: STEM_PREVIEW - 1].rstrip() + "…"
+        # Two columns, so a wrapped stem continues under itself, not under the number.
+        grid = Table.grid(padding=(0, 1))
+        grid.add_column(no_wrap=True)
+        grid.add_column(ratio=1)
+        grid.add_row(Text(f"{shown.number:>3}. ({state})"), Text(terminal_safe(first)))
+        return Option(grid, id=f"missed-{shown.number - 1}")
+
     def on_mount(self) -> None:
         self.title = "Summary"
+        if self.query("#summary-missed"):
+            self.query_one("#summary-missed", OptionList).focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        """Open the chosen question, with its reveal if it was answered."""
+        option_id = event.option.id or ""
+        if option_id.startswith("missed-"):
+            self.post_message(OpenQuestion(int(option_id.removeprefix("missed-"))))
 
     def action_back(self) -> None:
         """Return to the questions."""

@@ -1,0 +1,93 @@
+"""The summary (issue 7 items 11–13): exact pass lines, the first attempt kept beside a retry,
+and a review list that stays short and opens its questions."""
+
+from __future__ import annotations
+
+from textual.widgets import OptionList, Static
+
+from quiz.study.session import Score
+from quiz.tui.app import make_app
+from quiz.tui.screens.question import QuestionScreen
+from quiz.tui.screens.summary import REVIEW_LIST_LIMIT, SummaryScreen, pass_line, score_line
+from tests.conftest import make_library, question_data
+from tests.tui.test_question_screen import plain, start
+
+
+def test_summary_lines_say_how_many_were_needed() -> None:
+    score = Score(correct=2, answered=3, total=3)
+    assert score_line(score, 0.67) == "2 right of 3 (66.7%); all 3 answered"
+    assert pass_line(score, 0.67) == "Below the pass mark: 3 right of 3 needed (pass mark 67%)"
+    assert pass_line(Score(2, 3, 3), 0.6) == "Pass: 2 right of 3 needed (pass mark 60%)"
+    assert score_line(Score(1, 2, 4), 0.7) == (
+        "1 right of 2 answered (50%); 2 of 4 not answered yet")
+
+
+async def test_two_of_three_against_a_mark_of_067_is_shown_as_a_fail_below_it() -> None:
+    lib = make_library(*(question_data(f"q{i}") for i in (1, 2, 3)))
+    banks = lib.banks
+    info = banks[0].info.model_copy(update={"pass_mark": 0.67})
+    lib = type(lib)(banks=(type(banks[0])(banks[0].path, info, banks[0].questions),),
+                    topics=lib.topics)
+    app = make_app(lib, shuffle=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await start(app, pilot)
+        await pilot.press("b", "n", "b", "n", "a", "s")
+        await pilot.pause()
+        assert isinstance(app.screen, SummaryScreen)
+        assert plain(app.screen.query_one("#summary-score", Static)) == (
+            "Score 2 right of 3 (66.7%); all 3 answered")
+        verdict = app.screen.query_one("#summary-pass", Static)
+        assert plain(verdict) == "Below the pass mark: 3 right of 3 needed (pass mark 67%)"
+        assert "-fail" in verdict.classes
+
+
+async def test_a_retry_keeps_the_first_attempt_beside_it() -> None:
+    lib = make_library(question_data("q1"), question_data("q2"))
+    app = make_app(lib, shuffle=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await start(app, pilot)
+        await pilot.press("b", "n", "a", "s")
+        await pilot.pause()
+        await pilot.press("r")  # retry the one missed
+        await pilot.pause()
+        assert [s.question.id for s in app.session.shown] == ["q2"]
+        await pilot.press("b", "s")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, SummaryScreen)
+        assert plain(screen.query_one("#summary-score", Static)) == (
+            "This retry 1 right of 1 (100%); all 1 answered")
+        assert plain(screen.query_one("#summary-first-attempt", Static)) == (
+            "First attempt 1 right of 2 (50%); all 2 answered. "
+            "Below the pass mark: 2 right of 2 needed (pass mark 70%)")
+        assert not screen.query("#summary-pass")  # no "Pass" for the retry alone
+
+
+async def test_a_long_review_list_is_capped_and_each_entry_opens_its_question() -> None:
+    n = 1_000
+    lib = make_library(*(question_data(f"q{i}") for i in range(n)))
+    app = make_app(lib, shuffle=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await start(app, pilot)
+        await pilot.press("a", "s")  # one wrong answer, the rest not answered
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, SummaryScreen)
+        entries = screen.query_one("#summary-missed", OptionList)
+        assert entries.option_count == REVIEW_LIST_LIMIT
+        assert plain(screen.query_one("#summary-more", Static)) == (
+            f"… and {n - REVIEW_LIST_LIMIT:,} more questions. r retries all these; Ctrl+N "
+            "starts a new session.")
+        first = entries.get_option_at_index(0).prompt
+        assert "1. (wrong)" in str(first.columns[0]._cells[0])  # type: ignore[union-attr]
+        await pilot.press("down", "down", "enter")  # the third entry: question 3
+        await pilot.pause()
+        assert isinstance(app.screen, QuestionScreen)
+        assert app.session.position == 2
+        assert plain(app.screen.query_one("#stem", Static)) == "Stem of q2?"
+        await pilot.press("s")
+        await pilot.pause()
+        await pilot.press("enter")  # the first entry: the wrong answer, with its reveal
+        await pilot.pause()
+        assert app.session.position == 0
+        assert plain(app.screen.query_one("#verdict", Static)).startswith("✗")
