@@ -302,6 +302,16 @@ class Question(_Strict):
         shuffling would make false."""
         return not self.shuffle or bool(self.letter_references())
 
+    @property
+    def calculator_spec(self) -> FootprintSpec | None:
+        """The footprint scenario the calculator opens with from this question: its worked
+        example, else its footprint infographic, else ``None``."""
+        if self.worked_example is not None:
+            return self.worked_example.footprint
+        if self.infographic is not None:
+            return self.infographic.footprint
+        return None
+
     @model_validator(mode="after")
     def _answer_and_reviews_agree(self) -> Question:
         errors = answer_errors(self.answer, self.options)

@@ -435,11 +435,7 @@ class QuizApp(App[int]):
         # The worked example belongs to the reveal: only an answered question pre-fills it.
         if (self.session is not None and isinstance(self.screen, QuestionScreen)
                 and self.session.outcome() is not None):
-            q = self.session.current.question
-            if q.worked_example is not None:
-                spec = q.worked_example.footprint
-            elif q.infographic is not None and q.infographic.footprint is not None:
-                spec = q.infographic.footprint
+            spec = self.session.current.question.calculator_spec
         self.push_screen(FootprintScreen(spec), self._calculator_closed)
 
     def _calculator_closed(self, spec: FootprintSpec | None) -> None:
