@@ -277,7 +277,7 @@ async def test_arrows_move_the_cursor_even_when_the_question_overflows() -> None
 
 async def test_every_reveal_section_gets_its_full_height_at_80x24() -> None:
     q = question_data("q1", answer="A", options=LONG, infographic=TABLE,
-                      full_explanation="Line.\n" * 30)
+                      full_explanation="Line.\n\n" * 15)  # 15 paragraphs
     app = make_app(make_library(q), shuffle=False)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await start(app, pilot)
@@ -291,7 +291,7 @@ async def test_every_reveal_section_gets_its_full_height_at_80x24() -> None:
         for sel in ("#short-explanation", "#full-explanation", "#infographic"):
             widget = screen.query_one(sel)
             assert widget.size.height >= 1, sel
-        assert screen.query_one("#full-explanation").size.height == 30
+        assert screen.query_one("#full-explanation").size.height == 29
 
 
 async def test_keys_typed_fast_are_applied_in_order_to_the_right_question() -> None:

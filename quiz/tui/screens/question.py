@@ -24,6 +24,7 @@ from quiz.study.scheduling import RATING_NAMES
 from quiz.study.session import Outcome, SessionError, StudySession
 from quiz.tui.content import assemble, literal
 from quiz.tui.widgets.answer_options import AnswerOptions
+from quiz.tui.widgets.prose import Prose
 from quiz.tui.widgets.reveal import Reveal
 
 REPEAT_GUARD = 0.35
@@ -65,7 +66,7 @@ class QuestionScreen(Screen[None]):
             yield Static(id="status-right", markup=False)
         # Not focusable: its own up/down bindings would steal the option cursor's keys.
         with VerticalScroll(id="body", can_focus=False):
-            yield Static(id="stem", markup=False)
+            yield Prose("", id="stem")
             yield Static(id="hint", markup=False)
             yield AnswerOptions(id="options")
             yield Vertical(id="reveal")
@@ -86,7 +87,7 @@ class QuestionScreen(Screen[None]):
         shown = self.session.current
         outcome = self.session.outcome()
         self._draw_status()
-        self.query_one("#stem", Static).update(literal(shown.question.stem))
+        self.query_one("#stem", Prose).set_text(shown.question.stem)
         self._show_hint()
         await self.options.show(shown, ticked=self._ticks_by_question.get(shown.question.id, ()),
                                 outcome=outcome)

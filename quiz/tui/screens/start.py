@@ -27,6 +27,7 @@ from quiz.bank.library import Library
 from quiz.study.session import SessionConfig
 from quiz.tui.content import assemble, literal
 from quiz.tui.messages import StartSession
+from quiz.tui.widgets.prose import Prose
 
 if TYPE_CHECKING:
     from quiz.tui.app import Launch
@@ -88,8 +89,7 @@ class StartScreen(Screen[None]):
             )
             descriptions = [b.info.description for b in lib.banks if b.info.description]
             if descriptions:
-                yield Static(literal("\n\n".join(descriptions)), id="bank-description",
-                             markup=False)
+                yield Prose("\n\n".join(descriptions), id="bank-description")
             launch = self.launch
             yield Label("Mode", classes="field-label")
             with RadioSet(id="mode"):

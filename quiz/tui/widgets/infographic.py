@@ -14,6 +14,7 @@ from textual.widgets import Static
 from quiz.bank.model import Infographic
 from quiz.bank.terminal import terminal_safe
 from quiz.tui.content import literal
+from quiz.tui.widgets.prose import Prose
 
 if TYPE_CHECKING:
     from quiz.footprint import FootprintSpec
@@ -88,4 +89,4 @@ class InfographicView(Vertical):
             yield FootprintChart(info.footprint, classes="footprint")
             caption = info.caption
         if caption:
-            yield Static(literal(caption), classes="caption", markup=False)
+            yield Prose(caption, classes="caption")

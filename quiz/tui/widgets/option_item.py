@@ -10,7 +10,8 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from quiz.study.session import ShownOption
-from quiz.tui.content import assemble, literal
+from quiz.tui.content import assemble
+from quiz.tui.widgets.prose import Prose
 
 
 class OptionItem(Horizontal):
@@ -59,7 +60,7 @@ class OptionItem(Horizontal):
 
     def compose(self) -> ComposeResult:
         yield Static(self._marker(), classes="marker", markup=False)
-        yield Static(literal(self.option.text), classes="option-text", markup=False)
+        yield Prose(self.option.text, classes="option-text")
         yield Static("", classes="verdict-mark", markup=False)
 
     @property

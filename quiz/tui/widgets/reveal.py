@@ -8,8 +8,9 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from quiz.study.session import Outcome
-from quiz.tui.content import assemble, literal
+from quiz.tui.content import assemble
 from quiz.tui.widgets.infographic import InfographicView
+from quiz.tui.widgets.prose import Prose
 
 
 class Reveal(Vertical):
@@ -34,29 +35,24 @@ class Reveal(Vertical):
         if not out.correct:
             label = "Right answers:" if len(out.right) > 1 else "Right answer:"
             sep = "\n" if len(out.right) > 1 else " "
-            yield Static(
-                assemble((label, "bold"),
-                         *(part for o in out.right for part in (sep, (o.letter, "bold"),
-                                                                f"  {o.text}"))),
-                id="verdict-detail", markup=False,
-            )
+            yield Prose(label + "".join(f"{sep}{o.letter}  {o.text}" for o in out.right),
+                        lines=True, hang=3 if len(out.right) > 1 else len(label) + 4,
+                        id="verdict-detail")
         yield Static("Short explanation", classes="section-title", markup=False)
-        yield Static(literal(out.short_explanation), id="short-explanation", markup=False)
+        yield Prose(out.short_explanation, id="short-explanation")
         if out.infographic is not None:
             yield Static("Infographic", classes="section-title", markup=False)
             yield InfographicView(out.infographic, id="infographic")
         yield Static("Full explanation", classes="section-title", markup=False)
-        yield Static(literal(out.full_explanation), id="full-explanation", markup=False)
+        yield Prose(out.full_explanation, id="full-explanation")
         yield Static("Distractor review", classes="section-title", markup=False)
         with Vertical(id="distractor-review"):
             for note in out.distractor_review:
                 mark = "  (your choice)" if note.chosen else ""
-                yield Static(
-                    assemble((f"{note.option.letter}", "bold"), "  ", note.option.text,
-                             (mark, "bold")),
-                    classes="distractor-option", markup=False,
-                )
-                yield Static(literal(note.review), classes="distractor-why", markup=False)
+                # The option's text hangs under itself, not under its letter.
+                yield Prose(f"{note.option.letter}  {note.option.text}{mark}", lines=True,
+                            hang=3, classes="distractor-option")
+                yield Prose(note.review, classes="distractor-why")
         if out.worked_example is not None:
             from quiz.tui.widgets.worked_example import WorkedExampleView
 
@@ -64,5 +60,5 @@ class Reveal(Vertical):
             yield WorkedExampleView(out.worked_example, id="worked-example")
         if out.references:
             yield Static("References", classes="section-title", markup=False)
-            yield Static(literal("\n".join(f"• {r}" for r in out.references)),
-                         id="references", markup=False)
+            yield Prose("\n".join(f"• {r}" for r in out.references), lines=True, hang=2,
+                        id="references")

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import Static
 
 from quiz.bank.model import WorkedExample
-from quiz.tui.content import literal
+from quiz.tui.widgets.prose import Prose
 
 
 class WorkedExampleView(Vertical):
@@ -30,5 +29,6 @@ class WorkedExampleView(Vertical):
         spec = self.example.footprint
         steps = derivation_steps(estimate(spec), units=spec.units)
         if self.example.caption:
-            yield Static(literal(self.example.caption), classes="caption", markup=False)
-        yield Static(literal("\n".join(steps)), classes="steps", markup=False)
+            yield Prose(self.example.caption, classes="caption")
+        # One step per line; a long step wraps under itself, never between a number and its unit.
+        yield Prose("\n".join(steps), lines=True, hang=4, classes="steps")

@@ -1,0 +1,142 @@
+"""How bank prose is laid out on screen: paragraphs reflowed to the width, lines indented deeper
+than their paragraph kept as written, continuation lines hung under the text, and a number
+never split from its unit.
+
+Plain Python (no Textual), so the rules are tested on their own; the widgets call
+:func:`layout` with their width. The rules are the ones FORMAT.md documents for authors:
+
+- A single line break inside a paragraph is a space: the paragraph is reflowed to the screen.
+- A blank line separates paragraphs; it is kept (one blank line).
+- A line indented deeper than the text's least indented line (a formula, a small table, a
+  list item's continuation), or starting with a list marker (``-``, ``*``, ``•``, ``1.``,
+  ``1)``), stays on a line of its own with its spacing as written. When it is wider than the
+  screen it wraps, and its continuation lines hang under its text.
+- No markup and no Markdown: the characters are the author's; only line breaks and the spaces
+  around them change.
+"""
+
+from __future__ import annotations
+
+import re
+
+from quiz.bank.terminal import cell_width
+
+GLUE = "\x00"
+"""Stands for a space that must not break while a line is wrapped (terminal-safe text never
+holds a NUL, so it cannot clash with the author's characters)."""
+
+MIN_WIDTH = 10
+"""Narrower widths are laid out at this width (the terminal then cuts or scrolls)."""
+
+_MARKER = re.compile(r"(?:[-*•‣◦]|\d{1,3}[.)]|[A-Za-z][.)])\s+")
+"""A list marker at the start of a line, with the spaces after it."""
+
+_NUMBER_UNIT = re.compile(
+    r"(?<![\w.])([-+−±~≈]?\d(?:[\d,.]*\d)?(?:[eE][-+]?\d+)?[%×x]?) "
+    r"(?=[A-Za-zµ%°/][\w/%°·^²³-]{0,11}(?:\b|$))"
+)
+"""A number followed by one space and a unit or counted noun (``14.00 GB``, ``2 bytes``,
+``32 layers``, ``7B params``): the space is glued."""
+
+_TOKEN = re.compile(r"[^ ]+| +")
+
+
+def glue_numbers(line: str) -> str:
+    """``line`` with the space between each number and its unit replaced by :data:`GLUE`."""
+    return _NUMBER_UNIT.sub(lambda m: m.group(1) + GLUE, line)
+
+
+def _width(text: str) -> int:
+    """Terminal cells of ``text`` as shown (a glued space is one cell)."""
+    return cell_width(text.replace(GLUE, " "))
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def blocks(text: str) -> list[tuple[str, int] | None]:
+    """``text`` as its layout blocks, in order: ``(line, hang)`` for each line to wrap —
+    a reflowed paragraph run or a line kept as written, with the column its continuation
+    lines hang at — and ``None`` for a blank line between paragraphs."""
+    out: list[tuple[str, int] | None] = []
+    paragraph: list[str] = []
+
+    def flush() -> None:
+        if not paragraph:
+            return
+        if out:
+            out.append(None)
+        base = text_base
+        run: list[str] = []
+        for line in paragraph:
+            stripped = line.strip(" ")
+            marker = _MARKER.match(stripped)
+            kept = _indent(line) > base or marker is not None
+            if kept:
+                if run:
+                    out.append((" " * base + " ".join(run), base))
+                    run = []
+                hang = _indent(line) + (marker.end() if marker else 2)
+                out.append((line.rstrip(" "), hang))
+            else:
+                run.append(stripped)
+        if run:
+            out.append((" " * base + " ".join(run), base))
+        paragraph.clear()
+
+    lines = [line.replace("\t", "    ") for line in text.rstrip("\n").split("\n")]
+    text_base = min((_indent(line) for line in lines if line.strip(" ")), default=0)
+    for line in lines:
+        if line.strip(" "):
+            paragraph.append(line)
+        else:
+            flush()
+    flush()
+    return out
+
+
+def wrap_line(line: str, width: int, hang: int) -> list[str]:
+    """Wrap one line at ``width`` terminal cells, breaking only at spaces (never between a
+    number and its unit); continuation lines start at column ``hang``. A word wider than the
+    width is cut."""
+    width = max(width, MIN_WIDTH)
+    hang = min(hang, width // 2)
+    glued = glue_numbers(line)
+    if _width(glued) <= width:
+        return [line]
+    lines: list[str] = []
+    current = " " * _indent(glued)
+    for token in _TOKEN.findall(glued.lstrip(" ")):
+        if token.startswith(" "):
+            current += token
+            continue
+        if current.strip() and _width(current + token) > width:
+            lines.append(current.rstrip(" "))
+            current = " " * hang
+        while _width(current + token) > width:  # a word wider than the line: cut it
+            room = max(width - _width(current), 1)
+            lines.append(current + token[:room])
+            token = token[room:]
+            current = " " * hang
+        current += token
+    if current.strip():
+        lines.append(current.rstrip(" "))
+    return [part.replace(GLUE, " ") for part in lines]
+
+
+def layout(text: str, width: int) -> str:
+    """``text`` laid out at ``width`` terminal cells by the rules in this module's docstring."""
+    lines: list[str] = []
+    for block in blocks(text):
+        if block is None:
+            lines.append("")
+        else:
+            lines.extend(wrap_line(block[0], width, block[1]))
+    return "\n".join(lines)
+
+
+def reflow(text: str) -> str:
+    """``text`` with its paragraphs joined but not wrapped (what :func:`layout` shows on a
+    screen wide enough for every line)."""
+    return "\n".join("" if b is None else b[0] for b in blocks(text))
