@@ -163,19 +163,44 @@ def _bar(items: list[Item], scale: Fraction) -> str:
     )
 
 
-def _legend(items: list[Item], width: int, indent: int) -> list[str]:
-    seen: dict[str, None] = {}
-    for item in items:
-        seen.setdefault(item.name, None)
-    entries = [f"{FILL.get(name, '#')} {_label(name)}" for name in seen]
-    lines, line = [], " " * indent
-    for entry in entries:
-        if len(line) + len(entry) + 2 > width and line.strip():
-            lines.append(line.rstrip())
-            line = " " * indent
-        line += entry + "  "
-    if line.strip():
+def _legend(rows: list[tuple[str, list[Item]]], scale: Fraction, width: int, indent: int,
+            units: str) -> list[str]:
+    """The legend under bars drawn at ``scale``: a glyph and a name for each item drawn on some
+    bar (so every glyph listed can be seen), then, per bar, the items too small for one cell
+    on it, with their sizes."""
+    drawn: dict[str, None] = {}
+    small: list[tuple[str, list[str]]] = []
+    for label, items in rows:
+        tiny = []
+        for item, cells in zip(items, _cells(items, scale), strict=True):
+            if cells:
+                drawn.setdefault(item.name, None)
+            elif item.bytes > 0:
+                tiny.append(f"{_label(item.name)} {format_bytes(item.bytes, units)}".replace(
+                    " ", "\u00a0"))
+        if tiny:
+            small.append((label, tiny))
+    lines: list[str] = []
+
+    def flow(entries: list[str], sep: str) -> None:
+        line = " " * indent
+        for k, entry in enumerate(entries):
+            text = entry + (sep if k < len(entries) - 1 else "")
+            if len(line) + len(text) > width and line.strip():
+                lines.append(line.rstrip())
+                line = " " * indent
+            line += text
         lines.append(line.rstrip())
+
+    flow([f"{FILL.get(name, '#')} {_label(name)}" for name in drawn], "  ")
+    for label, tiny in small:
+        where = f"{label}, " if len(rows) > 1 else ""
+        # A size never parts from its unit: no-break spaces while wrapping (textwrap breaks
+        # only at ASCII whitespace).
+        text = f"under one cell ({where}not drawn): " + ", ".join(tiny)
+        lines += [part.replace("\u00a0", " ") for part in textwrap.wrap(
+            text, width, initial_indent=" " * indent, subsequent_indent=" " * (indent + 2),
+            break_on_hyphens=False)]
     return lines
 
 
@@ -215,8 +240,8 @@ def _bars_block(
         else:
             lines.append(" " * (label_w + pos) + "▲")
             lines.extend(_wrap("▲ " + text, width, " " * label_w))
-    all_items = [i for _, items, _ in rows for i in items]
-    lines.extend(_legend(all_items, width, label_w))
+    lines.extend(_legend([(label, items) for label, items, _ in rows], scale, width, label_w,
+                         units))
     return lines
 
 

@@ -39,7 +39,28 @@ def test_bars_share_one_scale() -> None:
     cells = {k: sum(ch in "█▓▒░▚▄▀" for ch in v) for k, v in rows.items()}
     ratio = r.training.total_bytes / r.inference.total_bytes
     assert cells["training"] / cells["inference"] == pytest.approx(ratio, rel=0.1)
-    assert "█ weights" in text and "▄ kv cache" in text
+    assert "█ weights" in text
+    # 1.07 GB of KV cache is under one 2.31 GB cell: listed with its size, not with a glyph
+    # that appears on no bar (issue 7 item 8).
+    assert "▄ kv cache" not in text
+    assert "under one cell (inference, not drawn): kv cache 1.07 GB" in text
+
+
+def test_every_glyph_in_a_legend_is_drawn_on_its_bars() -> None:
+    for spec in ({"model": "llama-2-7b"}, {"model": "llama-2-7b", "inference": {"weights": "int4"}},
+                 {"model": "llama-2-70b", "gpu": "h100-80gb", "training": {"zero": 3, "dp": 64}}):
+        for width in (40, 60, 80, 120):
+            text = render_bars(report(**spec), width=width)
+            for block in text.split("\n\n"):
+                lines = block.splitlines()
+                bars = "".join(line for line in lines if not line.lstrip().startswith(
+                    ("under", "█ ", "▓ ", "▒ ", "░ ", "▚ ", "▄ ", "▀ ")) and "cell" not in line)
+                legend = [line for line in lines if line not in bars]
+                glyphs = {tok.strip()[0] for line in legend for tok in line.split("  ")
+                          if tok.strip() and tok.strip()[0] in "█▓▒░▚▄▀#"
+                          and len(tok.strip()) > 1 and tok.strip()[1] == " "}
+                for glyph in glyphs:
+                    assert glyph in bars, (spec, width, glyph, block)
 
 
 def test_gpu_marker_and_fit_line() -> None:
