@@ -97,6 +97,7 @@ class QuizApp(App[int]):
         remembered = self._remembered()
         self.push_screen(StartScreen(self.library, shuffle=self.shuffle, seed=self.seed,
                                      launch=self.launch, remembered=remembered))
+        self.call_after_refresh(self._fit_to_size)
         if self.store is None:
             self._launch()
             return
@@ -142,6 +143,23 @@ class QuizApp(App[int]):
         self.store.set_setting("shuffle", config.shuffle)
         if config.count is not None:
             self.store.set_setting("count", config.count)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.call_after_refresh(self._fit_to_size)
+
+    def _fit_to_size(self) -> None:
+        """Below the smallest usable size, cover the app with a "make the window larger"
+        notice; take it away when the window is large enough again."""
+        from quiz.tui.screens.too_small import MIN_COLUMNS, MIN_ROWS, TooSmallScreen
+
+        small = self.size.width < MIN_COLUMNS or self.size.height < MIN_ROWS
+        covered = isinstance(self.screen, TooSmallScreen)
+        if small and not covered:
+            self.push_screen(TooSmallScreen())
+        elif not small:
+            for screen in [s for s in self.screen_stack if isinstance(s, TooSmallScreen)]:
+                if screen is self.screen:
+                    self.pop_screen()
 
     async def on_event(self, event: events.Event) -> None:
         """Every key reaches the screens in lower case when it is a single capital letter, so
