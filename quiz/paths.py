@@ -64,3 +64,22 @@ def backups_dir(folder: Path | None = None) -> Path:
     path = (folder if folder is not None else data_dir()) / "backups"
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+def screenshots_dir() -> Path:
+    """Return (and create) the folder where the app saves screenshots: the user's Downloads
+    folder when it exists, else ``screenshots`` in the data folder (always, when
+    ``$QUIZ_DATA_DIR`` redirects the data folder, so tests never write to the real home).
+
+    Raises:
+        OSError: when the folder cannot be created.
+    """
+    if not os.environ.get(DATA_DIR_ENV):
+        from platformdirs import user_downloads_path
+
+        downloads = user_downloads_path()
+        if downloads.is_dir():
+            return downloads
+    path = data_dir() / "screenshots"
+    path.mkdir(parents=True, exist_ok=True)
+    return path

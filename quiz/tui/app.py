@@ -489,6 +489,10 @@ class QuizApp(App[int]):
 
         if isinstance(self.screen, ConfirmScreen):
             return
+        from quiz.tui.screens.question import QuestionScreen
+
+        # Only a session still under way counts: one left with "New session" is over.
+        under_way = any(isinstance(s, QuestionScreen) for s in self.screen_stack)
         text = "Quit quiz?"
         open_session = self.recorder is not None and self.store is not None and (
             self.store.session(self.recorder.session_id).status == "open")
@@ -496,11 +500,14 @@ class QuizApp(App[int]):
             self.exam.save()
             text += ("\n\nYour exam answers are saved and the clock stops: the exam is "
                      "offered to resume at the next start, with its time left.")
-        elif open_session and self.session is not None and self.session.outcomes:
+        elif open_session and under_way and self.session is not None and self.session.outcomes:
             text += ("\n\nYour answers are saved as you give them: this session is offered "
                      "to resume at the next start.")
         elif self.store is not None:
             text += "\n\nYour progress is saved."
+        elif under_way and self.session is not None and self.session.outcomes:
+            n = len(self.session.outcomes)
+            text += f"\n\nThis session's {n} answer{'s' * (n != 1)} will not be kept."
 
         def done(confirmed: bool | None) -> None:
             if confirmed:
@@ -519,9 +526,28 @@ class QuizApp(App[int]):
                             self.action_footprint)
         yield SystemCommand("Help", "Show the keys", self.action_help)
         yield SystemCommand("Quit", "Quit quiz (asks first)", self.action_request_quit)
+        yield SystemCommand("Screenshot", "Save an SVG picture of the screen (says where)",
+                            lambda: self.set_timer(0.1, self.action_save_screenshot))
         for command in super().get_system_commands(screen):
-            if command.title not in ("Quit", "Keys"):  # ours ask first / our help lists keys
+            # Ours ask first / our help lists the keys / ours says where it saved.
+            if command.title not in ("Quit", "Keys", "Screenshot"):
                 yield command
+
+    def action_save_screenshot(self) -> None:
+        """Save an SVG screenshot in :func:`quiz.paths.screenshots_dir` and say where, or why
+        it could not be saved."""
+        from quiz.paths import screenshots_dir
+
+        folder = None
+        try:
+            folder = screenshots_dir()
+            path = self.save_screenshot(path=str(folder))
+        except OSError as exc:
+            where = f" in {folder}" if folder is not None else ""
+            self.notify(f"Could not save the screenshot{where}: {exc.strerror or exc}.",
+                        severity="error", markup=False)
+            return
+        self.notify(f"Screenshot saved to {path}", markup=False)
 
 
 def fold_case(key: str) -> str:

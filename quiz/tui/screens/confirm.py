@@ -32,7 +32,8 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Grid(id="dialog"):
-            yield Static(self.question, id="dialog-question", markup=False)
+            yield Static(f"{self.question}\n\ny: {self.yes} · n or Esc: {self.no}",
+                         id="dialog-question", markup=False)
             yield Button(self.yes, variant=self.yes_variant, id="yes")
             yield Button(self.no, variant="default" if self.focus_yes else "primary", id="no")
 

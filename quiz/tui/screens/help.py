@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
@@ -18,7 +18,8 @@ Start screen
 
 Question screen
   A–H or 1–8     choose that option (multiple response: tick it)
-  ↑ ↓  Enter     move the cursor; choose, or submit the ticked
+  ↑ ↓  Enter     move the highlight (none at first); choose it,
+                 or submit the ticked options
   Space          tick the highlighted option (multiple response)
   click          choose (or tick) an option
   n  →  Enter    next question, once answered
@@ -40,6 +41,7 @@ Exam
 
 Summary
   r              retry what you missed
+  ↑ ↓  Enter     open a question from the review list
   Ctrl+N         new session (back to the start screen)
   Esc            back to the questions
 
@@ -55,8 +57,10 @@ Everywhere
   Ctrl+Q         quit, after asking (q and Esc too on the
                  start and question screens)
   Ctrl+Z         suspend to the shell; fg resumes
+  Letter keys work in either case (Caps Lock on or off)."""
 
-Press Esc or ? to close."""
+HELP_TITLE = "Keys · Esc or ? closes · ↑↓ PgUp PgDn scroll"
+"""Above the scrolling list, so how to close it is always in view, even at 80×24."""
 
 
 class HelpScreen(ModalScreen[None]):
@@ -70,9 +74,13 @@ class HelpScreen(ModalScreen[None]):
     ]
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(id="help-dialog"):
-            yield Static("Keys", id="help-title", markup=False)
-            yield Static(HELP_TEXT, id="help-text", markup=False)
+        with Vertical(id="help-dialog"):
+            yield Static(HELP_TITLE, id="help-title", markup=False)
+            with VerticalScroll(id="help-scroll"):
+                yield Static(HELP_TEXT, id="help-text", markup=False)
+
+    def on_mount(self) -> None:
+        self.query_one("#help-scroll", VerticalScroll).focus()
 
     def action_close(self) -> None:
         """Close the help."""

@@ -86,6 +86,8 @@ class QuestionScreen(Screen[None]):
         """Draw the current question: answered ones with their reveal, others without."""
         shown = self.session.current
         outcome = self.session.outcome()
+        # A notification from the screen before (the start screen's) never sits over a question.
+        self.app.clear_notifications()
         self._draw_status()
         self.query_one("#stem", Prose).set_text(shown.question.stem)
         self._show_hint()

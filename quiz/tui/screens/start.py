@@ -5,12 +5,15 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
+from rich.segment import Segment
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
+from textual.strip import Strip
 from textual.widgets import (
     Button,
+    Checkbox,
     Footer,
     Header,
     Input,
@@ -21,6 +24,7 @@ from textual.widgets import (
     Static,
     Switch,
 )
+from textual.widgets.option_list import OptionDoesNotExist
 from textual.widgets.selection_list import Selection
 
 from quiz.bank.library import Library
@@ -39,6 +43,28 @@ MODE_CHOICES = (
     ("cram", "Cram: last time's misses and flagged ones (schedule untouched)"),
 )
 """The start screen's modes, in order, with what each does."""
+
+
+def _on_off(value: bool) -> str:
+    return "on" if value else "off"
+
+
+class TopicList(SelectionList[str]):
+    """A :class:`SelectionList` whose boxes show a tick (✓) when selected and nothing when not,
+    so the state reads without colour (monochrome terminals, colour-blind users)."""
+
+    def render_line(self, y: int) -> Strip:
+        strip = super().render_line(y)
+        _, scroll_y = self.scroll_offset
+        try:
+            selection = self.get_option_at_index(scroll_y + y)
+        except OptionDoesNotExist:
+            return strip
+        segments = list(strip)
+        if len(segments) > 1 and segments[1].text == Checkbox.BUTTON_INNER:
+            mark = "✓" if selection.value in self._selected else " "
+            segments[1] = Segment(mark, segments[1].style, segments[1].control)
+        return Strip(segments, strip.cell_length)
 
 
 class StartScreen(Screen[None]):
@@ -80,7 +106,8 @@ class StartScreen(Screen[None]):
         lib = self.library
         n = len(lib.questions)
         yield Header()
-        with VerticalScroll(id="start-body"):
+        # Not a focus stop itself: Tab goes from field to field, each scrolled into view.
+        with VerticalScroll(id="start-body", can_focus=False):
             yield Static(literal(lib.title, "bold"), id="bank-title", markup=False)
             yield Static(
                 f"{n} question{'s' * (n != 1)} in {len(self.topic_counts)} "
@@ -96,7 +123,7 @@ class StartScreen(Screen[None]):
                 for i, (_key, text) in enumerate(MODE_CHOICES):
                     yield RadioButton(text, value=i == 0, id=f"mode-{_key}")
             yield Label("Topics to include", classes="field-label")
-            yield SelectionList[str](
+            yield TopicList(
                 *(
                     Selection(assemble(lib.topic_name(t), f"  ({c})"), t,
                               self.default_topics is None or t in self.default_topics)
@@ -108,6 +135,7 @@ class StartScreen(Screen[None]):
             with Horizontal(classes="field-row"):
                 yield Label("Number of questions", classes="field-label")
                 yield Input(str(count), type="integer", id="count", max_length=6)
+            yield Static(id="count-note", markup=False)
             with Horizontal(classes="field-row", id="minutes-row"):
                 yield Label("Exam minutes (empty: bank's limit or 1.2 per question)",
                             classes="field-label")
@@ -117,6 +145,7 @@ class StartScreen(Screen[None]):
             with Horizontal(classes="field-row"):
                 yield Label("Shuffle questions and options", classes="field-label")
                 yield Switch(value=self.shuffle, id="shuffle")
+                yield Label(_on_off(self.shuffle), id="shuffle-state")
             yield Static(id="start-error", markup=False)
         # Outside the scroll, so focusing it never scrolls the bank's title out of view.
         with Horizontal(id="start-actions"):
@@ -128,6 +157,35 @@ class StartScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#start", Button).focus()
+        self._update_count_note()
+
+    def on_switch_changed(self, event: Switch.Changed) -> None:
+        if event.switch.id == "shuffle":
+            self.query_one("#shuffle-state", Label).update(_on_off(event.value))
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id == "count":
+            self._update_count_note()
+
+    def on_selection_list_selected_changed(self, event: SelectionList.SelectedChanged[str]) -> None:
+        self._update_count_note()
+
+    def _available(self) -> int:
+        topics = self.query_one("#topics", SelectionList).selected
+        return sum(self.topic_counts[t] for t in topics)
+
+    def _update_count_note(self) -> None:
+        """Under the count, as it is typed: how many questions the session will have when
+        fewer match the topics than asked for (said here, not in a notification that would
+        outlive the start screen)."""
+        available = self._available()
+        raw = self.query_one("#count", Input).value.strip()
+        note = ""
+        if raw.isdigit() and int(raw) > available:
+            note = (f"Only {available} question{'s' * (available != 1)} "
+                    f"{'match' if available != 1 else 'matches'} the chosen topics: the session "
+                    f"will have {available}.") if available else ""
+        self.query_one("#count-note", Static).update(note)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "start":
@@ -155,9 +213,6 @@ class StartScreen(Screen[None]):
             return "The number of questions must be a whole number."
         if count < 1:
             return "The number of questions must be at least 1."
-        if count > available:
-            self.notify(f"Only {available} question{'s' * (available != 1)} match the chosen "
-                        f"topics: starting with {available}.", markup=False)
         launch = self.launch
         return SessionConfig(
             topics=topics,
