@@ -198,7 +198,7 @@ async def test_navigation_summary_and_previous_keeps_reveal() -> None:
         await pilot.pause()
         assert isinstance(app.screen, SummaryScreen)
         assert plain(app.screen.query_one("#summary-score", Static)) == (
-            "Score 1 right of 2 (50%); all 2 answered")
+            "Score 1 right of 2 answered (50%); all 2 answered")
 
 
 async def test_option_letters_do_not_trigger_actions_and_help_and_quit_work() -> None:

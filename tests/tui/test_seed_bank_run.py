@@ -31,4 +31,4 @@ async def test_practice_run_over_the_seed_bank_reveals_every_part() -> None:
         await pilot.pause()
         assert isinstance(app.screen, SummaryScreen)
         assert plain(app.screen.query_one("#summary-score", Static)) == (
-            "Score 1 right of 2 (50%); all 2 answered")
+            "Score 1 right of 2 answered (50%); all 2 answered")

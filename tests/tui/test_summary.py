@@ -15,7 +15,7 @@ from tests.tui.test_question_screen import plain, start
 
 def test_summary_lines_say_how_many_were_needed() -> None:
     score = Score(correct=2, answered=3, total=3)
-    assert score_line(score, 0.67) == "2 right of 3 (66.7%); all 3 answered"
+    assert score_line(score, 0.67) == "2 right of 3 answered (66.7%); all 3 answered"
     assert pass_line(score, 0.67) == "Below the pass mark: 3 right of 3 needed (pass mark 67%)"
     assert pass_line(Score(2, 3, 3), 0.6) == "Pass: 2 right of 3 needed (pass mark 60%)"
     assert score_line(Score(1, 2, 4), 0.7) == (
@@ -35,7 +35,7 @@ async def test_two_of_three_against_a_mark_of_067_is_shown_as_a_fail_below_it() 
         await pilot.pause()
         assert isinstance(app.screen, SummaryScreen)
         assert plain(app.screen.query_one("#summary-score", Static)) == (
-            "Score 2 right of 3 (66.7%); all 3 answered")
+            "Score 2 right of 3 answered (66.7%); all 3 answered")
         verdict = app.screen.query_one("#summary-pass", Static)
         assert plain(verdict) == "Below the pass mark: 3 right of 3 needed (pass mark 67%)"
         assert "-fail" in verdict.classes
@@ -56,9 +56,9 @@ async def test_a_retry_keeps_the_first_attempt_beside_it() -> None:
         screen = app.screen
         assert isinstance(screen, SummaryScreen)
         assert plain(screen.query_one("#summary-score", Static)) == (
-            "This retry 1 right of 1 (100%); all 1 answered")
+            "This retry 1 right of 1 answered (100%); all 1 answered")
         assert plain(screen.query_one("#summary-first-attempt", Static)) == (
-            "First attempt 1 right of 2 (50%); all 2 answered. "
+            "First attempt 1 right of 2 answered (50%); all 2 answered. "
             "Below the pass mark: 2 right of 2 needed (pass mark 70%)")
         assert not screen.query("#summary-pass")  # no "Pass" for the retry alone
 
