@@ -129,7 +129,8 @@ class SummaryScreen(Screen[None]):
     def on_mount(self) -> None:
         self.title = "Summary"
         if self.query("#summary-missed"):
-            self.query_one("#summary-missed", OptionList).focus()
+            # Focused for Enter and the arrows, but the score stays in view at the top.
+            self.query_one("#summary-missed", OptionList).focus(scroll_visible=False)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         """Open the chosen question, with its reveal if it was answered."""
