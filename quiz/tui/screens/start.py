@@ -185,7 +185,9 @@ class StartScreen(Screen[None]):
             note = (f"Only {available} question{'s' * (available != 1)} "
                     f"{'match' if available != 1 else 'matches'} the chosen topics: the session "
                     f"will have {available}.") if available else ""
-        self.query_one("#count-note", Static).update(note)
+        widget = self.query_one("#count-note", Static)
+        widget.update(note)
+        widget.display = bool(note)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "start":

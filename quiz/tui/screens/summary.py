@@ -29,8 +29,8 @@ def _plural(n: int, noun: str) -> str:
 
 
 def score_line(score: Score, pass_mark: float | None) -> str:
-    """``2 right of 3 answered (66.7%); all 3 answered`` — the percentage of a finished session is shown
-    with the precision :meth:`Score.percents` picks against ``pass_mark``."""
+    """``2 right of 3 answered (66.7%); all 3 answered`` — the percentage of a finished session
+    is shown with the precision :meth:`Score.percents` picks against ``pass_mark``."""
     if score.answered == score.total and score.total:
         pct = score.percents(pass_mark if pass_mark is not None else 1.0)[0]
         return (f"{score.correct:,} right of {score.total:,} answered ({pct}); "
