@@ -49,8 +49,10 @@ async def test_the_first_tab_lands_on_a_visible_field() -> None:
         await pilot.pause()
         await pilot.press("tab")
         await pilot.pause()
-        assert isinstance(app.focused, TopicList)
-        assert not isinstance(app.focused, VerticalScroll)
+        focused = app.focused
+        assert focused is not None and not isinstance(focused, VerticalScroll)
+        assert focused.id == "mode"  # the first field of the form, on screen
+        assert focused.region.height > 0 and focused.region.y < 24
 
 
 async def test_ticks_and_the_shuffle_switch_read_without_colour() -> None:

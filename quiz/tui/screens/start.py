@@ -70,6 +70,9 @@ class TopicList(SelectionList[str]):
 class StartScreen(Screen[None]):
     """Choose what to study, then start. Enter on the focused Start button begins."""
 
+    AUTO_FOCUS = "#start"
+    """Start has the focus at first (outside the scroll, so the bank's title stays in view)."""
+
     BINDINGS = [
         Binding("ctrl+s", "start", "Start"),
         Binding("r", "app.reload_banks", "Reload banks"),
