@@ -453,7 +453,7 @@ class QuizApp(App[int]):
         # The worked example belongs to the reveal: only an answered question pre-fills it.
         if (self.session is not None and isinstance(self.screen, QuestionScreen)
                 and self.session.outcome() is not None):
-            spec = self.session.current.question.calculator_spec
+            spec = self.session.current.question.calculator_spec or spec
         self.push_screen(FootprintScreen(spec), self._calculator_closed)
 
     def _calculator_closed(self, spec: FootprintSpec | None) -> None:
