@@ -65,9 +65,15 @@ class Library:
 
     @property
     def title(self) -> str:
-        """The bank's title, or a summary title for several banks."""
+        """The bank's title, or a summary title for several banks: their shared series title
+        (the text before ``": "``) when they have one, else every title."""
         if len(self.banks) == 1:
             return self.banks[0].info.title
+        # Banks of one series ("AI infrastructure: Memory", "AI infrastructure: Serving") are
+        # titled by what they share; the topic list names the rest.
+        heads = {b.info.title.partition(": ")[0] for b in self.banks}
+        if len(heads) == 1 and all(": " in b.info.title for b in self.banks):
+            return f"{heads.pop()} ({len(self.banks)} banks)"
         return f"{len(self.banks)} banks: " + ", ".join(b.info.title for b in self.banks)
 
     @property

@@ -246,3 +246,11 @@ def test_a_diagram_wider_than_the_screen_is_a_warning(pure: bool) -> None:
                               "keep them to 76 or fewer")]
     fits = extra.replace("x" * 77, "x" * 76)
     assert found(load_bank_text(bank(question(extra=fits)), pure_python=pure)) == []
+
+
+def test_banks_of_one_series_are_titled_by_what_they_share(tmp_path: Path) -> None:
+    for name, title in (("a", "AI infra: Memory"), ("b", "AI infra: Serving")):
+        head = HEAD.replace("demo", name).replace("title: Demo bank", f'title: "{title}"')
+        (tmp_path / f"{name}.yaml").write_text(bank(question(f"q-{name}"), head=head))
+    library = load_library([tmp_path]).library
+    assert library.title == "AI infra (2 banks)"

@@ -135,3 +135,33 @@ async def test_quit_after_new_session_does_not_mention_the_left_session() -> Non
         await pilot.pause()
         text = plain(app.screen.query_one("#dialog-question", Static))
         assert text == "Quit quiz?\n\ny: Quit · n or Esc: Stay"
+
+
+async def test_the_bundled_library_keeps_its_form_in_view_at_80x24() -> None:
+    """Six banks of one series: a short title, the mode choice in view, descriptions below."""
+    from quiz.bank.load import load_library
+    from quiz.paths import bundled_bank_dir
+
+    library = load_library([bundled_bank_dir()]).library
+    assert library.title == "AI infrastructure (6 banks)"
+    app = make_app(library, shuffle=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, StartScreen)
+        mode = screen.query_one("#mode")
+        assert 0 < mode.region.y < 24  # the mode choice is on the first screen
+        description = screen.query_one("#bank-description")
+        assert description.region.y > screen.query_one("#topics").region.y
+
+
+async def test_the_mode_choice_reads_without_colour() -> None:
+    app = make_app(small_library(), shuffle=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        glyphs = [str(b._button) for b in app.screen.query("#mode RadioButton")]
+        assert glyphs == ["▐●▌", "▐ ▌", "▐ ▌", "▐ ▌"]
+        await pilot.click("#mode-exam")
+        await pilot.pause()
+        glyphs = [str(b._button) for b in app.screen.query("#mode RadioButton")]
+        assert glyphs == ["▐ ▌", "▐●▌", "▐ ▌", "▐ ▌"]

@@ -9,6 +9,7 @@ from rich.segment import Segment
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
 from textual.screen import Screen
 from textual.strip import Strip
 from textual.widgets import (
@@ -47,6 +48,16 @@ MODE_CHOICES = (
 
 def _on_off(value: bool) -> str:
     return "on" if value else "off"
+
+
+class ModeButton(RadioButton):
+    """A radio button whose state reads without colour: ``●`` when chosen, blank when not
+    (Textual's own shows ``●`` in both states and tells them apart by colour only)."""
+
+    @property
+    def _button(self) -> Content:
+        self.BUTTON_INNER = "●" if self.value else " "
+        return super()._button
 
 
 class TopicList(SelectionList[str]):
@@ -117,14 +128,16 @@ class StartScreen(Screen[None]):
                 f"topic{'s' * (len(self.topic_counts) != 1)}",
                 id="bank-count", markup=False,
             )
+            # One bank's description introduces it; several banks' go below the form, so the
+            # mode, topics and count stay in view at 80x24.
             descriptions = [b.info.description for b in lib.banks if b.info.description]
-            if descriptions:
-                yield Prose("\n\n".join(descriptions), id="bank-description")
+            if len(lib.banks) == 1 and descriptions:
+                yield Prose(descriptions[0], id="bank-description")
             launch = self.launch
             yield Label("Mode", classes="field-label")
             with RadioSet(id="mode"):
                 for i, (_key, text) in enumerate(MODE_CHOICES):
-                    yield RadioButton(text, value=i == 0, id=f"mode-{_key}")
+                    yield ModeButton(text, value=i == 0, id=f"mode-{_key}")
             yield Label("Topics to include", classes="field-label")
             yield TopicList(
                 *(
@@ -150,6 +163,15 @@ class StartScreen(Screen[None]):
                 yield Switch(value=self.shuffle, id="shuffle")
                 yield Label(_on_off(self.shuffle), id="shuffle-state")
             yield Static(id="start-error", markup=False)
+            if len(lib.banks) > 1 and descriptions:
+                yield Label("About these banks", classes="field-label")
+                yield Prose(
+                    "\n\n".join(
+                        f"{b.info.title}. {b.info.description}"
+                        for b in lib.banks if b.info.description
+                    ),
+                    id="bank-description",
+                )
         # Outside the scroll, so focusing it never scrolls the bank's title out of view.
         with Horizontal(id="start-actions"):
             yield Button("Start", id="start", variant="primary")
