@@ -1,0 +1,119 @@
+"""Realistic generated question banks for the benchmarks: 1,000 to 100,000 questions.
+
+Every question is a copy of one of the bundled questions (``question_bank/*.yaml``, so stems,
+options and explanations have the lengths instructors really write), with a new id and every
+optional field filled: ``difficulty``, ``tags``, ``references``, an ``infographic`` (a table, a
+text diagram, or, for one question in five, a memory-footprint chart) and a ``worked_example``.
+A library is a folder of bank files of at most :data:`PER_FILE` questions each (a 10,000-question
+file is about 45 MB; :data:`quiz.bank.load.MAX_FILE_BYTES` allows 64 MB per file).
+
+The values are read with the loader's own reader (every scalar stays the text the author typed)
+and written with :func:`quiz.yamlio.dump`, so the generated files are in the documented format
+(``question_bank/FORMAT.md``); :func:`write_library` checks that the first file loads cleanly.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+from pathlib import Path
+from typing import Any
+
+from quiz import yamlio
+from quiz.bank import yaml_reader
+from quiz.paths import bundled_bank_dir
+
+PER_FILE = 10_000
+"""Most questions in one generated bank file."""
+
+_DIFFICULTIES = ("easy", "medium", "hard")
+
+
+def _bundled() -> tuple[dict[str, str], list[dict[str, Any]]]:
+    """The bundled banks' topics and questions, as plain values (every scalar a string)."""
+    topics: dict[str, str] = {}
+    questions: list[dict[str, Any]] = []
+    for path in sorted(bundled_bank_dir().glob("*.yaml")):
+        doc = yaml_reader.build(path.read_text(encoding="utf-8"))
+        value = doc.value
+        topics.update(value["bank"].get("topics", {}))
+        questions += value["questions"]
+    return topics, questions
+
+
+def _templates() -> tuple[dict[str, str], list[dict[str, Any]]]:
+    """The bundled questions with every optional field filled (see the module docstring)."""
+    topics, questions = _bundled()
+    footprints = [q["worked_example"]["footprint"] for q in questions if "worked_example" in q]
+    tables = [q["infographic"] for q in questions
+              if "infographic" in q and "table" in q["infographic"]]
+    out = []
+    for i, source in enumerate(questions):
+        q = copy.deepcopy(source)
+        q.setdefault("difficulty", _DIFFICULTIES[i % 3])
+        q.setdefault("tags", [q["topic"], "generated"])
+        q.setdefault("references", ["Rajbhandari et al. 2020, ZeRO, sec. 3.1"])
+        footprint = footprints[i % len(footprints)]
+        if i % 5 == 0:
+            q["infographic"] = {"caption": "Memory footprint",
+                                "footprint": copy.deepcopy(footprint)}
+        else:
+            q.setdefault("infographic", copy.deepcopy(tables[i % len(tables)]))
+        if "worked_example" not in q:
+            q["worked_example"] = {"caption": "The calculator's figures",
+                                   "footprint": copy.deepcopy(footprint)}
+        out.append(q)
+    # Single-answer and multiple-response questions alternate while both last, so a short
+    # session meets both kinds.
+    single = [q for q in out if isinstance(q["answer"], str)]
+    multiple = [q for q in out if not isinstance(q["answer"], str)]
+    mixed = [q for pair in itertools.zip_longest(single, multiple) for q in pair if q]
+    return topics, mixed
+
+
+def bank_text(questions: int, *, bank_id: str = "bench", start: int = 0) -> str:
+    """YAML text of one bank with ``questions`` questions, ids ``{bank_id}-{start + n:06d}``."""
+    topics, templates = _templates()
+    header = yamlio.dump({"bank": {
+        "id": bank_id, "title": f"Benchmark library {bank_id}", "version": 1, "pass_mark": 0.7,
+        "description": "Generated from the bundled questions for the benchmarks.",
+        "topics": topics}}, fold=True)
+    # Each template is written once with a placeholder id; copies only substitute the id.
+    marker = "0PLACEHOLDER0"
+    blocks = []
+    for q in templates:
+        q = dict(q, id=marker)
+        text = yamlio.dump({"questions": [q]}, fold=True)
+        blocks.append(text.split("\n", 1)[1])  # drop "questions:"
+    parts = [header, "questions:\n"]
+    for n, block in zip(range(questions), itertools.cycle(blocks)):
+        parts.append(block.replace(marker, f"{bank_id}-{start + n:06d}", 1))
+    return "".join(parts)
+
+
+def write_library(folder: Path, questions: int) -> Path:
+    """Write a library of ``questions`` questions into ``folder`` (created), as files of at most
+    :data:`PER_FILE` questions; return the folder. Files already there with the right size
+    marker are reused. Raises ``RuntimeError`` if the first file does not load cleanly."""
+    folder.mkdir(parents=True, exist_ok=True)
+    stamp = folder / ".complete"
+    if stamp.exists() and stamp.read_text() == str(questions):
+        return folder
+    for old in folder.glob("*.yaml"):
+        old.unlink()
+    done = 0
+    index = 0
+    while done < questions:
+        n = min(PER_FILE, questions - done)
+        path = folder / f"bank-{index:02d}.yaml"
+        path.write_text(bank_text(n, bank_id=f"bench-{index:02d}", start=done), encoding="utf-8")
+        done += n
+        index += 1
+    from quiz.bank.load import load_library
+
+    report = load_library([folder / "bank-00.yaml"])
+    if not report.ok:
+        raise RuntimeError("the generated bank does not load: "
+                           + "; ".join(str(d) for d in report.errors[:5]))
+    stamp.write_text(str(questions))
+    return folder

@@ -1,0 +1,467 @@
+"""The performance figures of issue 13, each as a ratio to a floor measured in the same run.
+
+Run ``python benchmarks/run.py`` (about 15 minutes with the 100,000-question library; a quick
+look: ``python benchmarks/run.py --sizes 1000 --rounds 3``). It prints one table and exits 1 when
+a figure misses its target (2 when a figure could not be measured). Absolute times depend on the
+machine and its load; ratios to floors measured seconds apart are what to compare.
+
+Method
+------
+Every figure is the **median of ``--rounds`` rounds**; within a round every case runs once, in a
+fixed order, so a burst of load on the machine hits the floors and the figures alike.
+
+*Generated libraries* (:mod:`benchmarks.banks`): copies of the bundled questions with every
+field filled, as folders of bank files of at most 10,000 questions (about 4 kB a question).
+
+*Floors*
+
+- **A** — a bare Textual app whose only widget is a ``Static``: the time from starting the
+  process to its first paint, as a terminal shows it.
+- **B** — ``yaml.load(f, CSafeLoader)`` of the library's files in a fresh process: the whole
+  process's time and its peak memory (``ru_maxrss``).
+- **K** — a bare Textual app whose key binding updates one ``Static``: a key press measured with
+  Textual's Pilot in this process (``await pilot.press(key)`` then ``await pilot.pause()``, so the
+  key's handler and the repaint it asked for have both run).
+
+*Paint and ready* — the app runs in a pseudo-terminal of 100×30 (``TERM=xterm-256color``), as
+in a real terminal, and the benchmark reads what it writes. **First paint** is the moment the
+text ``Start`` (the start screen's button and footer key) first arrives; **ready to start** the
+moment ``questions in`` (the start screen's count of the loaded library) arrives. The process is
+then killed and its peak memory read. ``QUIZ_CACHE_DIR`` and ``QUIZ_DATA_DIR`` point into the
+benchmark's own folder: a *first run* starts with the cache folder emptied, a *later run* finds
+what the run before it left.
+
+*Key presses* — in this process, with the library loaded as ``quiz`` loads it, through Pilot as
+floor K, on a 100×30 headless screen, in bank order (``shuffle=False``): Enter on the start
+screen's focused Start (start session), an option letter (answer → reveal on a single-answer
+question, tick on a multiple-response one), ``pagedown`` (scroll), ``n`` (next), ``p``
+(previous), ``s`` (open summary). The median over every press of every round is compared with
+the target; the slowest press is shown too.
+
+*Imports* — in a fresh process, the time to import what the app needs before its first paint
+(``quiz.cli`` and ``quiz.tui.app``) against importing ``textual.app`` with the widgets and
+containers of the start screen.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime
+import fcntl
+import os
+import pty
+import select
+import shutil
+import signal
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import termios
+import time
+import timeit
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import banks  # noqa: E402
+
+PY = sys.executable
+SIZE = (100, 30)
+"""Terminal columns × rows for every app in the benchmark."""
+PAINT_MARKER = b"Start"
+READY_MARKER = b"questions in"
+TIMEOUT_S = 600.0
+"""Longest wait for one process to paint or get ready."""
+
+FLOOR_A = """
+from textual.app import App
+from textual.widgets import Static
+
+class FloorA(App):
+    def compose(self):
+        yield Static("Start")
+
+FloorA().run()
+"""
+
+FLOOR_B = """
+import sys, yaml
+for name in sys.argv[1:]:
+    with open(name, "rb") as f:
+        yaml.load(f, Loader=yaml.CSafeLoader)
+"""
+
+IMPORT_TIMER = """
+import sys, time
+t = time.perf_counter()
+{body}
+print(time.perf_counter() - t, "pydantic" in sys.modules)
+"""
+IMPORT_FLOOR = """
+import textual.app
+from textual.containers import Horizontal, VerticalScroll
+from textual.widgets import Button, Footer, Header, Input, Label, SelectionList, Static, Switch
+"""
+IMPORT_QUIZ = """
+import quiz.cli
+import quiz.tui.app
+"""
+
+
+# -- measuring processes ------------------------------------------------------------------------
+@dataclass
+class Run:
+    """One process: seconds until each marker arrived (absent if it never did), peak memory."""
+
+    seen: dict[bytes, float] = field(default_factory=dict)
+    max_rss_bytes: int = 0
+    output: bytes = b""
+
+
+def run_in_pty(cmd: list[str], markers: tuple[bytes, ...], env: dict[str, str]) -> Run:
+    """Start ``cmd`` in a 100×30 pseudo-terminal, wait until every marker has been written (or
+    the process ends, or :data:`TIMEOUT_S`), kill it and return what was seen."""
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", SIZE[1], SIZE[0], 0, 0))
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdin=slave, stdout=slave, stderr=slave, env=env,
+                            start_new_session=True, close_fds=True)
+    os.close(slave)
+    run = Run()
+    buffer = b""
+    deadline = start + TIMEOUT_S
+    try:
+        while len(run.seen) < len(markers) and time.perf_counter() < deadline:
+            ready, _, _ = select.select([master], [], [], 0.5)
+            if not ready:
+                if proc.poll() is not None:
+                    break
+                continue
+            try:
+                chunk = os.read(master, 1 << 16)
+            except OSError:  # the child closed the terminal
+                break
+            now = time.perf_counter()
+            tail = buffer[-64:]
+            buffer += chunk
+            for marker in markers:
+                if marker not in run.seen and marker in tail + chunk:
+                    run.seen[marker] = now - start
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+        _, _, usage = os.wait4(proc.pid, 0)
+        proc.returncode = -1
+        os.close(master)
+    run.max_rss_bytes = usage.ru_maxrss * 1024
+    run.output = buffer
+    return run
+
+
+def run_plain(cmd: list[str], env: dict[str, str]) -> tuple[float, int, str]:
+    """Run ``cmd`` to its end: seconds, peak memory in bytes, standard output."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    out = proc.stdout.read() if proc.stdout else b""
+    _, status, usage = os.wait4(proc.pid, 0)
+    elapsed = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode not in (0, 1):
+        raise RuntimeError(f"{cmd[:3]} exited with {proc.returncode}")
+    return elapsed, usage.ru_maxrss * 1024, out.decode()
+
+
+# -- key presses --------------------------------------------------------------------------------
+async def _press(pilot: Any, key: str) -> float:
+    start = time.perf_counter()
+    await pilot.press(key)
+    await pilot.pause()
+    return time.perf_counter() - start
+
+
+async def floor_k(presses: int) -> list[float]:
+    """Floor K: ``presses`` key presses that each update one ``Static``."""
+    from textual.app import App, ComposeResult
+    from textual.widgets import Static
+
+    class FloorK(App[None]):
+        BINDINGS = [("x", "bump", "Bump")]
+        count = 0
+
+        def compose(self) -> ComposeResult:
+            yield Static("0", id="count")
+
+        def action_bump(self) -> None:
+            self.count += 1
+            self.query_one("#count", Static).update(str(self.count))
+
+    times = []
+    app = FloorK()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        for _ in range(presses):
+            times.append(await _press(pilot, "x"))
+    assert app.count == presses, "floor K: the key did not reach the app"
+    return times
+
+
+async def quiz_keys(library: Any, presses: int) -> dict[str, list[float]]:
+    """Time each kind of key press of a study session over ``library`` (see the module doc)."""
+    from quiz.tui.app import make_app
+    from quiz.tui.screens.question import QuestionScreen
+
+    times: dict[str, list[float]] = {k: [] for k in (
+        "start session", "answer → reveal", "tick", "scroll", "next", "previous",
+        "open summary")}
+    app = make_app(library, shuffle=False, seed=1)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        times["start session"].append(await _press(pilot, "enter"))
+        if not isinstance(app.screen, QuestionScreen):
+            raise RuntimeError("Enter on the start screen did not start a session")
+        for _ in range(presses):
+            session = app.session
+            assert session is not None
+            if session.current.question.multiple_response:
+                times["tick"].append(await _press(pilot, "a"))
+                times["tick"].append(await _press(pilot, "a"))  # untick: nothing submitted
+            else:
+                times["answer → reveal"].append(await _press(pilot, "a"))
+                if session.outcome() is None:
+                    raise RuntimeError("an option letter did not answer the question")
+            times["scroll"].append(await _press(pilot, "pagedown"))
+            before = session.position
+            times["next"].append(await _press(pilot, "n"))
+            times["previous"].append(await _press(pilot, "p"))
+            times["next"].append(await _press(pilot, "n"))
+            if session.position != before + 1:
+                raise RuntimeError("n and p did not move between questions")
+            times["open summary"].append(await _press(pilot, "s"))
+            await pilot.press("escape")
+            await pilot.pause()
+            if not isinstance(app.screen, QuestionScreen):
+                raise RuntimeError("escape did not close the summary")
+    return times
+
+
+def load_in_process(folder: Path) -> Any:
+    """The library, loaded the way ``quiz`` loads it for a study session."""
+    try:
+        from quiz.bank.cache import load_for_study  # type: ignore[import-not-found]
+    except ImportError:
+        from quiz.bank.load import load_library as load_for_study
+    report = load_for_study([str(folder)])
+    if report.library is None:
+        raise RuntimeError(f"{folder} does not load")
+    return report.library
+
+
+# -- the table ----------------------------------------------------------------------------------
+@dataclass
+class Row:
+    """One line of the table."""
+
+    figure: str
+    shown: str
+    ratio: float | None
+    floor: str
+    target: float | None
+
+    @property
+    def ok(self) -> bool | None:
+        if self.target is None or self.ratio is None:
+            return None
+        return self.ratio <= self.target
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:,.0f} ms" if seconds >= 0.01 else f"{seconds * 1000:.1f} ms"
+
+
+def mb(size: float) -> str:
+    return f"{size / 1e6:,.0f} MB"
+
+
+def med(values: list[float]) -> float:
+    return statistics.median(values)
+
+
+def print_table(rows: list[Row], note: str) -> None:
+    head = ("figure", "measured", "ratio", "target", "")
+    lines = [(r.figure, r.shown,
+              "" if r.ratio is None else f"{r.ratio:.2f} × {r.floor}",
+              "" if r.target is None else f"≤ {r.target:g} × {r.floor}",
+              {True: "met", False: "MISSED", None: ""}[r.ok]) for r in rows]
+    print(f"| {' | '.join(head)} |")
+    print("|" + "---|" * len(head))
+    for line in lines:
+        print(f"| {' | '.join(line)} |")
+    print()
+    print(note)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000],
+                        help="library sizes in questions (default: 1000 10000 100000)")
+    parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds (default 5)")
+    parser.add_argument("--presses", type=int, default=8,
+                        help="questions answered per round and size (default 8)")
+    parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "quiz-bench",
+                        help="folder for the generated libraries and the app's cache "
+                        "(kept between runs; default: %(default)s)")
+    ns = parser.parse_args(argv)
+    sizes = sorted(set(ns.sizes))
+    work: Path = ns.work
+    libraries = {n: banks.write_library(work / f"library-{n}", n) for n in sizes}
+    cache = work / "cache"
+    env = dict(os.environ, TERM="xterm-256color", COLUMNS=str(SIZE[0]), LINES=str(SIZE[1]),
+               QUIZ_CACHE_DIR=str(cache), QUIZ_DATA_DIR=str(work / "data"),
+               PYTHONPATH=str(ROOT))
+    quiz = [PY, "-m", "quiz"]
+    bundled = str(ROOT / "question_bank")
+
+    samples: dict[str, list[float]] = {}
+
+    def add(key: str, value: float) -> None:
+        samples.setdefault(key, []).append(value)
+
+    def paint(key: str, cmd: list[str], markers: tuple[bytes, ...]) -> Run:
+        run = run_in_pty(cmd, markers, env)
+        missing = [m for m in markers if m not in run.seen]
+        if missing:
+            tail = run.output[-400:].decode(errors="replace")
+            raise RuntimeError(f"{key}: {missing} never shown; last output: {tail!r}")
+        return run
+
+    loaded = {n: load_in_process(libraries[n]) for n in sizes}
+    footprint = _footprint_case()
+    for round_ in range(ns.rounds):
+        print(f"round {round_ + 1}/{ns.rounds}", file=sys.stderr, flush=True)
+        add("A", paint("A", [PY, "-c", FLOOR_A], (PAINT_MARKER,)).seen[PAINT_MARKER])
+        run = paint("bundled", quiz + [bundled], (PAINT_MARKER, READY_MARKER))
+        add("paint bundled", run.seen[PAINT_MARKER])
+        for n in sizes:
+            files = sorted(str(p) for p in libraries[n].glob("*.yaml"))
+            seconds, rss, _ = run_plain([PY, "-c", FLOOR_B, *files], env)
+            add(f"B {n}", seconds)
+            add(f"B rss {n}", rss)
+            shutil.rmtree(cache, ignore_errors=True)
+            run = paint(f"first {n}", quiz + [str(libraries[n])], (PAINT_MARKER, READY_MARKER))
+            add(f"paint first {n}", run.seen[PAINT_MARKER])
+            add(f"ready first {n}", run.seen[READY_MARKER])
+            add(f"rss first {n}", run.max_rss_bytes)
+            run = paint(f"later {n}", quiz + [str(libraries[n])], (PAINT_MARKER, READY_MARKER))
+            add(f"paint later {n}", run.seen[PAINT_MARKER])
+            add(f"ready later {n}", run.seen[READY_MARKER])
+            add(f"rss later {n}", run.max_rss_bytes)
+            seconds, _, _ = run_plain(quiz + ["validate", str(libraries[n])], env)
+            add(f"validate {n}", seconds)
+        for key, body in (("import floor", IMPORT_FLOOR), ("import quiz", IMPORT_QUIZ)):
+            _, _, out = run_plain([PY, "-c", IMPORT_TIMER.format(body=body)], env)
+            seconds, pydantic = out.split()
+            add(key, float(seconds))
+            add(key + " pydantic", float(pydantic == "True"))
+        add_all = samples.setdefault
+        for value in asyncio.run(floor_k(ns.presses * 4)):
+            add_all("K", []).append(value)
+        for n in sizes:
+            for kind, values in asyncio.run(quiz_keys(loaded[n], ns.presses)).items():
+                add_all(f"key {kind} {n}", []).extend(values)
+        add("footprint", footprint())
+
+    rows = table(samples, sizes)
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    load = os.getloadavg()
+    note = (f"Measured {stamp} on {os.cpu_count()} cores, load average {load[0]:.1f}; "
+            f"medians of {ns.rounds} interleaved rounds (key presses: medians of every press).")
+    print_table(rows, note)
+    return 1 if any(r.ok is False for r in rows) else 0
+
+
+def _footprint_case() -> Callable[[], float]:
+    """Seconds per footprint estimate with every option on (best of 5 repeats)."""
+    from quiz.footprint import FootprintSpec, estimate
+
+    spec = FootprintSpec.from_mapping({
+        "model": "llama-2-70b", "gpu": "h100-80gb",
+        "training": {"zero": "3", "dp": "64", "seq_len": "4096", "recompute": "selective"},
+        "inference": {"weights": "int4", "context": "4096", "batch": "8"},
+        "storage": {"dataset_tokens": "2T"},
+    })
+    estimate(spec)
+
+    def case() -> float:
+        timer = timeit.Timer(lambda: estimate(spec))
+        number, _ = timer.autorange()
+        return min(timer.repeat(5, number)) / number
+
+    return case
+
+
+def table(samples: dict[str, list[float]], sizes: list[int]) -> list[Row]:
+    """The rows of the table from the samples of every round."""
+    a, k = med(samples["A"]), med(samples["K"])
+    rows = [Row("floor A: bare app, first paint", ms(a), None, "A", None)]
+    rows.append(Row("floor K: bare app, key press", ms(k), None, "K", None))
+    paint = med(samples["paint bundled"])
+    rows.append(Row("first paint, bundled bank", ms(paint), paint / a, "A", 1.5))
+    for n in sizes:
+        b = med(samples[f"B {n}"])
+        b_rss = med(samples[f"B rss {n}"])
+        rows.append(Row(f"floor B {n:,}: yaml.load, whole process", f"{ms(b)}, {mb(b_rss)}",
+                        None, "B", None))
+        first, later = med(samples[f"paint first {n}"]), med(samples[f"paint later {n}"])
+        rows.append(Row(f"first paint, {n:,} questions, first run", ms(first), first / a, "A",
+                        1.5))
+        rows.append(Row(f"first paint, {n:,} questions, later run", ms(later), later / a, "A",
+                        1.5))
+        target = n == 10_000
+        ready = med(samples[f"ready first {n}"])
+        rows.append(Row(f"ready to start, {n:,} questions, first run", ms(ready), ready / b, "B",
+                        0.5 if target else None))
+        ready = med(samples[f"ready later {n}"])
+        rows.append(Row(f"ready to start, {n:,} questions, later run", ms(ready), ready / a, "A",
+                        2.0 if target else None))
+        rss = med(samples[f"rss first {n}"])
+        rows.append(Row(f"peak memory, {n:,} questions, first run", mb(rss), rss / b_rss,
+                        "B", 1.1 if target else None))
+        rss = med(samples[f"rss later {n}"])
+        rows.append(Row(f"peak memory, {n:,} questions, later run", mb(rss), rss / b_rss,
+                        "B", 0.5 if target else None))
+        seconds = med(samples[f"validate {n}"])
+        rows.append(Row(f"quiz validate, {n:,} questions", ms(seconds), seconds / b, "B", None))
+    for n in sizes:
+        for kind in ("answer → reveal", "tick", "next", "previous", "scroll", "open summary",
+                     "start session"):
+            values = samples.get(f"key {kind} {n}", [])
+            if not values:
+                continue
+            m = med(values)
+            rows.append(Row(f"key: {kind}, {n:,} questions",
+                            f"{ms(m)} (slowest {ms(max(values))})", m / k, "K", 11.0))
+    floor, quiz = med(samples["import floor"]), med(samples["import quiz"])
+    pydantic = "pydantic imported" if med(samples["import quiz pydantic"]) else "no pydantic"
+    rows.append(Row("imports before first paint", f"{ms(quiz)} ({pydantic}; floor "
+                    f"{ms(floor)})", quiz / floor, "textual imports", 1.1))
+    estimate_s = med(samples["footprint"])
+    rows.append(Row("one footprint estimate, all options on", f"{estimate_s * 1e6:.0f} µs",
+                    estimate_s / 100e-6, "100 µs", 1.0))
+    return rows
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except RuntimeError as exc:
+        print(f"benchmarks/run.py: {exc}", file=sys.stderr)
+        sys.exit(2)
+
