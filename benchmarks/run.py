@@ -254,10 +254,8 @@ async def quiz_keys(library: Any, presses: int) -> dict[str, list[float]]:
 
 def load_in_process(folder: Path) -> Any:
     """The library, loaded the way ``quiz`` loads it for a study session."""
-    try:
-        from quiz.bank.cache import load_for_study  # type: ignore[import-not-found]
-    except ImportError:
-        from quiz.bank.load import load_library as load_for_study
+    from quiz.bank.load import load_for_study
+
     report = load_for_study([str(folder)])
     if report.library is None:
         raise RuntimeError(f"{folder} does not load")

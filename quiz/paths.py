@@ -1,7 +1,7 @@
 """Where quiz finds its bundled bank and keeps its data.
 
-All paths are resolved here so that tests can redirect them (``QUIZ_DATA_DIR``) and an installed
-wheel finds its files wherever the current directory is.
+All paths are resolved here so that tests can redirect them (``QUIZ_DATA_DIR``,
+``QUIZ_CACHE_DIR``) and an installed wheel finds its files wherever the current directory is.
 """
 
 from __future__ import annotations
@@ -46,6 +46,22 @@ def data_dir(override: Path | None = None) -> Path:
         path = user_data_path("quiz", appauthor=False)
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+CACHE_DIR_ENV = "QUIZ_CACHE_DIR"
+"""Environment variable that overrides the user cache folder (used by tests and benchmarks)."""
+
+
+def cache_dir() -> Path:
+    """Return the folder for the validated-bank cache: ``$QUIZ_CACHE_DIR`` or the platform's user
+    cache folder from ``platformdirs`` (``~/.cache/quiz`` on Linux). Not created here: the cache
+    creates it when it first writes, so reading never leaves an empty folder behind."""
+    override = os.environ.get(CACHE_DIR_ENV)
+    if override:
+        return Path(override)
+    from platformdirs import user_cache_path
+
+    return user_cache_path("quiz", appauthor=False)
 
 
 PROGRESS_DB = "progress.db"

@@ -55,12 +55,13 @@ def add_data_dir(parser: argparse.ArgumentParser) -> None:
 
 
 def load(paths: Sequence[str]) -> Library | None:
-    """Load the banks (default: the bundled one); print problems to stderr; ``None`` on
+    """Load the banks (default: the bundled one) for a study run, through the validated-bank
+    cache (:func:`quiz.bank.load.load_for_study`); print problems to stderr; ``None`` on
     errors."""
-    from quiz.bank.load import load_library
+    from quiz.bank.load import load_for_study
     from quiz.paths import bundled_bank_dir
 
-    report = load_library(list(paths) or [str(bundled_bank_dir())])
+    report = load_for_study(list(paths) or [str(bundled_bank_dir())])
     for diag in report.diagnostics:
         print(diag, file=sys.stderr)
     if report.library is None:

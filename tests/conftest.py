@@ -17,9 +17,11 @@ real bank use it instead of the bundled ``question_bank/``, whose content change
 
 @pytest.fixture(autouse=True)
 def _isolated_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Point the user data folder at a temporary one: tests never touch the real home."""
+    """Point the user data and cache folders at temporary ones: tests never touch the real
+    home."""
     data = tmp_path / "quiz-data"
     monkeypatch.setenv("QUIZ_DATA_DIR", str(data))
+    monkeypatch.setenv("QUIZ_CACHE_DIR", str(tmp_path / "quiz-cache"))
     return data
 
 

@@ -26,7 +26,7 @@ import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -36,6 +36,9 @@ from quiz.bank.library import Diagnostic, Library, LoadedBank, LoadReport
 from quiz.bank.model import BankFile
 from quiz.bank.problems import Problem, mark_position
 from quiz.bank.text_checks import decode, flagged_problems, normalise, resolve_tabs
+
+if TYPE_CHECKING:
+    from quiz.bank.cache import BankCache
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
 """Largest bank file read, in bytes (a 10,000-question bank is about 9 MB)."""
@@ -61,7 +64,7 @@ class _FileResult:
 
 
 def load_library(paths: Sequence[str | os.PathLike[str]], *,
-                 pure_python: bool = False) -> LoadReport:
+                 pure_python: bool = False, cache_dir: Path | None = None) -> LoadReport:
     """Load every bank in ``paths`` into one library.
 
     Each path is a bank file (any name, hidden ones too) or a folder, whose ``*.yaml`` and
@@ -69,6 +72,9 @@ def load_library(paths: Sequence[str | os.PathLike[str]], *,
     ``._bank.yaml``) as a shell glob does (not recursively: sub-folders are ignored; a folder
     without banks of its own says so when its sub-folders have some). A file reached twice is
     loaded once. ``pure_python`` forces PyYAML's pure-Python parser instead of libyaml.
+    With ``cache_dir``, a file that loaded without errors before, and has not changed since, is
+    taken from the validated-bank cache there (:mod:`quiz.bank.cache`) with the same warnings,
+    and a file that loads without errors is stored there; ``pure_python`` turns the cache off.
 
     Returns a :class:`LoadReport` with every problem of every file, errors and warnings, file by
     file in the order loaded and by line:column within a file. ``report.library`` is ``None`` when
@@ -79,6 +85,11 @@ def load_library(paths: Sequence[str | os.PathLike[str]], *,
     give different display names is a warning at the second name (the first one is used).
     """
     results: list[_FileResult] = []
+    bank_cache = None
+    if cache_dir is not None and not pure_python:
+        from quiz.bank.cache import BankCache
+
+        bank_cache = BankCache(cache_dir)
     if not paths:
         results.append(_FileResult("<no paths>", [Problem(0, 0, "no bank file or folder given")]))
     seen: set[Path] = set()
@@ -91,8 +102,24 @@ def load_library(paths: Sequence[str | os.PathLike[str]], *,
             if resolved in seen:
                 continue
             seen.add(resolved)
-            results.append(_load_path(path, pure_python))
+            results.append(_load_path(path, pure_python, bank_cache))
     return _report(results)
+
+
+def load_for_study(paths: Sequence[str | os.PathLike[str]]) -> LoadReport:
+    """Load a library for a study session: :func:`quiz.bank.load.load_library` with the cache
+    in :func:`quiz.paths.cache_dir`, then, when the library is usable, ``gc.freeze()``.
+
+    Freezing moves everything alive into the garbage collector's permanent generation, so a
+    later full collection does not scan the library again (at 100,000 questions one scan takes
+    most of a second). Meant for the long-lived study process; returns the
+    :class:`~quiz.bank.library.LoadReport`."""
+    from quiz.paths import cache_dir
+
+    report = load_library(paths, cache_dir=cache_dir())
+    if report.library is not None:
+        gc.freeze()
+    return report
 
 
 def load_bank_text(text: str | bytes, path: str = "<string>", *,
@@ -194,7 +221,8 @@ def _not_regular(mode: int) -> Problem:
     return Problem(0, 0, f"not a regular file ({kind}): give a bank file or a folder of them")
 
 
-def _load_path(path: Path, pure_python: bool) -> _FileResult:
+def _load_path(path: Path, pure_python: bool, bank_cache: BankCache | None = None,
+               ) -> _FileResult:
     """Read one file, refusing anything that is not a regular file before opening it, and never
     holding more than :data:`MAX_FILE_BYTES` + 1 bytes of it (the file may grow while read)."""
     def fail(problem: Problem) -> _FileResult:
@@ -219,7 +247,19 @@ def _load_path(path: Path, pure_python: bool) -> _FileResult:
         return fail(Problem(0, 0, f"cannot read this file: {exc.strerror or exc}"))
     if len(data) > MAX_FILE_BYTES:
         return fail(Problem(0, 0, f"this file has more than {MAX_FILE_BYTES:,} bytes; {too_big}"))
-    return _load_text(data, str(path), pure_python)
+    if bank_cache is None:
+        return _load_text(data, str(path), pure_python)
+    from quiz.bank.cache import content_hash
+
+    resolved, digest = path.resolve(), content_hash(data)
+    cached = bank_cache.get(resolved, info, digest)
+    if isinstance(cached, _FileResult) and cached.bank is not None:
+        cached.path = str(path)  # as given this time: diagnostics name the path the user typed
+        return cached
+    result = _load_text(data, str(path), pure_python)
+    if result.bank is not None and not any(p.severity == "error" for p in result.problems):
+        bank_cache.put(resolved, info, digest, result)
+    return result
 
 
 def _load_text(text: str | bytes, path: str, pure_python: bool) -> _FileResult:

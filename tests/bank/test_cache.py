@@ -1,0 +1,182 @@
+"""The validated-bank cache: an unchanged file is served from it, with the same library and the
+same warnings; a changed file, a damaged or unreadable entry, or a changed loader means a full
+load; a bank with errors is never stored."""
+
+from __future__ import annotations
+
+import gc
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from quiz.bank import cache as cache_module
+from quiz.bank import load as load_module
+from quiz.bank.cache import BankCache
+from quiz.bank.load import load_for_study, load_library
+from tests.conftest import SEED_BANK
+
+SEED_FILE = next(SEED_BANK.glob("*.yaml"))
+
+
+@pytest.fixture
+def bank(tmp_path: Path) -> Path:
+    path = tmp_path / "bank.yaml"
+    shutil.copy(SEED_FILE, path)
+    return path
+
+
+@pytest.fixture
+def full_loads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The paths loaded in full (parsed and validated), in order."""
+    loads: list[str] = []
+    real = load_module._load_text
+
+    def counting(text: str | bytes, path: str, pure_python: bool) -> load_module._FileResult:
+        loads.append(path)
+        return real(text, path, pure_python)
+
+    monkeypatch.setattr(load_module, "_load_text", counting)
+    return loads
+
+
+def entries(folder: Path) -> list[Path]:
+    return sorted(folder.glob("*.bank"))
+
+
+def test_unchanged_file_is_served_from_the_cache(bank: Path, tmp_path: Path,
+                                                 full_loads: list[str]) -> None:
+    folder = tmp_path / "cache"
+    first = load_library([bank], cache_dir=folder)
+    assert first.library is not None and full_loads == [str(bank)]
+    assert len(entries(folder)) == 1
+    again = load_library([bank], cache_dir=folder)
+    assert full_loads == [str(bank)]  # no second full load
+    assert again.library is not None
+    assert again.library.questions == first.library.questions
+    assert again.library.topics == first.library.topics
+    assert [str(d) for d in again.diagnostics] == [str(d) for d in first.diagnostics]
+
+
+def test_warnings_come_back_from_the_cache(bank: Path, tmp_path: Path,
+                                           full_loads: list[str]) -> None:
+    text = bank.read_text(encoding="utf-8")
+    bank.write_text(text.replace("Training is the heavy lift;",
+                                 "Training is the heavy lift, as option D says;", 1),
+                    encoding="utf-8")
+    first = load_library([bank], cache_dir=tmp_path / "cache")
+    warnings = [str(d) for d in first.warnings]
+    assert len(warnings) == 1 and "'option D' names options by letter" in warnings[0]
+    again = load_library([bank], cache_dir=tmp_path / "cache")
+    assert [str(d) for d in again.warnings] == warnings
+    assert len(full_loads) == 1
+
+
+def test_a_changed_file_with_the_same_size_and_time_is_loaded_in_full(
+        bank: Path, tmp_path: Path, full_loads: list[str]) -> None:
+    folder = tmp_path / "cache"
+    load_library([bank], cache_dir=folder)
+    info = os.stat(bank)
+    text = bank.read_text(encoding="utf-8")
+    first_stem = "You are sizing"
+    assert first_stem in text
+    changed = text.replace(first_stem, "You are SIZING", 1)
+    assert len(changed.encode()) == info.st_size
+    bank.write_text(changed, encoding="utf-8")
+    os.utime(bank, ns=(info.st_atime_ns, info.st_mtime_ns))  # same size, same time: only the hash
+    report = load_library([bank], cache_dir=folder)
+    assert full_loads == [str(bank), str(bank)]
+    assert report.library is not None
+    assert any("You are SIZING" in q.stem for q in report.library.questions)
+    # And the new content is what the cache serves next.
+    again = load_library([bank], cache_dir=folder)
+    assert len(full_loads) == 2 and again.library is not None
+    assert any("You are SIZING" in q.stem for q in again.library.questions)
+
+
+@pytest.mark.parametrize("damage", ["truncate", "flip", "garbage", "directory", "unreadable"])
+def test_a_damaged_or_unreadable_entry_means_a_full_load(
+        bank: Path, tmp_path: Path, full_loads: list[str], damage: str) -> None:
+    folder = tmp_path / "cache"
+    good = load_library([bank], cache_dir=folder)
+    (entry,) = entries(folder)
+    data = entry.read_bytes()
+    if damage == "truncate":
+        entry.write_bytes(data[: len(data) - 100])
+    elif damage == "flip":  # one byte of the payload changed: the digest no longer matches
+        entry.write_bytes(data[:-50] + bytes([data[-50] ^ 0x01]) + data[-49:])
+    elif damage == "garbage":
+        entry.write_bytes(b"\x00\xff not an entry at all")
+    elif damage == "directory":
+        entry.unlink()
+        entry.mkdir()
+    else:
+        if os.geteuid() == 0:
+            pytest.skip("root reads files whatever their permissions")
+        entry.chmod(0)
+    report = load_library([bank], cache_dir=folder)
+    assert full_loads == [str(bank), str(bank)]
+    assert report.library is not None and good.library is not None
+    assert report.library.questions == good.library.questions
+
+
+def test_a_changed_loader_means_a_full_load(bank: Path, tmp_path: Path,
+                                            full_loads: list[str],
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = tmp_path / "cache"
+    load_library([bank], cache_dir=folder)
+    monkeypatch.setattr(cache_module, "code_fingerprint", lambda: "another version of quiz")
+    load_library([bank], cache_dir=folder)
+    assert full_loads == [str(bank), str(bank)]
+
+
+def test_a_bank_with_errors_is_never_stored(tmp_path: Path, full_loads: list[str]) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(SEED_FILE.read_text(encoding="utf-8").replace("answer: D", "answer: Z", 1),
+                   encoding="utf-8")
+    folder = tmp_path / "cache"
+    for _ in range(2):
+        report = load_library([bad], cache_dir=folder)
+        assert report.library is None and report.errors
+    assert entries(folder) == [] and len(full_loads) == 2
+
+
+def test_no_cache_folder_means_no_cache_and_an_unwritable_one_is_no_error(
+        bank: Path, tmp_path: Path, full_loads: list[str]) -> None:
+    for _ in range(2):
+        assert load_library([bank]).library is not None
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the cache folder should be")
+    for _ in range(2):
+        assert load_library([bank], cache_dir=blocker / "cache").library is not None
+    assert len(full_loads) == 4
+
+
+def test_entry_is_keyed_by_path(bank: Path, tmp_path: Path, full_loads: list[str]) -> None:
+    copy = tmp_path / "copy.yaml"
+    shutil.copy(bank, copy)
+    folder = tmp_path / "cache"
+    load_library([bank], cache_dir=folder)
+    report = load_library([copy], cache_dir=folder)
+    assert report.library is not None
+    assert report.library.banks[0].path == copy
+    assert full_loads == [str(bank), str(copy)]
+    assert len(entries(folder)) == 2
+    BankCache(folder)  # the folder is only a place: nothing is read on construction
+
+
+def test_load_for_study_uses_the_cache_folder_of_the_environment(
+        bank: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        full_loads: list[str]) -> None:
+    folder = tmp_path / "env-cache"
+    monkeypatch.setenv("QUIZ_CACHE_DIR", str(folder))
+    before = gc.get_freeze_count()
+    try:
+        assert load_for_study([bank]).library is not None
+        assert len(entries(folder)) == 1
+        assert gc.get_freeze_count() > before  # the library is out of the collector's way
+        assert load_for_study([bank]).library is not None
+        assert full_loads == [str(bank)]
+    finally:
+        gc.unfreeze()
