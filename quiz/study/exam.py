@@ -241,7 +241,7 @@ class ExamSession:
         Raises:
             SessionError: none of its questions is in the bank any more.
         """
-        shown = StudySession.from_plan(questions, plan).shown
+        shown = list(StudySession.from_plan(questions, plan).shown)
         exam = cls(shown=shown, time_limit_s=float(plan["time_limit_s"]),
                    pass_mark=float(plan.get("pass_mark", 0.7)),
                    topic_names=dict(topic_names or {}), clock=clock,

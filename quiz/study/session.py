@@ -10,12 +10,13 @@ shuffled options can never contradict their explanations.
 
 from __future__ import annotations
 
+import operator
 import random
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Protocol
+from typing import Any, Protocol, overload
 
 from quiz.bank.model import OPTION_KEYS, Infographic, Question, WorkedExample
 
@@ -103,6 +104,66 @@ class ShownQuestion:
             if o.key == key:
                 return o.letter
         raise KeyError(key)
+
+
+class PreparedQuestions(Sequence[ShownQuestion]):
+    """A session's questions in session order, each prepared as a :class:`ShownQuestion` the
+    first time it is read (then kept), so starting a session over 100,000 questions does not
+    build 100,000 of them.
+
+    ``questions`` are the bank's questions in session order; ``orders`` gives, per question,
+    its option keys in the order shown (``None``: bank order for every question). Reading by
+    index prepares one question; iterating prepares them all (use :attr:`questions` and
+    :meth:`keys_shown` to look without preparing).
+    """
+
+    def __init__(self, questions: Sequence[Question],
+                 orders: Sequence[tuple[str, ...]] | None = None) -> None:
+        self.questions: tuple[Question, ...] = tuple(questions)
+        """The bank's questions in session order."""
+        self._orders = orders
+        self._prepared: list[ShownQuestion | None] = [None] * len(self.questions)
+
+    def __len__(self) -> int:
+        return len(self.questions)
+
+    @overload
+    def __getitem__(self, index: int) -> ShownQuestion: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[ShownQuestion]: ...
+
+    def __getitem__(self, index: int | slice) -> ShownQuestion | list[ShownQuestion]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        i = operator.index(index)
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError("question index out of range")
+        shown = self._prepared[i]
+        if shown is None:
+            q = self.questions[i]
+            shown = ShownQuestion(
+                number=i + 1, total=len(self), question=q,
+                options=tuple(ShownOption(letter=OPTION_KEYS[j], key=k, text=q.options[k])
+                              for j, k in enumerate(self.keys_shown(i))))
+            self._prepared[i] = shown
+        return shown
+
+    def keys_shown(self, index: int) -> tuple[str, ...]:
+        """The option keys of question ``index`` in the order shown (without preparing it)."""
+        if self._orders is None:
+            return tuple(self.questions[index].options)
+        return self._orders[index]
+
+    def index_of(self, question_id: str) -> int:
+        """The 0-based position of the question with this id. Raises ``ValueError`` if the
+        session has none."""
+        for i, q in enumerate(self.questions):
+            if q.id == question_id:
+                return i
+        raise ValueError(f"no question {question_id!r} in this session")
 
 
 @dataclass(frozen=True)
@@ -276,7 +337,7 @@ class StudySession:
     moment its question became current; ``sink`` receives every answer as it is given.
     """
 
-    shown: list[ShownQuestion]
+    shown: Sequence[ShownQuestion]
     topic_names: dict[str, str] = field(default_factory=dict)
     position: int = 0
     outcomes: dict[str, Outcome] = field(default_factory=dict)
@@ -320,15 +381,10 @@ class StudySession:
             rng.shuffle(pool)
         if config.count is not None:
             pool = pool[: config.count]
-        shown = [
-            ShownQuestion(
-                number=i + 1,
-                total=len(pool),
-                question=q,
-                options=_shown_options(q, rng if config.shuffle else None),
-            )
-            for i, q in enumerate(pool)
-        ]
+        # Option orders are drawn now, in session order, so a seed gives the same letters
+        # whichever questions are visited; the questions themselves are prepared when read.
+        orders = [_option_order(q, rng if config.shuffle else None) for q in pool]
+        shown = PreparedQuestions(pool, orders)
         return cls(shown=shown, topic_names=dict(topic_names or {}))
 
     @classmethod
@@ -345,20 +401,20 @@ class StudySession:
         kept = [(by_id[qid], keys) for qid, keys in plan.get("questions", ()) if qid in by_id]
         if not kept:
             raise SessionError("none of this session's questions is in the bank any more")
-        shown = []
-        for i, (q, keys) in enumerate(kept):
-            order = list(keys) if sorted(keys) == sorted(q.options) else list(q.options)
-            shown.append(ShownQuestion(
-                number=i + 1, total=len(kept), question=q,
-                options=tuple(ShownOption(letter=OPTION_KEYS[j], key=k, text=q.options[k])
-                              for j, k in enumerate(order))))
+        orders = [tuple(keys) if sorted(keys) == sorted(q.options) else tuple(q.options)
+                  for q, keys in kept]
+        shown = PreparedQuestions([q for q, _ in kept], orders)
         return cls(shown=shown, topic_names=dict(topic_names or {}))
 
     def plan(self) -> dict[str, Any]:
         """What was drawn, as JSON data for the store: ``questions`` is a list of
         ``[question id, option keys in the order shown]``."""
+        shown = self.shown
+        if isinstance(shown, PreparedQuestions):  # without preparing every question
+            return {"questions": [[q.id, "".join(shown.keys_shown(i))]
+                                  for i, q in enumerate(shown.questions)]}
         return {"questions": [[s.question.id, "".join(o.key for o in s.options)]
-                              for s in self.shown]}
+                              for s in shown]}
 
     # -- navigation -------------------------------------------------------------------------
     @property
@@ -458,18 +514,28 @@ class StudySession:
             self.sink.undo(qid)
         del self.outcomes[qid]
         self.ratings.pop(qid, None)
-        index = next(i for i, s in enumerate(self.shown) if s.question.id == qid)
-        return self.go(index)
+        return self.go(self._index_of(qid))
 
     def restore(self, question_id: str, keys: Iterable[str]) -> None:
         """Put back an answer given before an interruption (by the bank's option keys),
         without recording it again. Unknown questions are ignored."""
-        for shown in self.shown:
-            if shown.question.id == question_id:
-                chosen = tuple(o for o in shown.options if o.key in set(keys))
-                self.outcomes[question_id] = build_outcome(shown, chosen)
-                self._answer_order.append(question_id)
-                return
+        try:
+            shown = self.shown[self._index_of(question_id)]
+        except ValueError:
+            return
+        chosen = tuple(o for o in shown.options if o.key in set(keys))
+        self.outcomes[question_id] = build_outcome(shown, chosen)
+        self._answer_order.append(question_id)
+
+    def _index_of(self, question_id: str) -> int:
+        """Position of a question in the session (``ValueError`` if absent), without preparing
+        the questions on the way."""
+        if isinstance(self.shown, PreparedQuestions):
+            return self.shown.index_of(question_id)
+        for i, s in enumerate(self.shown):
+            if s.question.id == question_id:
+                return i
+        raise ValueError(f"no question {question_id!r} in this session")
 
     # -- scoring ----------------------------------------------------------------------------
     @property
@@ -482,18 +548,23 @@ class StudySession:
         )
 
     def score_by_topic(self) -> dict[str, Score]:
-        """Score per topic key, in the order topics first appear in the session."""
-        result: dict[str, Score] = {}
-        for s in self.shown:
-            topic = s.question.topic
-            prev = result.get(topic, Score())
-            out = self.outcomes.get(s.question.id)
-            result[topic] = Score(
-                correct=prev.correct + (1 if out is not None and out.correct else 0),
-                answered=prev.answered + (1 if out is not None else 0),
-                total=prev.total + 1,
-            )
-        return result
+        """Score per topic key, in the order topics first appear in the session (one pass over
+        the session's questions, none prepared)."""
+        questions = (self.shown.questions if isinstance(self.shown, PreparedQuestions)
+                     else [s.question for s in self.shown])
+        totals: dict[str, list[int]] = {}
+        outcomes = self.outcomes
+        for q in questions:
+            tally = totals.get(q.topic)
+            if tally is None:
+                tally = totals[q.topic] = [0, 0, 0]
+            tally[2] += 1
+            out = outcomes.get(q.id)
+            if out is not None:
+                tally[1] += 1
+                tally[0] += out.correct
+        return {topic: Score(correct=c, answered=a, total=t)
+                for topic, (c, a, t) in totals.items()}
 
     @property
     def finished(self) -> bool:
@@ -530,14 +601,19 @@ def build_outcome(shown: ShownQuestion, chosen: tuple[ShownOption, ...]) -> Outc
     )
 
 
-def _shown_options(question: Question, rng: random.Random | None) -> tuple[ShownOption, ...]:
-    """Assign shown letters A, B, … to the question's options, shuffled when ``rng`` is given
-    and the question allows it (not :attr:`~quiz.bank.model.Question.keeps_order`: ``shuffle:
+def _option_order(question: Question, rng: random.Random | None) -> tuple[str, ...]:
+    """The question's option keys in the order to show them: shuffled when ``rng`` is given and
+    the question allows it (not :attr:`~quiz.bank.model.Question.keeps_order`: ``shuffle:
     false``, or text that names options by letter)."""
     keys = list(question.options)
     if rng is not None and not question.keeps_order:
         rng.shuffle(keys)
+    return tuple(keys)
+
+
+def _shown_options(question: Question, rng: random.Random | None) -> tuple[ShownOption, ...]:
+    """Assign shown letters A, B, … to the question's options, in :func:`_option_order`."""
     return tuple(
         ShownOption(letter=OPTION_KEYS[i], key=key, text=question.options[key])
-        for i, key in enumerate(keys)
+        for i, key in enumerate(_option_order(question, rng))
     )
