@@ -39,6 +39,7 @@ decode crossover batch
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -269,15 +270,27 @@ def compute_items(
     return items, omitted
 
 
-def missing_inputs(spec: FootprintSpec) -> str:
+def missing_inputs(spec: FootprintSpec, name: Callable[[str], str | None] | None = None) -> str:
     """What to give for the compute figures that were not asked for (``""``: nothing): the
-    training tokens for training FLOPs and time, a GPU preset for time and throughput."""
+    training tokens for training FLOPs and time, a GPU preset for time and throughput.
+
+    ``name`` maps a spec key (``"training.train_tokens"``, ``"gpu"``) to what the user can set
+    where they are — a flag on the command line (the default), a label in the app's form — or
+    to ``None`` when it cannot be set there (then that input is not asked for)."""
+    def called(key: str) -> str | None:
+        return name(key) if name is not None else "--" + key.rpartition(".")[2].replace("_", "-")
+
     wants = []
     if spec.phase != "inference" and spec.training.train_tokens is None \
             and spec.storage.dataset_tokens is None:
-        wants.append("--train-tokens (or --dataset-tokens) for the training FLOPs and time")
+        tokens, dataset = called("training.train_tokens"), called("storage.dataset_tokens")
+        if tokens:
+            also = f" (or {dataset})" if dataset else ""
+            wants.append(f"{tokens}{also} for the training FLOPs and time")
     if spec.gpu is None:
-        wants.append("--gpu for the training time and the decode throughput")
+        gpu = called("gpu")
+        if gpu:
+            wants.append(f"{gpu} for the training time and the decode throughput")
     return "give " + "; ".join(wants) if wants else ""
 
 

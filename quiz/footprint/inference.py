@@ -200,6 +200,8 @@ def _overhead_item(
                 "FP8 per-tensor scales need the number of weight matrices: give a model preset "
                 "or a full architecture",
                 "inference",
+                "FP8 per-tensor scales need the number of weight matrices",
+                ("model", "layers", "hidden", "heads", "ffn"),
             )
         )
         return

@@ -391,7 +391,7 @@ def render_report(
             out += _wrap(f"{_label(q.name)}: {quantity_text(q.value, q.unit)} = {q.formula}",
                          width, "- ")
             out += _wrap(f"source: {q.source}", width, "    ")
-        hint = missing_inputs(report.spec)
+        hint = missing_inputs(report.spec, name)
         if hint:
             out += _wrap(f"(more: {hint})", width, "  ")
     bars = render_bars(report, width=width, units=units)

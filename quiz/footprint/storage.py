@@ -146,6 +146,8 @@ def _checkpoint_item(
                 "a full checkpoint with Adafactor needs the factored state size: give a model "
                 "preset or a full architecture (or checkpoint_kind: weights)",
                 "storage",
+                "a full checkpoint with Adafactor needs the factored state size",
+                ("model", "layers", "hidden", "heads", "ffn", "vocab", "storage.checkpoint_kind"),
             )
         )
         return

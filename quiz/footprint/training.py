@@ -330,6 +330,8 @@ def _optimizer_item(
                 "Adafactor's factored second moment depends on the shape of every weight "
                 "matrix: give a model preset or a full architecture",
                 "training",
+                "Adafactor's factored second moment depends on the shape of every weight matrix",
+                ("model", "layers", "hidden", "heads", "ffn", "vocab"),
             )
         )
         return

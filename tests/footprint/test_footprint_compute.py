@@ -250,3 +250,41 @@ def test_8bit_adam_uses_bitsandbytes_block_and_names_the_papers() -> None:
     note = next(n for n in explain_notes(report) if n.startswith("8-bit Adam's block size"))
     assert "blocks of 2,048: 27.34 MB" in note and "218.75 MB of scales" in note
     assert not any(n.startswith("8-bit Adam") for n in explain_notes(estimate(spec(params="7B"))))
+
+
+def test_the_missing_inputs_hint_names_what_can_be_set_where_the_user_is() -> None:
+    """The command line names flags; the app's form names its own labels (issue 7 item 16)."""
+    from quiz.footprint.compute import missing_inputs
+
+    s = spec(params="7B")
+    assert missing_inputs(s) == (
+        "give --train-tokens (or --dataset-tokens) for the training FLOPs and time; "
+        "--gpu for the training time and the decode throughput")
+    labels = {"training.train_tokens": "Train tokens", "storage.dataset_tokens": "Dataset tokens",
+              "gpu": "GPU"}
+    assert missing_inputs(s, labels.get) == (
+        "give Train tokens (or Dataset tokens) for the training FLOPs and time; "
+        "GPU for the training time and the decode throughput")
+    assert missing_inputs(s, {"gpu": "GPU"}.get) == (
+        "give GPU for the training time and the decode throughput")
+
+
+@pytest.mark.parametrize("data", [
+    {"params": "7B", "training": {"optimizer": "adafactor"}, "inference": {"weights": "fp8"},
+     "storage": {"dataset_tokens": "1T", "checkpoints": 1}},
+    {"params": "7B", "training": {"recompute": "selective"}, "inference": {"weights": "int4"}},
+])
+def test_every_omitted_item_can_be_worded_without_flags(data: dict[str, Any]) -> None:
+    """The app names its own form's settings: every omission carries a cause and the keys that
+    would supply it, and its app wording names no command-line flag (issue 7 item 16)."""
+    from quiz.footprint.render import omitted_text
+    from quiz.tui.screens.footprint import form_fields
+
+    labels = {f.key: f.label for f in form_fields()}
+    report = estimate(FootprintSpec.model_validate(data))
+    assert report.omitted
+    for o in report.omitted:
+        text = omitted_text(o, labels.get)
+        assert "--" not in text, text
+        if o.phase != "compute":
+            assert o.cause and o.needs, o
