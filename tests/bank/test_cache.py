@@ -8,6 +8,7 @@ import gc
 import os
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -97,7 +98,8 @@ def test_a_changed_file_with_the_same_size_and_time_is_loaded_in_full(
 
 @pytest.mark.parametrize("damage", ["truncate", "flip", "garbage", "directory", "unreadable"])
 def test_a_damaged_or_unreadable_entry_means_a_full_load(
-        bank: Path, tmp_path: Path, full_loads: list[str], damage: str) -> None:
+        bank: Path, tmp_path: Path, full_loads: list[str], damage: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
     folder = tmp_path / "cache"
     good = load_library([bank], cache_dir=folder)
     (entry,) = entries(folder)
@@ -112,9 +114,16 @@ def test_a_damaged_or_unreadable_entry_means_a_full_load(
         entry.unlink()
         entry.mkdir()
     else:
-        if os.geteuid() == 0:
-            pytest.skip("root reads files whatever their permissions")
         entry.chmod(0)
+        if os.geteuid() == 0:  # root reads files whatever their permissions: refuse it here
+            real_open = open
+
+            def refusing_open(file: Any, *args: Any, **kwargs: Any) -> Any:
+                if Path(file) == entry:
+                    raise PermissionError(13, "Permission denied", str(file))
+                return real_open(file, *args, **kwargs)
+
+            monkeypatch.setattr(cache_module, "open", refusing_open, raising=False)
     report = load_library([bank], cache_dir=folder)
     assert full_loads == [str(bank), str(bank)]
     assert report.library is not None and good.library is not None
