@@ -58,58 +58,46 @@ class AnswerOptions(Vertical, can_focus=True):
     highlighted: reactive[int | None] = reactive(None)
     """Index of the highlighted option; ``None`` until the student moves the highlight."""
 
-    class Answered(Message):
+    class _Posted(Message):
+        """What every message of this widget carries: the widget that posted it."""
+
+        def __init__(self, answer_options: AnswerOptions) -> None:
+            self.answer_options = answer_options
+            super().__init__()
+
+        @property
+        def control(self) -> AnswerOptions:
+            """The widget that posted the message."""
+            return self.answer_options
+
+    class Answered(_Posted):
         """The student chose these letters (one, or the ticked ones of a multiple-response
         question)."""
 
         def __init__(self, answer_options: AnswerOptions, letters: frozenset[str]) -> None:
-            self.answer_options = answer_options
             self.letters = letters
-            super().__init__()
+            super().__init__(answer_options)
 
-        @property
-        def control(self) -> AnswerOptions:
-            """The widget that posted the message."""
-            return self.answer_options
-
-    class Highlighted(Message):
+    class Highlighted(_Posted):
         """The student moved the highlight to the option at ``index``."""
 
         def __init__(self, answer_options: AnswerOptions, index: int) -> None:
-            self.answer_options = answer_options
             self.index = index
-            super().__init__()
+            super().__init__(answer_options)
 
-        @property
-        def control(self) -> AnswerOptions:
-            """The widget that posted the message."""
-            return self.answer_options
-
-    class Ticked(Message):
+    class Ticked(_Posted):
         """The ticks of a multiple-response question changed; ``letters`` are all ticked ones."""
 
         def __init__(self, answer_options: AnswerOptions, letters: frozenset[str]) -> None:
-            self.answer_options = answer_options
             self.letters = letters
-            super().__init__()
+            super().__init__(answer_options)
 
-        @property
-        def control(self) -> AnswerOptions:
-            """The widget that posted the message."""
-            return self.answer_options
-
-    class Hint(Message):
+    class Hint(_Posted):
         """A key did nothing; ``text`` says what would (one line, for the student)."""
 
         def __init__(self, answer_options: AnswerOptions, text: str) -> None:
-            self.answer_options = answer_options
             self.text = text
-            super().__init__()
-
-        @property
-        def control(self) -> AnswerOptions:
-            """The widget that posted the message."""
-            return self.answer_options
+            super().__init__(answer_options)
 
     def __init__(self, *, name: str | None = None, id: str | None = None,
                  classes: str | None = None, disabled: bool = False) -> None:
