@@ -20,11 +20,6 @@ import re
 from decimal import Decimal, InvalidOperation, localcontext
 from fractions import Fraction
 
-GB = 10**9
-"""One gigabyte (SI): 1,000,000,000 bytes."""
-GIB = 2**30
-"""One gibibyte (IEC): 1,073,741,824 bytes."""
-
 MAX_VALUE = 10**24
 """Largest count or size accepted (a yottabyte): guards against ``1e999999`` in a bank file."""
 
