@@ -253,3 +253,25 @@ async def test_settings_are_remembered_between_runs(tmp_path: Path) -> None:
     assert store.setting("topics") == ["memory", "precision"]
     assert store.setting("theme") == "gruvbox"
     store.close()
+
+
+async def test_submit_stays_in_view_for_a_long_exam_at_80x24(tmp_path: Path) -> None:
+    """64 unanswered questions: the warning is shortened, the map scrolls, Submit is on screen."""
+    big = make_library(*(question_data(f"q{i}") for i in range(64)))
+    store = Store.open(tmp_path / "p.db")
+    app = make_app(big, shuffle=False, store=store, clock=Clock(), now=now,
+                   launch=Launch(mode="exam", minutes=60))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("s")
+        await pilot.pause()
+        assert isinstance(app.screen, ExamMapScreen)
+        summary = plain(app.screen.query_one("#map-summary", Static))
+        assert ("Warning: 64 questions not answered (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, "
+                "14, 15 and 49 more)") in summary
+        submit = app.screen.query_one("#map-submit")
+        assert submit.region.height > 0 and submit.region.bottom <= 24
+        assert app.focused is submit
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ExamReportScreen)

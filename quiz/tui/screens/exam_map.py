@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Grid, Horizontal, Vertical
+from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
@@ -19,8 +19,15 @@ SUBMIT = -1
 """What the map returns when the student submits the exam."""
 
 
+SHOWN_NUMBERS = 15
+"""At most this many question numbers are listed in a warning; the rest are counted (the map
+below shows every one)."""
+
+
 def _numbers(numbers: list[int]) -> str:
-    return ", ".join(str(n) for n in numbers)
+    shown = ", ".join(str(n) for n in numbers[:SHOWN_NUMBERS])
+    rest = len(numbers) - SHOWN_NUMBERS
+    return f"{shown} and {rest} more" if rest > 0 else shown
 
 
 class ExamMapScreen(ModalScreen[int | None]):
@@ -54,16 +61,19 @@ class ExamMapScreen(ModalScreen[int | None]):
                     lines.append("Every question is answered.")
                 if flagged:
                     lines.append(f"Flagged for review: {_numbers(flagged)}.")
-            yield Static("\n".join(lines), id="map-summary", markup=False,
-                         classes="-warn" if self.submitting and unanswered else "")
-            with Grid(id="map-grid"):
-                for cell in exam.question_map():
-                    mark = ("⚑" if cell.flagged else "") + ("●" if cell.answered else "○")
-                    classes = " ".join(c for c, on in (("-answered", cell.answered),
-                                                       ("-flagged", cell.flagged),
-                                                       ("-current", cell.current)) if on)
-                    yield Button(f"{cell.number}{mark}", id=f"map-{cell.number}",
-                                 classes=f"map-cell {classes}".strip(), compact=True)
+            # The warning and the grid scroll between the title and the buttons, so Submit
+            # and Back stay in view however many questions the exam has.
+            with VerticalScroll(id="map-body", can_focus=False):
+                yield Static("\n".join(lines), id="map-summary", markup=False,
+                             classes="-warn" if self.submitting and unanswered else "")
+                with Grid(id="map-grid"):
+                    for cell in exam.question_map():
+                        mark = ("⚑" if cell.flagged else "") + ("●" if cell.answered else "○")
+                        classes = " ".join(c for c, on in (("-answered", cell.answered),
+                                                           ("-flagged", cell.flagged),
+                                                           ("-current", cell.current)) if on)
+                        yield Button(f"{cell.number}{mark}", id=f"map-{cell.number}",
+                                     classes=f"map-cell {classes}".strip(), compact=True)
             with Horizontal(id="map-actions"):
                 if self.submitting:
                     yield Button("Submit exam", id="map-submit", variant="error")
