@@ -11,6 +11,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from fsrs import Rating, Scheduler
@@ -132,7 +133,15 @@ def _alive(pid: int) -> bool:
         return False
     except (PermissionError, OSError):
         return True
-    return True
+    # Where /proc tells more (Linux): a zombie has ended, and a process whose command line does
+    # not mention quiz is another program that reused the id.
+    proc = Path("/proc") / str(pid)
+    try:
+        state = (proc / "stat").read_text().rpartition(")")[2].split()[0]
+        cmdline = (proc / "cmdline").read_bytes()
+    except (OSError, IndexError):
+        return True
+    return state not in ("Z", "X") and b"quiz" in cmdline
 
 
 @dataclass(frozen=True)

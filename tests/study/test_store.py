@@ -251,3 +251,29 @@ def test_two_processes_write_at_once(tmp_path: Path) -> None:
         assert len(st.sessions()) == 2
         tallies = st.tallies()
         assert tallies["a0"].right == 1 and tallies["a1"].wrong == 1
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+def test_a_session_owner_counts_as_running_only_while_it_is_a_live_quiz() -> None:
+    """A zombie (a quiz that is exiting) or another program that reused the process id does
+    not hold on to a session, so the next start offers it for resumption at once."""
+    import time
+
+    from quiz.study.progress import _alive
+
+    quiz_like = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)", "quiz"])
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    zombie = subprocess.Popen([sys.executable, "-c", "pass", "quiz"])
+    try:
+        for _ in range(100):  # until the short one has exited and is left unreaped
+            stat = Path(f"/proc/{zombie.pid}/stat").read_text()
+            if stat.rpartition(")")[2].split()[0] == "Z":
+                break
+            time.sleep(0.05)
+        assert _alive(quiz_like.pid) is True
+        assert _alive(other.pid) is False
+        assert _alive(zombie.pid) is False
+    finally:
+        for p in (quiz_like, other, zombie):
+            p.kill()
+            p.wait()
