@@ -186,3 +186,25 @@ def test_cli_names_its_flags_not_bank_keys(capsys: object) -> None:
     assert err == ("quiz footprint: error: --model: give a model preset (--model), a parameter "
                    "count (--params) or a full architecture (missing: --layers, --hidden, "
                    "--heads, --ffn, --vocab)\n")
+
+
+async def test_pgdn_pages_the_results_while_a_field_has_the_focus() -> None:
+    """At 80x24 only part of the breakdown fits: PgDn/PgUp page it from the form."""
+    from textual.containers import VerticalScroll
+
+    app = make_app(make_library(question_data("q1")))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("m")
+        await pilot.pause(0.3)
+        screen = app.screen
+        assert isinstance(screen, FootprintScreen)
+        output = screen.query_one("#fp-output", VerticalScroll)
+        assert output.max_scroll_y > 0 and output.scroll_y == 0
+        assert app.focused is not None and app.focused is not output
+        await pilot.press("pagedown")
+        await pilot.pause(0.3)
+        assert output.scroll_y > 0
+        await pilot.press("pageup")
+        await pilot.pause(0.3)
+        assert output.scroll_y == 0

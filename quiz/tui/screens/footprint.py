@@ -85,6 +85,9 @@ class FootprintScreen(Screen["FootprintSpec"]):
         Binding("f1", "app.help", "Help"),
         # No input takes '?', so it opens the help even while typing in a field.
         Binding("question_mark", "app.help", "Help", show=False, priority=True),
+        # The form keeps the focus while the results change beside it: page them from there.
+        Binding("pagedown", "page_results(1)", "Scroll results", priority=True),
+        Binding("pageup", "page_results(-1)", "Scroll results", show=False, priority=True),
     ]
 
     def __init__(self, spec: FootprintSpec | None = None) -> None:
@@ -116,6 +119,14 @@ class FootprintScreen(Screen["FootprintSpec"]):
                 yield Static(id="fp-error", markup=False)
                 yield Static(id="fp-report", markup=False)
         yield Footer()
+
+    def action_page_results(self, direction: int) -> None:
+        """PgDn/PgUp: scroll the results a page, wherever the focus is in the form."""
+        output = self.query_one("#fp-output", VerticalScroll)
+        if direction > 0:
+            output.scroll_page_down()
+        else:
+            output.scroll_page_up()
 
     def _initial(self, f: Field) -> str:
         value = _get(self._base_values, f.key)
