@@ -185,9 +185,7 @@ def run_new(argv: Sequence[str]) -> int:
 
     from quiz.bank.template import TemplateError, add_question
 
-    path = Path(ns.bank)
-    if path.suffix.lower() not in (".yaml", ".yml"):
-        parser.error(f"{path}: a bank file's name ends in .yaml or .yml")
+    path = _bank_path(parser, ns.bank)
     try:
         added = add_question(path, topic=ns.topic, multiple=ns.multiple,
                              schema_ref=_schema_ref(path.parent))
@@ -201,6 +199,14 @@ def run_new(argv: Sequence[str]) -> int:
 
 
 # -- import / export ---------------------------------------------------------------------------
+def _bank_path(parser: argparse.ArgumentParser, text: str) -> Path:
+    """``text`` as a bank file's path; a usage error (exit 2) unless it ends in .yaml or .yml."""
+    path = Path(text)
+    if path.suffix.lower() not in (".yaml", ".yml"):
+        parser.error(f"{path}: a bank file's name ends in .yaml or .yml")
+    return path
+
+
 def _schema_ref(folder: Path) -> str:
     """How a bank in ``folder`` names the JSON Schema: the copy next to it, or the bundled one."""
     from quiz.bank.schema import SCHEMA_FILE
@@ -233,9 +239,7 @@ def run_import(argv: Sequence[str]) -> int:
     parser.add_argument("--force", action="store_true",
                         help="replace BANK if it exists, instead of appending to it")
     ns = parser.parse_args(argv)
-    to = Path(ns.to)
-    if to.suffix.lower() not in (".yaml", ".yml"):
-        parser.error(f"{to}: a bank file's name ends in .yaml or .yml")
+    to = _bank_path(parser, ns.to)
     try:
         report = import_files([Path(f) for f in ns.files], to, fmt=ns.format, force=ns.force,
                               topic=ns.topic, schema_ref=_schema_ref(to.parent))
