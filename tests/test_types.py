@@ -12,14 +12,16 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_mypy_strict_is_clean(request: pytest.FixtureRequest) -> None:
+def test_mypy_strict_is_clean(request: pytest.FixtureRequest, tmp_path: Path) -> None:
     pytest.importorskip("mypy")
     # pytest's own cache folder keeps mypy's cache between local runs (a clean clone, as in CI,
-    # checks from scratch: a few seconds); it is never written inside the package.
-    cache = request.config.cache.mkdir("mypy") if request.config.cache else None
-    command = [sys.executable, "-m", "mypy", "--strict", "--no-error-summary"]
-    if cache is not None:
-        command += ["--cache-dir", str(cache)]
+    # checks from scratch: a few seconds); it is never written inside the package. Under
+    # ``-p no:cacheprovider`` (the landing command) there is no ``config.cache``: mypy then
+    # caches in the test's temporary folder.
+    pytest_cache = getattr(request.config, "cache", None)
+    cache = pytest_cache.mkdir("mypy") if pytest_cache is not None else tmp_path / "mypy"
+    command = [sys.executable, "-m", "mypy", "--strict", "--no-error-summary", "--cache-dir",
+               str(cache)]
     out = subprocess.run([*command, "quiz"], cwd=ROOT, capture_output=True, text=True,
                          timeout=300)
     assert out.returncode == 0, out.stdout + out.stderr
