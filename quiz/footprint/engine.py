@@ -24,7 +24,9 @@ from typing import TYPE_CHECKING
 
 from quiz.footprint.compute import compute_items
 from quiz.footprint.inference import inference_items, kv_dtype
+from quiz.footprint.offload import convention_head, gpu_state_bytes, offload_text, split_items
 from quiz.footprint.report import (
+    Item,
     ModelSummary,
     Omitted,
     PhaseEstimate,
@@ -37,7 +39,7 @@ from quiz.footprint.storage import storage_items
 from quiz.footprint.training import (
     activation_bytes,
     bytes_per_param_text,
-    model_state_bytes,
+    state_bytes_by_item,
     training_items,
 )
 from quiz.footprint.units import count_noun, format_bytes, format_count
@@ -71,7 +73,7 @@ def estimate(spec: FootprintSpec) -> Report:
     omitted: list[Omitted] = []
     training = inference = None
     if spec.phase != "inference":
-        training = _training(spec.training, r, gpu, omitted)
+        training = _training(spec.training, r, gpu, omitted, spec.overhead)
     if spec.phase != "training":
         inference = _inference(spec, r, gpu, omitted)
     s_items, s_omitted = storage_items(spec, r)
@@ -159,17 +161,37 @@ def unused(spec: FootprintSpec) -> list[Unused]:
     return out
 
 
+OVERHEAD_SRC = ("an assumption you set (--overhead): the CUDA context takes several hundred "
+                "MiB per GPU and PyTorch's caching allocator fragments memory (PyTorch docs, "
+                "CUDA semantics: memory management)")
+
+
+def overhead_item(overhead: int, gpus: int = 1) -> Item:
+    """The framework-overhead item: ``overhead`` bytes per GPU over ``gpus`` GPUs."""
+    if gpus == 1:
+        formula = "per-GPU framework overhead as set (CUDA context, allocator fragmentation)"
+    else:
+        formula = (f"{count_noun(overhead, 'byte')} per GPU × {count_noun(gpus, 'GPU')} "
+                   "(CUDA context, allocator fragmentation)")
+    return Item("framework_overhead", overhead * gpus, formula, OVERHEAD_SRC)
+
+
 def _training(
-    t: TrainingSpec, r: ResolvedModel, gpu: GpuPreset | None, omitted: list[Omitted]
+    t: TrainingSpec, r: ResolvedModel, gpu: GpuPreset | None, omitted: list[Omitted],
+    overhead: int = 0,
 ) -> PhaseEstimate:
-    items, missing = training_items(t, r)
+    paper, missing = training_items(t, r)
     omitted.extend(missing)
+    placed = split_items(t, r, paper, omitted)
+    items = placed["gpu"]
+    if overhead:
+        items.append(overhead_item(overhead))
     total = sum(i.bytes for i in items)
     needed = headroom = None
     advice = ""
     if gpu is not None:
         headroom = gpu.memory_bytes - total
-        needed = _fewest_training_gpus(t, r, gpu.memory_bytes)
+        needed = _fewest_training_gpus(t, r, gpu.memory_bytes - overhead)
         advice = _training_fit_advice(t, needed)
     recompute = {
         "none": "no recomputation",
@@ -178,7 +200,7 @@ def _training(
     }[t.recompute]
     dp, tp, pp = format_count(t.dp), format_count(t.tp), format_count(t.pp)
     convention = (
-        f"{bytes_per_param_text(t, r)}; ZeRO-{t.zero} over dp {dp}"
+        f"{convention_head(t) or bytes_per_param_text(t, r)}; ZeRO-{t.zero} over dp {dp}"
         f"{' (no effect with dp 1)' if t.dp == 1 and t.zero else ''}; model states split evenly "
         + (
             f"over tp × pp; activations: Korthikanti et al. 2022 Table 2, {recompute}"
@@ -191,9 +213,13 @@ def _training(
         f"{count_noun(t.devices, 'device')} = dp {dp} × tp {tp} × pp {pp}, "
         f"ZeRO-{t.zero}, {t.precision}, {t.optimizer}, micro-batch {format_count(t.micro_batch)} "
         f"× {count_noun(t.seq_len, 'token')}, {recompute}"
+        + (f", offload {t.offload}" if t.offload != "none" else "")
+        + (f", offload params {t.offload_params}" if t.offload_params != "none" else "")
+        + (", DeepSpeed's count" if t.convention == "deepspeed" else "")
     )
+    convention += offload_text(t)
     return PhaseEstimate("training", items, total, t.devices, needed, headroom, convention, setup,
-                         advice)
+                         advice, {"cpu": placed["cpu"], "nvme": placed["nvme"]})
 
 
 def _training_fit_advice(t: TrainingSpec, needed: int | None) -> str:
@@ -211,12 +237,15 @@ def _training_fit_advice(t: TrainingSpec, needed: int | None) -> str:
 
 
 def _fewest_training_gpus(t: TrainingSpec, r: ResolvedModel, memory: int) -> int | None:
-    if model_state_bytes(t, r, t.dp) is None:
+    def states(dp: int) -> int | None:
+        return gpu_state_bytes(t, r, dp, lambda n: state_bytes_by_item(t, r, n))
+
+    if states(t.dp) is None:
         return None
     other = activation_bytes(t, r) or 0  # the same for every dp
 
     def fits(dp: int) -> bool:
-        value = model_state_bytes(t, r, dp)
+        value = states(dp)
         return value is not None and value + other <= memory
 
     mp = t.tp * t.pp
@@ -248,9 +277,18 @@ def _inference(
     total = sum(i.bytes for i in items)
     needed = headroom = None
     advice = ""
+    overhead = spec.overhead
     if gpu is not None:
-        needed, advice = inference_gpus(total, gpu.memory_bytes, r.heads, r.kv_heads)
-        headroom = needed * gpu.memory_bytes - total
+        usable = gpu.memory_bytes - overhead
+        if usable <= 0:
+            needed, advice = None, "the framework overhead alone fills each GPU"
+            headroom = gpu.memory_bytes - total - overhead
+        else:
+            needed, advice = inference_gpus(total, usable, r.heads, r.kv_heads)
+            headroom = needed * usable - total
+    if overhead:
+        items.append(overhead_item(overhead, needed or 1))
+        total += overhead * (needed or 1)
     group = ""
     if inf.weights in ("int4", "int8"):
         group = f" (groups of {format_count(inf.group_size)})"

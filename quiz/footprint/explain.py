@@ -18,6 +18,8 @@ source, and what they give for this case:
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from quiz.footprint.compute import INFERENCE_FORMAT, ceil_div
 from quiz.footprint.inference import (
     KV_BYTES,
@@ -52,7 +54,7 @@ def explain_notes(report: Report, *, units: str = "GB") -> list[str]:
 
     if report.training is not None:
         t = spec.training
-        if t.optimizer in ("adam", "adamw") and has_master(t):
+        if t.optimizer in ("adam", "adamw") and has_master(t) and t.convention == "paper":
             ours = sum(part for part, _ in bytes_per_param(t))
             grads = "FP32" if grad_dtype(t) == "fp32" else "16-bit"
             notes.append(
@@ -78,6 +80,13 @@ def explain_notes(report: Report, *, units: str = "GB") -> list[str]:
                 f"'selective' does. This case: none {b(vals['none'] or 0)}, selective "
                 f"{b(vals['selective'] or 0)}, full {b(vals['full'] or 0)} per device."
             )
+        from quiz.footprint.offload import convention_note, offload_note
+
+        for extra in (convention_note(t, r, b),
+                      offload_note(t, b, report.training.host_total("cpu"),
+                                   report.training.host_total("nvme"))):
+            if extra:
+                notes.append(extra)
         if t.optimizer == "adam-8bit":
             paper = 2 * -(-psi // ADAM_8BIT_PAPER_BLOCK) * 4
             ours = 2 * -(-psi // ADAM_8BIT_BLOCK) * 4
@@ -89,11 +98,7 @@ def explain_notes(report: Report, *, units: str = "GB") -> list[str]:
                 f"{b(paper)}. bitsandbytes also keeps 32-bit states for tensors under 4,096 "
                 "values (min_8bit_size), not counted here."
             )
-        notes.append(
-            "Not counted here, counted by some tools: ZeRO communication buckets and a "
-            "miscellaneous per-GPU overhead (EleutherAI's calc_transformer_mem.py has flags for "
-            "both), the CUDA context (several hundred MiB) and allocator fragmentation."
-        )
+        notes.append(overhead_note(spec.overhead, b))
     if report.inference is not None:
         inf = spec.inference
         r = spec.resolved
@@ -143,6 +148,8 @@ def explain_notes(report: Report, *, units: str = "GB") -> list[str]:
                 f'Quantized weights: "params × {bits}/8" gives {b(naive)}; {kept}, and '
                 f"{scales}: {b(ours)} ({(ours - naive) / naive:+.1%})."
             )
+    if report.training is None and report.inference is not None:
+        notes.append(overhead_note(spec.overhead, b))
     notes += compute_notes(report)
     largest = max((p.total_bytes for p in report.phases), default=0)
     if largest:
@@ -154,6 +161,20 @@ def explain_notes(report: Report, *, units: str = "GB") -> list[str]:
             "10^9 bytes)."
         )
     return notes
+
+
+def overhead_note(overhead: int, b: Callable[[int], str]) -> str:
+    """``--explain``: the framework-overhead item, set or not."""
+    if overhead:
+        counted = (f"this estimate counts {b(overhead)} per GPU of framework overhead as you set "
+                   "it (--overhead)")
+    else:
+        counted = ("this estimate counts no framework overhead: --overhead is 0 by default; set "
+                   "it (e.g. --overhead 1GiB) to reserve memory per GPU")
+    return (f"Memory the framework takes: {counted} for the CUDA context (several hundred MiB "
+            "per process), the caching allocator's fragmentation and library workspaces "
+            "(cuBLAS, NCCL). ZeRO communication buckets are not counted either; EleutherAI's "
+            "calc_transformer_mem.py has flags for buckets and a miscellaneous overhead.")
 
 
 def compute_notes(report: Report) -> list[str]:

@@ -40,6 +40,8 @@ KvDtype = Literal["fp32", "fp16", "bf16", "fp8", "int8"]
 Phase = Literal["training", "inference", "both"]
 Units = Literal["GB", "GiB"]
 CheckpointKind = Literal["full", "weights"]
+Convention = Literal["paper", "deepspeed"]
+Offload = Literal["none", "cpu", "nvme"]
 
 CHOICES: dict[str, tuple[str, ...]] = {
     "precision": get_args(Precision),
@@ -52,6 +54,9 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "units": get_args(Units),
     "checkpoint_kind": get_args(CheckpointKind),
     "norm": get_args(Norm),
+    "convention": get_args(Convention),
+    "offload": get_args(Offload),
+    "offload_params": get_args(Offload),
 }
 """Allowed values of each choice field (the CLI, the TUI and the docs use the same tuples)."""
 

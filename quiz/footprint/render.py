@@ -31,11 +31,15 @@ MIN_WIDTH = 30
 FILL = {
     "weights": "█",
     "quantization_overhead": "▀",
+    "gathered_layer": "▌",
     "gradients": "▓",
+    "fp32_gradients": "▐",
     "master_weights": "▒",
     "optimizer_states": "░",
+    "estimator_margin": "▗",
     "activations": "▚",
     "kv_cache": "▄",
+    "framework_overhead": "▙",
     "dataset": "▓",
     "checkpoints": "▒",
     "inference_artifact": "█",
@@ -43,6 +47,7 @@ FILL = {
 """Fill character of each item in the stacked bars (the same item looks the same in every bar)."""
 
 _PHASE_TITLE = {"training": "Training", "inference": "Inference"}
+_HOST_TITLE = {"cpu": "CPU RAM", "nvme": "NVMe"}
 
 
 def _label(name: str) -> str:
@@ -259,6 +264,11 @@ def render_bars(report: Report, *, width: int, units: str = "GB") -> str:
         rows = [(p.phase, p.items, p.total_bytes) for p in phases]
         marker = (report.gpu.name, report.gpu.memory_bytes) if report.gpu else None
         lines += _bars_block(rows, width, units, "Memory per device, one scale", marker)
+        host = [(f"{_HOST_TITLE[where]}", items, sum(i.bytes for i in items))
+                for p in phases for where, items in p.host.items() if items]
+        if host:
+            lines.append("")
+            lines += _bars_block(host, width, units, "Offloaded, per GPU, own scale")
     if report.storage and report.storage.items:
         if lines:
             lines.append("")
@@ -370,6 +380,13 @@ def render_report(
             )
         )
         out += _fit_lines(report, phase, units, width)
+        for where, items in phase.host.items():
+            if items:
+                out.append("")
+                out.append(f"Offloaded to {_HOST_TITLE[where]} — per GPU (per process)")
+                out.append(render_table(items, sum(i.bytes for i in items),
+                                        f"{_HOST_TITLE[where]} per GPU", width=width,
+                                        units=units))
     if report.storage and report.storage.items:
         out.append("")
         out.append("Storage — on disk")
@@ -450,6 +467,15 @@ def derivation_steps(report: Report, *, units: str = "GB") -> list[str]:
             parts = " + ".join(format_bytes(i.bytes, units) for i in items)
             lines.append(f"{prefix}{total_name} = {parts} = {format_bytes(total, units)}")
         if phase in phases:
+            for where, host_items in phases[phase].host.items():
+                if not host_items:
+                    continue
+                place = f"{phase} ({_HOST_TITLE[where]}): "
+                for item in host_items:
+                    lines.append(f"{place}{_label(item.name)} = {item.formula} = "
+                                 f"{format_bytes(item.bytes, units)}")
+                host_total = sum(i.bytes for i in host_items)
+                lines.append(f"{place}total per GPU = {format_bytes(host_total, units)}")
             fit = " ".join(_fit_lines(report, phases[phase], units, width=10_000))
             if fit:
                 lines.append(f"{prefix}{fit[0].lower()}{fit[1:]}")

@@ -5,7 +5,10 @@ types are tested in ``tests/footprint/test_footprint_json.py``)::
 
     {"model": {"name": str, "preset": str | null, "params": int, "active_params": int},
      "training": {"per_device": {"total_bytes": int, "items": [ITEM, ...]},
-                  "devices": int, "gpus_needed": int | null, "headroom_bytes": int | null,
+                  "devices": int,
+                  "offloaded": {"cpu": {"total_bytes": int, "items": [ITEM, ...]},
+                                "nvme": {"total_bytes": int, "items": [ITEM, ...]}},
+                  "gpus_needed": int | null, "headroom_bytes": int | null,
                   "convention": str} | null,
      "inference": {"per_device": {"total_bytes": int, "items": [ITEM, ...]},
                    "gpus_needed": int | null, "headroom_bytes": int | null,
@@ -17,6 +20,10 @@ types are tested in ``tests/footprint/test_footprint_json.py``)::
 
     ITEM = {"name": str, "bytes": int, "formula": str, "source": str}
     QUANTITY = {"name": str, "value": int, "unit": str, "formula": str, "source": str}
+
+``per_device`` is GPU memory. ``offloaded`` (issue 12 §3) holds what ``--offload`` and
+``--offload-params`` move off the GPU: CPU RAM and NVMe bytes per device (per data-parallel
+process), each with items; empty, total 0, without offload.
 
 ``compute`` (issue 12 §5) holds the FLOPs, the training time (seconds), the decode throughput
 upper bound (tokens per second) and the decode crossover batch of
@@ -42,11 +49,15 @@ if TYPE_CHECKING:
 ITEM_NAMES = (
     "weights",
     "quantization_overhead",
+    "gathered_layer",
     "gradients",
+    "fp32_gradients",
     "master_weights",
     "optimizer_states",
+    "estimator_margin",
     "activations",
     "kv_cache",
+    "framework_overhead",
     "dataset",
     "checkpoints",
     "inference_artifact",
@@ -54,8 +65,10 @@ ITEM_NAMES = (
 """Every item name an estimate can contain, in display order."""
 
 _PHASE_ITEMS = {
-    "training": ("weights", "gradients", "master_weights", "optimizer_states", "activations"),
-    "inference": ("weights", "quantization_overhead", "kv_cache", "activations"),
+    "training": ("weights", "gathered_layer", "gradients", "fp32_gradients", "master_weights",
+                 "optimizer_states", "activations", "framework_overhead"),
+    "inference": ("weights", "quantization_overhead", "kv_cache", "activations",
+                  "framework_overhead"),
     "storage": ("dataset", "checkpoints", "inference_artifact"),
 }
 
@@ -67,6 +80,8 @@ FIGURE_NAMES: tuple[str, ...] = (
     "training.devices",
     "training.gpus_needed",
     "training.headroom",
+    "training.cpu_total",
+    "training.nvme_total",
     "inference.total",
     *(f"inference.{i}" for i in _PHASE_ITEMS["inference"]),
     "inference.gpus_needed",
@@ -159,6 +174,9 @@ class PhaseEstimate:
         setup: one line describing the scenario (layout, precision, batch).
         fit_advice: with a GPU preset, what ``gpus_needed`` keeps fixed, or what to change when
             no number of GPUs is enough (empty without a GPU preset).
+        host: training only: the offloaded items per device by location, ``{"cpu": [...],
+            "nvme": [...]}`` (:mod:`quiz.footprint.offload`); empty lists without offload. Not
+            part of ``items`` or ``total_bytes``, which are GPU memory.
     """
 
     phase: str
@@ -170,10 +188,15 @@ class PhaseEstimate:
     convention: str
     setup: str
     fit_advice: str = ""
+    host: dict[str, list[Item]] = field(default_factory=dict)
 
     def item(self, name: str) -> Item | None:
         """The item called ``name``, or ``None``."""
         return next((i for i in self.items if i.name == name), None)
+
+    def host_total(self, location: str) -> int:
+        """Bytes per device in ``location`` (``"cpu"`` or ``"nvme"``); 0 when nothing is there."""
+        return sum(i.bytes for i in self.host.get(location, ()))
 
     def to_json(self) -> dict[str, Any]:
         """The phase part of the JSON contract."""
@@ -185,6 +208,11 @@ class PhaseEstimate:
         }
         if self.phase == "training":
             data["devices"] = self.devices
+            data["offloaded"] = {
+                where: {"total_bytes": self.host_total(where),
+                        "items": [i.to_json() for i in self.host.get(where, ())]}
+                for where in ("cpu", "nvme")
+            }
         data["gpus_needed"] = self.gpus_needed
         data["headroom_bytes"] = self.headroom
         data["convention"] = self.convention
@@ -298,6 +326,8 @@ class Report:
             return phase.gpus_needed
         if what == "headroom":
             return phase.headroom
+        if what in ("cpu_total", "nvme_total"):
+            return phase.host_total(what[:-6])
         found = phase.item(what)
         return None if found is None else found.bytes
 

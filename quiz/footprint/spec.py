@@ -34,11 +34,13 @@ from quiz.footprint.fields import (
     ZERO_STAGE,
     CheckpointKind,
     Choice,
+    Convention,
     Doc,
     GradPrecision,
     KvDtype,
     ModelShape,
     Number,
+    Offload,
     Optimizer,
     Part,
     Phase,
@@ -50,6 +52,7 @@ from quiz.footprint.fields import (
     WeightFormat,
     fields_of,
 )
+from quiz.footprint.offload import problems as offload_problems
 from quiz.footprint.presets import GpuPreset, PresetError, get_gpu, get_model
 from quiz.footprint.resolve import ResolvedModel, SpecProblem, resolve
 from quiz.footprint.units import count_noun, format_count
@@ -119,6 +122,19 @@ class TrainingSpec(Part):
     mfu: Annotated[float, Ratio("model FLOPs utilization"),
                    Doc("model FLOPs utilization assumed for the training time (Chowdhery et al. "
                        "2022, app. B)", label="MFU", metavar="FRACTION")] = 0.4
+    offload: Annotated[Offload, Choice("offload"), Doc(
+        "where the optimizer states, FP32 master weights and gradients live (ZeRO-Offload; "
+        "DeepSpeed offload_optimizer)", label="Offload optim")] = "none"
+    offload_params: Annotated[Offload, Choice("offload_params"), Doc(
+        "where the 16-bit parameters live, ZeRO-3 only (ZeRO-Infinity; DeepSpeed "
+        "offload_param)", label="Offload params")] = "none"
+    convention: Annotated[Convention, Choice("convention"), Doc(
+        "how model states are counted: the ZeRO paper's 16 bytes/param, or DeepSpeed's "
+        "estimator (FP32 gradient shards, the largest layer gathered, buffer factor 1.5)",
+        label="Convention")] = "paper"
+    largest_layer: Annotated[int, Number(1, MAX_PARAMS, "parameters"), Doc(
+        "parameters of the largest layer (one module), which DeepSpeed's ZeRO-3 estimate "
+        "gathers whole", metavar="N", default="from the architecture")] | None = None
 
     @property
     def devices(self) -> int:
@@ -195,6 +211,10 @@ class FootprintSpec(ModelShape, _ModelChoice):
     training: TrainingSpec = TrainingSpec()
     inference: InferenceSpec = InferenceSpec()
     storage: StorageSpec = StorageSpec()
+    overhead: Annotated[int, Number(0, 10**15, "bytes (1 PB)", size=True), Doc(
+        "memory the framework takes per GPU (CUDA context, allocator fragmentation), e.g. 1GiB",
+        label="Overhead/GPU", metavar="SIZE", group="output",
+        values="`0`, `800MiB`, `2GB`, at most 10^15 bytes (1 PB)")] = 0
     gpu: Annotated[str | None, Doc("GPU preset for the fit, e.g. h100-80gb", label="GPU",
                                    metavar="PRESET", group="output")] = None
     units: Annotated[Units, Choice("units"),
@@ -245,6 +265,8 @@ class FootprintSpec(ModelShape, _ModelChoice):
             )
         if resolved is not None and self.phase != "inference":
             t = self.training
+            for loc, kind, message, value in offload_problems(t):
+                problem(loc, kind, message, value)
             if resolved.heads and resolved.heads % t.tp:
                 problem(
                     ("training", "tp"),

@@ -138,6 +138,19 @@ def optimizer_bytes_per_device(t: TrainingSpec, r: ResolvedModel, dp: int) -> in
     return 2 * (n + -(-n // ADAM_8BIT_BLOCK) * 4)  # adam-8bit
 
 
+def state_bytes_by_item(t: TrainingSpec, r: ResolvedModel, dp: int) -> dict[str, int] | None:
+    """The paper convention's model-state bytes per device with ``dp`` data-parallel devices, by
+    item name (weights, gradients, master_weights, optimizer_states), wherever they live;
+    ``None`` when the optimizer state is unknown (Adafactor without an architecture)."""
+    opt = optimizer_bytes_per_device(t, r, dp)
+    if opt is None:
+        return None
+    return {"weights": weight_bytes_per_device(t, r, dp),
+            "gradients": gradient_bytes_per_device(t, r, dp),
+            "master_weights": master_bytes_per_device(t, r, dp),
+            "optimizer_states": opt}
+
+
 def model_state_bytes(t: TrainingSpec, r: ResolvedModel, dp: int) -> int | None:
     """Bytes per device of weights, gradients, master weights and optimizer states with ``dp``
     data-parallel devices (the rest of ``t`` unchanged); ``None`` when the optimizer state is

@@ -44,11 +44,16 @@ def check_contract(data: dict[str, Any]) -> None:
         assert set(training) == {
             "per_device",
             "devices",
+            "offloaded",
             "gpus_needed",
             "headroom_bytes",
             "convention",
         }
         assert set(training["per_device"]) == {"total_bytes", "items"}
+        assert set(training["offloaded"]) == {"cpu", "nvme"}
+        for host in training["offloaded"].values():
+            assert set(host) == {"total_bytes", "items"}
+            assert check_items(host["items"]) == host["total_bytes"]
         assert check_items(training["per_device"]["items"]) == training["per_device"]["total_bytes"]
         assert type(training["devices"]) is int
         assert training["gpus_needed"] is None or type(training["gpus_needed"]) is int
@@ -109,6 +114,10 @@ def test_contract_variants() -> None:
             "storage": {"dataset_tokens": "300B"},
             "training": {"tp": 8, "pp": 8, "zero": 1, "dp": 16},
         },
+        {"model": "llama-2-7b", "overhead": "1GiB", "gpu": "h100-80gb",
+         "training": {"zero": 3, "dp": 8, "offload": "nvme", "offload_params": "cpu"}},
+        {"model": "llama-2-7b", "training": {"zero": 2, "dp": 8, "offload": "cpu",
+                                             "convention": "deepspeed"}},
     ):
         data = estimate(FootprintSpec.from_mapping(spec)).to_json()
         check_contract(data)

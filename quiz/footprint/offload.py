@@ -1,0 +1,429 @@
+"""Where training's model states live: GPU, CPU RAM or NVMe, under two conventions.
+
+Two switches, as DeepSpeed has them (``offload_optimizer`` and ``offload_param``), because they
+have different requirements and the middle ground (optimizer offloaded, parameters on the GPU) is
+the common case:
+
+``offload`` (none, cpu, nvme)
+    the FP32 master weights, the optimizer states and the gradients (ZeRO-Offload: Ren et al.
+    2021, "ZeRO-Offload: Democratizing Billion-Scale Model Training", sec. 3–4: the GPU keeps
+    the 16-bit parameters and runs forward and backward; gradients stream to the CPU, which keeps
+    the FP32 master copy and Adam's states and runs the update). Any ZeRO stage; with ZeRO the
+    offloaded states stay partitioned over the data-parallel devices.
+``offload_params`` (none, cpu, nvme; ZeRO-3 only)
+    the 16-bit parameters too (ZeRO-Infinity: Rajbhandari et al. 2021, "ZeRO-Infinity: Breaking
+    the GPU Memory Wall for Extreme Scale Deep Learning", sec. 5: every model state can live in
+    CPU or NVMe memory; each layer is fetched to the GPU when it runs).
+
+CPU RAM and NVMe bytes are per GPU (per data-parallel process): what one process's share of the
+offloaded states occupies; a server with 8 GPUs needs 8 times that.
+
+Conventions (``convention``):
+
+``paper`` (default)
+    the ZeRO paper's count (Rajbhandari et al. 2020, sec. 3.1 and 5): 16-bit weights, 16-bit
+    gradients, FP32 master copy and optimizer states; offload moves items unchanged from the GPU
+    to their destination, so the GPU, CPU and NVMe bytes add up to the no-offload total. The
+    layer ZeRO-3 gathers while it runs (its working memory) is not counted, as in the paper.
+``deepspeed``
+    DeepSpeed's own estimators (``deepspeed/runtime/zero/stage3.py``
+    ``estimate_zero3_model_states_mem_needs`` and ``stage_1_and_2.py``
+    ``estimate_zero2_model_states_mem_needs``, DeepSpeed at commit 38327e0, 2025-02; explained in
+    its docs ``docs/code-docs/source/memory.rst``), for ZeRO-2 and ZeRO-3 with mixed-precision
+    Adam, per GPU:
+
+    ======================  =======================================  =======================
+    case                    GPU                                      CPU RAM
+    ======================  =======================================  =======================
+    ZeRO-2                  2Ψ + 18Ψ/N                               (load-time peak only)
+    ZeRO-2, offload         2Ψ                                       max(4Ψ, 16Ψ/N) × 1.5
+    ZeRO-3                  4·L + 18Ψ/N                              (load-time peak only)
+    ZeRO-3, offload         4·L + 2Ψ/N                               16Ψ/N × 1.5
+    ZeRO-3, both offloaded  4·L                                      18Ψ/N × 1.5
+    ======================  =======================================  =======================
+
+    with Ψ parameters, N GPUs, L the parameters of the largest layer (gathered whole, with its
+    16-bit gradients: 2 + 2 bytes per parameter) and 1.5 the ``additional_buffer_factor``.
+    Per parameter, ZeRO-2's 18 is "2_grads_16bit + 4_grads_32bit + 4_params_32bit +
+    8_optimizer_states_32bit" (the function's comment): FP32 gradient shards kept next to the
+    16-bit ones. ZeRO-3's 18 is 2 (16-bit parameters) + 16 (the same FP32 gradients, master and
+    Adam states); its 16-bit gradients live only in the gathered layer. DeepSpeed prints CPU RAM
+    per node (per machine for ZeRO-2): multiply this tool's per-GPU figure by the GPUs per node.
+    ``zero_init=True`` (``deepspeed.zero.Init``) is assumed for ZeRO-3.
+
+What DeepSpeed counts as a layer (``model_to_params``): every module's own parameters
+(``m.parameters(recurse=False)``), i.e. one ``nn.Linear``, ``nn.Embedding`` or norm, never a
+whole transformer block. :func:`largest_layer` finds it in the architecture's modules as the
+Hugging Face Llama/Mistral/Mixtral classes lay them out (separate Q, K, V, O projections, each
+expert its own ``nn.Linear``s): usually the token embedding or the LM head (vocab × hidden).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from quiz.footprint.report import Item, Omitted
+from quiz.footprint.units import count_noun, format_count
+
+if TYPE_CHECKING:
+    from quiz.footprint.resolve import ResolvedModel
+    from quiz.footprint.spec import TrainingSpec
+
+OFFLOAD_SRC = "Ren et al. 2021, ZeRO-Offload, sec. 3–4"
+INFINITY_SRC = "Rajbhandari et al. 2021, ZeRO-Infinity, sec. 5"
+DS3_SRC = ("DeepSpeed deepspeed/runtime/zero/stage3.py, estimate_zero3_model_states_mem_needs; "
+           "docs/code-docs/source/memory.rst")
+DS2_SRC = ("DeepSpeed deepspeed/runtime/zero/stage_1_and_2.py, "
+           "estimate_zero2_model_states_mem_needs; docs/code-docs/source/memory.rst")
+DS_LAYER_SRC = ("DeepSpeed stage3.py model_to_params: a layer is one module's own parameters "
+                "(m.parameters(recurse=False))")
+BUFFER_FACTOR_NUM, BUFFER_FACTOR_DEN = 3, 2
+"""DeepSpeed's ``additional_buffer_factor`` (1.5) on the CPU RAM of its estimators."""
+
+LOCATIONS = ("gpu", "cpu", "nvme")
+"""Where an item lives: GPU memory, CPU RAM, NVMe."""
+
+PLACE_NAMES = {"gpu": "GPU", "cpu": "CPU RAM", "nvme": "NVMe"}
+"""How each location reads in text."""
+
+
+def largest_layer(r: ResolvedModel) -> tuple[int, str] | None:
+    """The parameters of the largest module of the architecture and what it is, as DeepSpeed's
+    ``model_to_params`` counts a layer (a module's own parameters, biases included):
+    ``(131_072_000, "token embedding, 32,000 × 4,096")`` for Llama-2-7B. ``None`` without a
+    complete architecture."""
+    a = r.arch
+    if a is None:
+        return None
+    h, bias = a.hidden, a.linear_bias
+    mlp = "gate and up projections" if a.gated_mlp else "MLP input projection"
+    cands = [
+        (a.vocab * h, f"token embedding, {format_count(a.vocab)} × {format_count(h)}"),
+        (h * a.q_dim + (a.q_dim if bias else 0),
+         f"query projection, {format_count(h)} × {format_count(a.q_dim)}"),
+        (a.q_dim * h + (h if bias else 0),
+         f"attention output projection, {format_count(a.q_dim)} × {format_count(h)}"),
+        (h * a.ffn + (a.ffn if bias else 0),
+         f"{mlp}, {format_count(h)} × {format_count(a.ffn)}"
+         + (" per expert" if a.experts > 1 else "")),
+        (a.ffn * h + (h if bias else 0),
+         f"MLP output projection, {format_count(a.ffn)} × {format_count(h)}"
+         + (" per expert" if a.experts > 1 else "")),
+    ]
+    if a.learned_positions:
+        cands.append((a.learned_positions * h, f"position table, "
+                      f"{format_count(a.learned_positions)} × {format_count(h)}"))
+    if not a.tied_embeddings:
+        cands.append((a.vocab * h, f"LM head, {format_count(a.vocab)} × {format_count(h)}"))
+    if a.experts > 1:
+        cands.append((h * a.experts, f"router, {format_count(h)} × {format_count(a.experts)}"))
+    return max(cands, key=lambda c: c[0])  # max keeps the first of equals: the embedding
+
+
+def layer_params(t: TrainingSpec, r: ResolvedModel) -> tuple[int, str] | None:
+    """The largest layer's parameters on one device (``largest_layer`` given, else derived;
+    split over the tensor-parallel group, rounded up) and how the number was obtained."""
+    if t.largest_layer is not None:
+        n, what = t.largest_layer, "given"
+    else:
+        found = largest_layer(r)
+        if found is None:
+            return None
+        n, what = found
+    if t.tp > 1:
+        return -(-n // t.tp), f"{what}; ÷ tp {format_count(t.tp)}"
+    return n, what
+
+
+def problems(t: TrainingSpec) -> list[tuple[tuple[str, ...], str, str, object]]:
+    """What cannot be estimated in ``t``: ``(loc, kind, message, value)`` each.
+
+    Parameter offload needs ZeRO-3 (DeepSpeed's ``offload_param`` is a ZeRO-3 feature: the
+    parameters must be partitioned to be fetched layer by layer). The DeepSpeed convention has
+    estimators for ZeRO-2 and ZeRO-3 with mixed-precision Adam, CPU offload only, and parameter
+    offload only together with optimizer offload (the combinations it prints)."""
+    out: list[tuple[tuple[str, ...], str, str, object]] = []
+    if t.offload_params != "none" and t.zero != 3:
+        out.append((("training", "offload_params"), "offload_zero",
+                    "parameter offload needs ZeRO stage 3 (parameters are fetched layer by "
+                    "layer from their partitions)", t.offload_params))
+    if t.convention == "deepspeed":
+        if t.zero < 2:
+            out.append((("training", "convention"), "deepspeed_zero",
+                        "DeepSpeed's estimators cover ZeRO stages 2 and 3: set ZeRO 2 or 3, or "
+                        "use the paper convention", t.convention))
+        if t.optimizer not in ("adam", "adamw") or t.precision not in ("mixed-fp16",
+                                                                       "mixed-bf16"):
+            out.append((("training", "convention"), "deepspeed_adam",
+                        "DeepSpeed's estimators assume mixed-precision Adam (mixed-fp16 or "
+                        "mixed-bf16 with adam or adamw)", t.convention))
+        if "nvme" in (t.offload, t.offload_params):
+            out.append((("training", "offload" if t.offload == "nvme" else "offload_params"),
+                        "deepspeed_nvme", "DeepSpeed's estimators have no NVMe case: use the "
+                        "paper convention for NVMe offload", "nvme"))
+        elif t.offload_params != "none" and t.offload == "none":
+            out.append((("training", "offload_params"), "deepspeed_params",
+                        "DeepSpeed's estimator offloads parameters only together with the "
+                        "optimizer: add offload cpu", t.offload_params))
+    return out
+
+
+def _shard(t: TrainingSpec, n: int, stage: int, dp: int) -> int:
+    per = -(-n // (t.tp * t.pp))
+    return -(-per // dp) if t.zero >= stage else per
+
+
+def deepspeed_bytes(t: TrainingSpec, r: ResolvedModel, dp: int) -> dict[str, tuple[int, str]]:
+    """DeepSpeed's model-state bytes per device with ``dp`` data-parallel devices, by item:
+    ``{name: (bytes, location)}`` (see the module docstring's table). The gathered layer is left
+    out when its size is unknown (no architecture and no ``largest_layer``)."""
+    p = r.params
+    off = t.offload
+    out: dict[str, tuple[int, str]] = {}
+    if t.zero >= 3:
+        s = _shard(t, p, 3, dp)
+        layer = layer_params(t, r)
+        if layer is not None:
+            out["gathered_layer"] = (4 * layer[0], "gpu")
+        params_off = t.offload_params != "none"
+        out["weights"] = (2 * s, t.offload_params if params_off else "gpu")
+        margin = (16 * s + (2 * s if params_off else 0)) // 2
+    else:
+        s = _shard(t, p, 2, dp)
+        local = -(-p // (t.tp * t.pp))
+        out["weights"] = (2 * local, "gpu")
+        if off == "none":
+            out["gradients"] = (2 * s, "gpu")
+        margin = max(4 * local, 16 * s) * BUFFER_FACTOR_NUM // BUFFER_FACTOR_DEN - 16 * s
+    where = "gpu" if off == "none" else off
+    out["fp32_gradients"] = (4 * s, where)
+    out["master_weights"] = (4 * s, where)
+    out["optimizer_states"] = (8 * s, where)
+    if off != "none":
+        out["estimator_margin"] = (margin, off)
+    return out
+
+
+def place(t: TrainingSpec, name: str) -> str:
+    """Where the paper convention keeps the item ``name``: the 16-bit weights follow
+    ``offload_params``; gradients, the master copy and the optimizer states follow ``offload``;
+    everything else stays on the GPU."""
+    if name == "weights":
+        return "gpu" if t.offload_params == "none" else t.offload_params
+    if name in ("gradients", "master_weights", "optimizer_states"):
+        return "gpu" if t.offload == "none" else t.offload
+    return "gpu"
+
+
+def split_items(
+    t: TrainingSpec, r: ResolvedModel, items: list[Item], omitted: list[Omitted]
+) -> dict[str, list[Item]]:
+    """The training items of ``items`` (built under the paper convention, in display order) by
+    location (:data:`LOCATIONS`), under the convention of ``t``: moved by the offload settings
+    (sources extended with ZeRO-Offload / ZeRO-Infinity), or replaced by DeepSpeed's model-state
+    items. Omissions (the gathered layer without its size) go to ``omitted``."""
+    out: dict[str, list[Item]] = {loc: [] for loc in LOCATIONS}
+    if t.convention == "deepspeed":
+        states = _deepspeed_items(t, r, omitted)
+        rest = [i for i in items if i.name not in ("weights", "gradients", "master_weights",
+                                                   "optimizer_states")]
+        for item, where in states:
+            out[where].append(item)
+        out["gpu"].extend(rest)
+        order = {n: k for k, n in enumerate(_DS_ORDER)}
+        out["gpu"].sort(key=lambda i: order.get(i.name, len(order)))
+        return out
+    for item in items:
+        where = place(t, item.name)
+        if where != "gpu":
+            src = INFINITY_SRC if item.name == "weights" or where == "nvme" else OFFLOAD_SRC
+            item = Item(item.name, item.bytes, item.formula, f"{item.source}; offloaded: {src}")
+        out[where].append(item)
+    return out
+
+
+_DS_ORDER = ("gathered_layer", "weights", "fp8_weights", "gradients", "fp32_gradients",
+             "master_weights", "optimizer_states")
+
+
+def _deepspeed_items(
+    t: TrainingSpec, r: ResolvedModel, omitted: list[Omitted]
+) -> list[tuple[Item, str]]:
+    nums = deepspeed_bytes(t, r, t.dp)
+    src = DS3_SRC if t.zero >= 3 else DS2_SRC
+    psi, m, dp = r.params, t.tp * t.pp, t.dp
+    n = _shard(t, psi, t.zero, dp)
+    split = ""
+    if m > 1:
+        split += f" ÷ {format_count(m)} (tp × pp)"
+    if dp > 1:
+        split += f" ÷ {format_count(dp)} GPUs"
+    exact = psi % (m * dp) == 0
+    shard = (f"{count_noun(psi, 'param')}{split}"
+             + (f" = {format_count(n)}" + ("" if exact else " (largest shard)") if split else ""))
+    out: list[tuple[Item, str]] = []
+    if t.zero >= 3:
+        layer = layer_params(t, r)
+        if layer is None:
+            omitted.append(Omitted(
+                "gathered_layer",
+                "DeepSpeed's ZeRO-3 estimate gathers the largest layer whole: give a model "
+                "preset, a full architecture or --largest-layer",
+                "training",
+                "DeepSpeed's ZeRO-3 estimate needs the largest layer's parameter count",
+                ("model", "training.largest_layer")))
+        else:
+            out.append((Item(
+                "gathered_layer", nums["gathered_layer"][0],
+                f"{count_noun(layer[0], 'param')} in the largest layer ({layer[1]}) × 4 bytes "
+                "(16-bit parameters gathered whole + their 16-bit gradients)",
+                f"{DS3_SRC} (largest_layer_memory = 4 × largest_layer_params); "
+                f"{DS_LAYER_SRC}"), "gpu"))
+        out.append((Item("weights", nums["weights"][0],
+                         f"{shard} × 2 bytes (16-bit parameters, partitioned)", src),
+                     nums["weights"][1]))
+    else:
+        local = -(-psi // m)
+        whole = count_noun(psi, "param") + (f" ÷ {format_count(m)} (tp × pp) = "
+                                            f"{format_count(local)}" if m > 1 else "")
+        out.append((Item("weights", nums["weights"][0],
+                         f"{whole} × 2 bytes (16-bit parameters, every GPU)", src), "gpu"))
+        if "gradients" in nums:
+            out.append((Item("gradients", nums["gradients"][0],
+                             f"{shard} × 2 bytes (16-bit gradients, partitioned)", src), "gpu"))
+    for name, what in (("fp32_gradients", "4 bytes (FP32 gradients, kept next to the "
+                                          "16-bit ones)"),
+                       ("master_weights", "4 bytes (FP32 master parameters)"),
+                       ("optimizer_states", "8 bytes (FP32 Adam momentum + variance)")):
+        value, where = nums[name]
+        out.append((Item(name, value, f"{shard} × {what}", src), where))
+    if "estimator_margin" in nums:
+        value, where = nums["estimator_margin"]
+        moved = sum(v for k, (v, w) in nums.items() if w == where and k != "estimator_margin")
+        if t.zero >= 3:
+            formula = (f"{format_count(moved)} bytes offloaded × (1.5 − 1): DeepSpeed's "
+                       "additional_buffer_factor 1.5 on its CPU estimate")
+        else:
+            local = -(-psi // m)
+            formula = (f"max(4 bytes × {count_noun(local, 'param')} (an FP32 copy per process "
+                       f"while loading), {format_count(moved)} bytes offloaded) × 1.5 − "
+                       f"{format_count(moved)}: DeepSpeed's CPU estimate max(4 × GPUs, 16) × "
+                       "params × additional_buffer_factor 1.5, per GPU, beyond the states above")
+        out.append((Item("estimator_margin", value, formula, src), where))
+    return out
+
+
+def gpu_state_bytes(t: TrainingSpec, r: ResolvedModel, dp: int,
+                    paper: Callable[[int], dict[str, int] | None]) -> int | None:
+    """GPU bytes of the model states per device with ``dp`` data-parallel devices under the
+    convention and offload of ``t`` (the fewest-GPU search varies ``dp`` here). ``paper(dp)``
+    gives the paper convention's state bytes by item (``None``: unknown)."""
+    if t.convention == "deepspeed":
+        return sum(v for v, w in deepspeed_bytes(t, r, dp).values() if w == "gpu")
+    parts = paper(dp)
+    if parts is None:
+        return None
+    return sum(v for k, v in parts.items() if place(t, k) == "gpu")
+
+
+def convention_head(t: TrainingSpec) -> str | None:
+    """The DeepSpeed convention's bytes-per-parameter summary for the conventions line, or
+    ``None`` under the paper convention (the caller states the paper's sum)."""
+    if t.convention != "deepspeed":
+        return None
+    if t.zero >= 3:
+        return ("DeepSpeed's ZeRO-3 estimator: 4 bytes × the largest layer (gathered whole) + "
+                "18 bytes/param partitioned = 2 (16-bit params) + 4 (FP32 gradients) + 4 (FP32 "
+                "master) + 8 (Adam), CPU estimate × 1.5")
+    return ("DeepSpeed's ZeRO-2 estimator: 2 bytes/param (16-bit params, every GPU) + 18 "
+            "bytes/param partitioned = 2 (16-bit gradients) + 4 (FP32 gradients) + 4 (FP32 "
+            "master) + 8 (Adam), CPU estimate × 1.5")
+
+
+def offload_text(t: TrainingSpec) -> str:
+    """What ``t`` offloads, for the conventions line (``""`` without offload)."""
+    parts = []
+    if t.offload != "none":
+        what = ("FP32 gradients, master weights and Adam states"
+                if t.convention == "deepspeed"
+                else "gradients, FP32 master weights and optimizer states")
+        parts.append(f"{what} offloaded to {PLACE_NAMES[t.offload]} "
+                     f"({OFFLOAD_SRC if t.offload == 'cpu' else INFINITY_SRC})")
+    if t.offload_params != "none":
+        parts.append(f"16-bit parameters offloaded to {PLACE_NAMES[t.offload_params]} "
+                     f"({INFINITY_SRC})")
+    if not parts:
+        return ""
+    return "; " + "; ".join(parts) + "; CPU RAM and NVMe per GPU (per process)"
+
+
+def convention_note(t: TrainingSpec, r: ResolvedModel, size: Callable[[int], str]) -> str | None:
+    """``--explain``: the paper's and DeepSpeed's counts of this case side by side (model states
+    on one GPU, and CPU RAM per GPU), or ``None`` where DeepSpeed has no estimator (ZeRO 0/1,
+    not mixed-precision Adam). ``size`` formats bytes."""
+    if t.zero < 2 or t.optimizer not in ("adam", "adamw") or t.precision not in (
+            "mixed-fp16", "mixed-bf16"):
+        return None
+    from quiz.footprint.training import state_bytes_by_item
+
+    paper_t = t.model_copy(update={"convention": "paper", "grad_precision": None,
+                                   "offload": "none" if t.offload == "nvme" else t.offload,
+                                   "offload_params": "none" if t.offload_params == "nvme"
+                                   else t.offload_params})
+    ds_t = paper_t.model_copy(update={"convention": "deepspeed"})
+    parts = state_bytes_by_item(paper_t, r, t.dp) or {}
+    paper_gpu = sum(v for k, v in parts.items() if place(paper_t, k) == "gpu")
+    paper_cpu = sum(v for k, v in parts.items() if place(paper_t, k) == "cpu")
+    if ds_t.offload_params != "none" and ds_t.offload == "none":
+        ds_t = ds_t.model_copy(update={"offload": ds_t.offload_params})
+    ds = deepspeed_bytes(ds_t, r, t.dp)
+    ds_gpu = sum(v for v, w in ds.values() if w == "gpu")
+    ds_cpu = sum(v for v, w in ds.values() if w == "cpu")
+    layer = layer_params(ds_t, r)
+    case = (f"ZeRO-{t.zero} over {count_noun(t.dp, 'GPU')}"
+            + (", optimizer offloaded to CPU" if ds_t.offload == "cpu" else "")
+            + (", parameters too" if ds_t.offload_params == "cpu" else ""))
+    text = (f"Two conventions for model states ({case}): the ZeRO paper (sec. 3.1, 5) counts "
+            f"16 bytes/param — 2 (16-bit weights) + 2 (16-bit gradients) + 12 (FP32 master, "
+            f"Adam) — split by the stage: {size(paper_gpu)} per GPU"
+            + (f" and {size(paper_cpu)} of CPU RAM per GPU" if paper_cpu else "")
+            + " (--convention paper, the default). DeepSpeed's estimator "
+            f"(estimate_zero{3 if t.zero >= 3 else 2}_model_states_mem_needs) keeps FP32 "
+            "gradient shards next to the 16-bit ones (18 bytes/param partitioned"
+            + (", with 2 bytes of 16-bit parameters on every GPU" if t.zero == 2 else "")
+            + ")")
+    if t.zero >= 3:
+        text += (", adds the largest layer gathered whole (4 bytes × "
+                 + (f"{count_noun(layer[0], 'param')}" if layer else "its parameters, unknown "
+                    "here: --largest-layer")
+                 + ")")
+    text += (f" and multiplies its CPU figure by a buffer factor of 1.5: {size(ds_gpu)} per "
+             "GPU" + (f" and {size(ds_cpu)} of CPU RAM per GPU" if ds_cpu else "")
+             + " (--convention deepspeed). DeepSpeed prints CPU RAM per node: multiply the "
+             "per-GPU figure by the GPUs per node. Without offload it also prints the CPU RAM "
+             "needed while loading (4 bytes × the largest layer × GPUs per node × 1.5 with "
+             "zero.Init), a load-time peak not counted here.")
+    return text
+
+
+def offload_note(t: TrainingSpec, size: Callable[[int], str], cpu: int, nvme: int) -> str | None:
+    """``--explain``: what offload does not count (staging buffers, bandwidth), or ``None``
+    without offload."""
+    if t.offload == "none" and t.offload_params == "none":
+        return None
+    where = ", ".join(f"{size(v)} in {PLACE_NAMES[k]}" for k, v in (("cpu", cpu), ("nvme", nvme))
+                      if v)
+    return ("Offload: this estimate moves the offloaded states unchanged off the GPU "
+            f"({where} per GPU; a server needs that times its GPUs). Not counted: the pinned "
+            "CPU buffers that stage NVMe transfers (DeepSpeed's aio buffer_count × buffer_size) "
+            "and the GPU's gradient buckets (reduce_bucket_size); offload also costs time, as "
+            "every step moves the states over PCIe (ZeRO-Offload sec. 4 overlaps it with the "
+            "backward pass"
+            + ("; ZeRO-Infinity sec. 6 reaches NVMe bandwidth with overlapped, bulk reads)."
+               if "nvme" in (t.offload, t.offload_params) else ").")
+            + (" With the parameters offloaded, ZeRO-3 still gathers one layer at a time on the "
+               "GPU (16-bit parameters and gradients: 4 bytes × the largest layer, the working "
+               "memory of ZeRO-Infinity sec. 3); the paper convention leaves it out, "
+               "--convention deepspeed counts it."
+               if t.offload_params != "none" and t.convention == "paper" else ""))

@@ -1,0 +1,247 @@
+"""Offload (ZeRO-Offload, ZeRO-Infinity), DeepSpeed's own count, and the framework overhead
+(issue 12 §3 and §4).
+
+DeepSpeed figures below were printed by DeepSpeed's estimators themselves at commit 38327e0
+(2025-02): ``deepspeed/runtime/zero/stage3.py`` ``estimate_zero3_model_states_mem_needs`` and
+``deepspeed/runtime/zero/stage_1_and_2.py`` ``estimate_zero2_model_states_mem_needs``, called with
+``num_gpus_per_node=8, num_nodes=8`` (64 GPUs), ``zero_init=True`` and the default
+``additional_buffer_factor=1.5``; CPU figures there are per node (8 GPUs) or, for ZeRO-2, for all
+64 GPUs, so they are divided by 8 or 64 here.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from pydantic import ValidationError
+
+from quiz.footprint.engine import estimate
+from quiz.footprint.explain import explain_notes
+from quiz.footprint.offload import largest_layer
+from quiz.footprint.render import derivation_steps, render_bars, render_report
+from quiz.footprint.spec import FootprintSpec
+
+GIB = 2**30
+FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+ZERO3_FIG1 = {"params": "7.5B", "phase": "training", "training": {"zero": 3, "dp": 64}}
+"""Rajbhandari et al. 2020 (ZeRO), Fig. 1: Ψ = 7.5B, N_d = 64, ZeRO-3 (P_os+g+p)."""
+
+
+def _training(data: dict) -> object:
+    return estimate(FootprintSpec.from_mapping(data)).training
+
+
+def _with(training: dict, **top: object) -> dict:
+    return {**ZERO3_FIG1, **top, "training": {**ZERO3_FIG1["training"], **training}}
+
+
+def test_paper_convention_gives_the_zero_papers_1_75_gib() -> None:
+    # ZeRO paper Fig. 1: 16 × 7.5e9 / 64 = 1.875e9 bytes = 1.88 GB = 1.75 GiB.
+    t = _training(ZERO3_FIG1)
+    assert t.total_bytes == 1_875_000_000
+    assert f"{t.total_bytes / GIB:.2f}" == "1.75"
+
+
+def test_deepspeed_convention_gives_deepspeeds_2_71_gib() -> None:
+    # DeepSpeed estimate_zero3_model_states_mem_needs(7.5e9, 2e8, 8, 8, cpu_offload=False,
+    # cpu_offload_params=False) → gpu_mem 2,909,375,000 ("2.71GB" as it prints, GiB).
+    t = _training(_with({"convention": "deepspeed", "largest_layer": "200M"}))
+    assert t.total_bytes == 2_909_375_000
+    assert f"{t.total_bytes / GIB:.2f}" == "2.71"
+    assert t.item("gathered_layer").bytes == 800_000_000
+    assert t.item("fp32_gradients").bytes == 4 * 117_187_500
+    assert "stage3.py" in t.item("gathered_layer").source
+    assert t.host_total("cpu") == 0
+
+
+@pytest.mark.parametrize(("params_off", "gpu", "cpu_per_node"), [
+    # estimate_zero3_model_states_mem_needs(7.5e9, 2e8, 8, 8, True, False) and (..., True, True)
+    ("none", 1_034_375_000, 22_500_000_000),
+    ("cpu", 800_000_000, 25_312_500_000),
+])
+def test_deepspeed_zero3_offload_matches_its_estimator(params_off: str, gpu: int,
+                                                       cpu_per_node: int) -> None:
+    t = _training(_with({"convention": "deepspeed", "largest_layer": "200M", "offload": "cpu",
+                         "offload_params": params_off}))
+    assert t.total_bytes == gpu
+    assert t.host_total("cpu") * 8 == cpu_per_node
+    assert t.item("estimator_margin") is None
+    assert t.host["cpu"][-1].name == "estimator_margin"
+
+
+@pytest.mark.parametrize(("offload", "gpu", "cpu_all"), [
+    # estimate_zero2_model_states_mem_needs(7.5e9, 8, 8, cpu_offload=False / True)
+    ("none", 17_109_375_000, None),
+    ("cpu", 15_000_000_000, 2_880_000_000_000),
+])
+def test_deepspeed_zero2_matches_its_estimator(offload: str, gpu: int, cpu_all: int | None) -> None:
+    t = _training(_with({"convention": "deepspeed", "zero": 2, "offload": offload}))
+    assert t.total_bytes == gpu
+    if cpu_all is not None:
+        assert t.host_total("cpu") * 64 == cpu_all
+    else:
+        assert t.item("gradients").bytes == 2 * 117_187_500  # 16-bit next to the FP32 ones
+        assert t.item("fp32_gradients").bytes == 4 * 117_187_500
+
+
+def test_largest_layer_as_deepspeed_counts_a_module() -> None:
+    # Llama-2-7B: embed_tokens 32,000 × 4,096 is the largest module (own parameters only);
+    # an MLP projection is 4,096 × 11,008 = 45,088,768.
+    r = FootprintSpec.from_mapping({"model": "llama-2-7b"}).resolved
+    n, what = largest_layer(r)
+    assert n == 131_072_000 and "embedding" in what
+    t = _training({"model": "llama-2-7b", "phase": "training",
+                   "training": {"zero": 3, "dp": 8, "convention": "deepspeed"}})
+    assert t.item("gathered_layer").bytes == 4 * 131_072_000
+    # tensor parallelism splits the gathered layer
+    t = _training({"model": "llama-2-7b", "phase": "training",
+                   "training": {"zero": 3, "dp": 8, "tp": 2, "convention": "deepspeed"}})
+    assert t.item("gathered_layer").bytes == 2 * 131_072_000
+
+
+def test_deepspeed_without_a_layer_size_omits_the_gathered_layer() -> None:
+    report = estimate(FootprintSpec.from_mapping(_with({"convention": "deepspeed"})))
+    assert ("training", "gathered_layer") in {(o.phase, o.item) for o in report.omitted}
+    assert report.training.total_bytes == 18 * 117_187_500
+
+
+def test_zero_offload_keeps_16_bit_weights_on_the_gpu() -> None:
+    # Ren et al. 2021 (ZeRO-Offload) sec. 4: the GPU keeps the 2Ψ 16-bit parameters; gradients,
+    # FP32 master and Adam states (2 + 12 bytes per parameter) live in CPU memory.
+    data = {"params": "10B", "phase": "training", "training": {"offload": "cpu"}}
+    t = _training(data)
+    assert t.total_bytes == 2 * 10**10
+    assert t.host_total("cpu") == 14 * 10**10
+    assert t.host_total("nvme") == 0
+    assert "ZeRO-Offload" in t.host["cpu"][0].source
+
+
+def test_zero_infinity_moves_everything() -> None:
+    t = _training(_with({"offload": "nvme", "offload_params": "nvme"}))
+    assert t.total_bytes == 0
+    assert t.host_total("nvme") == 16 * 117_187_500
+    assert "ZeRO-Infinity" in t.host["nvme"][0].source
+
+
+@pytest.mark.parametrize(("training", "loc"), [
+    ({"zero": 2, "offload_params": "cpu"}, ("training", "offload_params")),
+    ({"convention": "deepspeed", "zero": 1}, ("training", "convention")),
+    ({"convention": "deepspeed", "optimizer": "sgd"}, ("training", "convention")),
+    ({"convention": "deepspeed", "offload": "nvme"}, ("training", "offload")),
+    ({"convention": "deepspeed", "offload_params": "cpu"}, ("training", "offload_params")),
+])
+def test_impossible_combinations_are_errors(training: dict, loc: tuple) -> None:
+    with pytest.raises(ValidationError) as info:
+        FootprintSpec.from_mapping(_with(training))
+    assert loc in [tuple(e["loc"]) for e in info.value.errors()]
+
+
+def test_text_json_chart_and_steps_show_the_host_bytes() -> None:
+    report = estimate(FootprintSpec.from_mapping(
+        {"model": "llama-2-7b", "training": {"zero": 3, "dp": 8, "offload": "nvme",
+                                             "offload_params": "cpu"}}))
+    text = render_report(report, width=100)
+    assert "Offloaded to CPU RAM — per GPU" in text and "Offloaded to NVMe — per GPU" in text
+    bars = render_bars(report, width=80)
+    assert "Offloaded, per GPU, own scale" in bars and "NVMe" in bars
+    assert all(len(line) <= 80 for line in bars.splitlines())
+    data = report.to_json()["training"]["offloaded"]
+    assert data["cpu"]["total_bytes"] == 2 * 842_301_952
+    assert data["nvme"]["total_bytes"] == 14 * 842_301_952
+    steps = derivation_steps(report)
+    assert any(s.startswith("training (NVMe): optimizer states = ") for s in steps)
+    assert report.figure("training.nvme_total") == 14 * 842_301_952
+
+
+def test_explain_tells_the_conventions_apart() -> None:
+    report = estimate(FootprintSpec.from_mapping(_with({"largest_layer": "200M"})))
+    notes = explain_notes(report, units="GiB")
+    note = next(n for n in notes if n.startswith("Two conventions"))
+    assert "1.75 GiB per GPU" in note and "2.71 GiB per GPU" in note
+    assert "estimate_zero3_model_states_mem_needs" in note
+
+
+def test_framework_overhead_is_an_item_and_zero_by_default() -> None:
+    plain = estimate(FootprintSpec.from_mapping({"model": "llama-2-7b", "gpu": "h100-80gb"}))
+    assert plain.training.item("framework_overhead") is None
+    assert any("--overhead is 0 by default" in n for n in explain_notes(plain))
+    spec = FootprintSpec.from_mapping({"model": "llama-2-7b", "gpu": "h100-80gb",
+                                       "overhead": "1GiB"})
+    report = estimate(spec)
+    assert report.training.item("framework_overhead").bytes == GIB
+    assert report.training.total_bytes == plain.training.total_bytes + GIB
+    n = report.inference.gpus_needed
+    assert report.inference.item("framework_overhead").bytes == n * GIB
+    assert any("counts 1.07 GB per GPU" in x for x in explain_notes(report))
+
+
+# Property tests -------------------------------------------------------------------------------
+
+SETUPS = st.fixed_dictionaries({
+    "model": st.sampled_from(["llama-2-7b", "mixtral-8x7b", "gpt-2-1.5b", "llama-2-70b"]),
+    "zero": st.sampled_from([0, 1, 2, 3]),
+    "dp": st.sampled_from([1, 2, 8, 64, 1000]),
+    "optimizer": st.sampled_from(["adamw", "adam-8bit", "sgd-momentum", "adafactor"]),
+    "precision": st.sampled_from(["mixed-bf16", "fp32", "bf16"]),
+    "offload": st.sampled_from(["none", "cpu", "nvme"]),
+    "offload_params": st.sampled_from(["none", "cpu", "nvme"]),
+})
+
+
+def _all_places(t: object) -> int:
+    return t.total_bytes + t.host_total("cpu") + t.host_total("nvme")
+
+
+@FAST
+@given(SETUPS)
+def test_paper_offload_moves_bytes_and_never_creates_them(s: dict) -> None:
+    if s["zero"] != 3:
+        s = {**s, "offload_params": "none"}
+    model = s.pop("model")
+    moved = _training({"model": model, "phase": "training", "training": s})
+    kept = _training({"model": model, "phase": "training",
+                      "training": {**s, "offload": "none", "offload_params": "none"}})
+    assert _all_places(moved) == kept.total_bytes
+    assert moved.total_bytes <= kept.total_bytes
+
+
+@FAST
+@given(st.sampled_from(["llama-2-7b", "mixtral-8x7b", "llama-2-70b"]),
+       st.sampled_from([2, 3]), st.sampled_from([1, 8, 64, 512]),
+       st.sampled_from([("cpu", "none"), ("cpu", "cpu")]))
+def test_deepspeed_offload_moves_bytes_apart_from_its_margin(model: str, zero: int, dp: int,
+                                                             off: tuple[str, str]) -> None:
+    # DeepSpeed's count: what moves is conserved under ZeRO-3; under ZeRO-2 its estimator also
+    # drops the 16-bit gradient partition once gradients stream to the CPU. The estimator's
+    # margin (buffer factor, load-time copy) is the only CPU addition.
+    if zero == 2:
+        off = ("cpu", "none")
+    base = {"zero": zero, "dp": dp, "convention": "deepspeed"}
+    kept = _training({"model": model, "phase": "training", "training": base})
+    moved = _training({"model": model, "phase": "training",
+                       "training": {**base, "offload": off[0], "offload_params": off[1]}})
+    margin = next(i.bytes for i in moved.host["cpu"] if i.name == "estimator_margin")
+    assert margin >= 0
+    dropped = kept.item("gradients").bytes if zero == 2 else 0
+    assert _all_places(moved) - margin == kept.total_bytes - dropped
+
+
+@FAST
+@given(SETUPS, st.sampled_from(["paper", "deepspeed"]), st.sampled_from([1, 2, 4]))
+def test_more_gpus_never_raise_per_gpu_bytes(s: dict, convention: str, factor: int) -> None:
+    model = s.pop("model")
+    if convention == "deepspeed":
+        s.update(zero=max(s["zero"], 2), optimizer="adamw", precision="mixed-bf16",
+                 offload="cpu" if s["offload"] != "none" else "none")
+        s["offload_params"] = "cpu" if s["offload"] == "cpu" and s["zero"] == 3 else "none"
+    elif s["zero"] != 3:
+        s["offload_params"] = "none"
+    s["convention"] = convention
+    few = _training({"model": model, "phase": "training", "training": s})
+    many = _training({"model": model, "phase": "training",
+                      "training": {**s, "dp": s["dp"] * factor + 1}})
+    for where in ("cpu", "nvme"):
+        assert many.host_total(where) <= few.host_total(where)
+    assert many.total_bytes <= few.total_bytes
