@@ -65,8 +65,8 @@ ITEM_NAMES = (
 """Every item name an estimate can contain, in display order."""
 
 _PHASE_ITEMS = {
-    "training": ("weights", "gathered_layer", "gradients", "fp32_gradients", "master_weights",
-                 "optimizer_states", "activations", "framework_overhead"),
+    "training": ("weights", "gradients", "master_weights", "optimizer_states", "activations",
+                 "framework_overhead"),
     "inference": ("weights", "quantization_overhead", "kv_cache", "activations",
                   "framework_overhead"),
     "storage": ("dataset", "checkpoints", "inference_artifact"),

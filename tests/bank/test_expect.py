@@ -155,7 +155,7 @@ def test_an_unknown_or_missing_figure_is_an_error_at_the_figure(pure: bool) -> N
 
 def test_every_figure_name_reads_the_estimate() -> None:
     spec = FootprintSpec.from_mapping({
-        "model": "llama-2-7b", "gpu": "h100-80gb",
+        "model": "llama-2-7b", "gpu": "h100-80gb", "overhead": "1GiB",
         "training": {"zero": 3, "dp": 8, "recompute": "full"}, "inference": {"weights": "int4"},
         "storage": {"dataset_tokens": "2T", "checkpoints": 2}})
     report = estimate(spec)
