@@ -23,7 +23,8 @@ def test_benchmark_runs_and_prints_every_figure(tmp_path: Path) -> None:
                    "ready to start, 12 questions, later run", "peak memory, 12 questions",
                    "key: answer → reveal, 12 questions", "key: next, 12 questions",
                    "key: tick, 12 questions", "key: open summary, 12 questions",
-                   "key: start session, 12 questions", "imports before first paint", "committing an answer",
+                   "key: start session, 12 questions", "imports before first paint",
+                   "committing an answer",
                    "one footprint estimate"):
         assert f"| {figure}" in table, f"{figure!r} missing from:\n{table}"
     ratios = [float(r) for r in re.findall(r"\| (\d+\.\d\d) × ", table)]

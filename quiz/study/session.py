@@ -550,8 +550,7 @@ class StudySession:
     def score_by_topic(self) -> dict[str, Score]:
         """Score per topic key, in the order topics first appear in the session (one pass over
         the session's questions, none prepared)."""
-        questions = (self.shown.questions if isinstance(self.shown, PreparedQuestions)
-                     else [s.question for s in self.shown])
+        questions = self.questions
         totals: dict[str, list[int]] = {}
         outcomes = self.outcomes
         for q in questions:
@@ -573,13 +572,51 @@ class StudySession:
 
     def missed_ids(self) -> tuple[str, ...]:
         """Ids of questions answered wrongly or left unanswered, in session order."""
-        return tuple(s.question.id for s in self.missed())
+        questions = self.questions
+        return tuple(questions[i].id for i in self.missed_positions())
 
-    def missed(self) -> list[ShownQuestion]:
-        """The questions answered wrongly or left unanswered, in session order (one pass over
-        the session: linear in its length)."""
-        return [s for s in self.shown
-                if not (o := self.outcomes.get(s.question.id)) or not o.correct]
+    def missed_positions(self) -> list[int]:
+        """0-based positions of the questions answered wrongly or left unanswered, in session
+        order (one pass over the session's questions, none prepared)."""
+        outcomes = self.outcomes
+        return [i for i, q in enumerate(self.questions)
+                if not (o := outcomes.get(q.id)) or not o.correct]
+
+    def missed(self) -> Sequence[ShownQuestion]:
+        """The questions answered wrongly or left unanswered, in session order. Each is
+        prepared only when read: a summary of a 100,000-question session that shows the first
+        100 prepares 100."""
+        return _Selected(self.shown, self.missed_positions())
+
+    @property
+    def questions(self) -> Sequence[Question]:
+        """The session's questions in session order, without preparing them."""
+        if isinstance(self.shown, PreparedQuestions):
+            return self.shown.questions
+        return [s.question for s in self.shown]
+
+
+class _Selected(Sequence[ShownQuestion]):
+    """The questions of ``shown`` at ``positions``, read (and so prepared) one at a time."""
+
+    def __init__(self, shown: Sequence[ShownQuestion], positions: list[int]) -> None:
+        self._shown = shown
+        self.positions = positions
+        """0-based positions in the session, in session order."""
+
+    def __len__(self) -> int:
+        return len(self.positions)
+
+    @overload
+    def __getitem__(self, index: int) -> ShownQuestion: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[ShownQuestion]: ...
+
+    def __getitem__(self, index: int | slice) -> ShownQuestion | list[ShownQuestion]:
+        if isinstance(index, slice):
+            return [self._shown[i] for i in self.positions[index]]
+        return self._shown[self.positions[index]]
 
 
 def build_outcome(shown: ShownQuestion, chosen: tuple[ShownOption, ...]) -> Outcome:

@@ -232,8 +232,8 @@ class QuizApp(App[int]):
             if a.rating is not None:
                 session.ratings[a.question_id] = a.rating
         session.sink = recorder
-        first_open = next((i for i, s in enumerate(session.shown)
-                           if s.question.id not in session.outcomes), session.total - 1)
+        first_open = next((i for i, q in enumerate(session.questions)
+                           if q.id not in session.outcomes), session.total - 1)
         session.go(first_open)
         self.session = session
         self.exam = None

@@ -80,3 +80,24 @@ def test_plan_resume_and_score_by_topic_agree_with_the_prepared_questions() -> N
     assert sum(t.correct for t in by_topic.values()) == s.score.correct
     s.restore("q000", ["A"])  # restoring a question prepares only that one
     assert "q000" in s.outcomes
+
+
+def test_missed_prepares_only_the_questions_read() -> None:
+    lib = _library(300)
+    s = StudySession.from_questions(lib.questions, SessionConfig(seed=2), lib.topics)
+    first = s.current
+    s.answer([o.letter for o in first.options if o.key in first.question.answer_keys])
+    s.go(5)
+    wrong = [o.letter for o in s.current.options if o.key not in s.current.question.answer_keys]
+    s.answer(wrong[: s.current.choose])
+    missed = s.missed()
+    assert _prepared(s) == [0, 5]  # counting and listing what was missed prepares nothing
+    assert len(missed) == 299
+    assert missed[0].number == 2 and missed[3].number == 5 and missed[4].number == 6
+    assert [m.number for m in missed[:3]] == [2, 3, 4]
+    assert missed[-1].number == 300
+    assert _prepared(s) == [0, 1, 2, 3, 4, 5, 299]
+    assert s.missed_positions()[:5] == [1, 2, 3, 4, 5]
+    assert s.missed_ids()[:2] == tuple(q.id for q in s.questions[1:3])
+    assert len(s.missed_ids()) == 299
+    assert _prepared(s) == [0, 1, 2, 3, 4, 5, 299]
