@@ -405,25 +405,32 @@ def has_terminal() -> bool:
 
 
 def run_study(argv: Sequence[str], mode: str | None = None) -> int:
-    """``quiz [PATH...]`` (the start screen), ``quiz exam`` or ``quiz review``: load the banks,
-    open the progress store, then start the TUI.
+    """``quiz [PATH...]`` (the start screen), ``quiz exam`` or ``quiz review``: open the progress
+    store, then start the TUI, which paints first and loads the banks in a worker, with the
+    progress on its start screen.
 
-    A bank with errors is reported (path:line:col, on stderr) and the app does not start:
-    exit 1; so does a progress file written by a newer quiz. Without a terminal on stdin and
-    stdout the app does not start either: exit 2 with :data:`NEEDS_TERMINAL`.
+    A bank with errors ends the app as soon as the load finds them: every error is printed
+    (path:line:col, on stderr) and the exit status is 1; so does a progress file written by a
+    newer quiz. A ``--topic`` the banks lack is a usage error (exit 2) likewise. Without a
+    terminal on stdin and stdout the app does not start: the banks are checked (exit 1 on
+    errors), then exit 2 with :data:`NEEDS_TERMINAL`.
     """
     parser = _study_parser(mode)
     ns = parser.parse_args(argv)
     from quiz.paths import bundled_bank_dir
-    from quiz.study_cli import launch_from, load, open_store
+    from quiz.study_cli import launch_from, load, open_store, print_load_failure, topic_problem
 
-    library = load(ns.paths)
-    if library is None:
-        return EXIT_ERRORS
-    launch = launch_from(ns, library, mode)
+    paths = list(ns.paths) or [str(bundled_bank_dir())]
+    launch = launch_from(ns, mode)
     if isinstance(launch, str):
         parser.error(launch)
     if not has_terminal():
+        library = load(paths)
+        if library is None:
+            return EXIT_ERRORS
+        problem = topic_problem(ns.topic, library)
+        if problem is not None:
+            parser.error(problem)
         print(NEEDS_TERMINAL, file=sys.stderr)
         return EXIT_USAGE
     store = open_store(ns.data_dir)
@@ -432,9 +439,16 @@ def run_study(argv: Sequence[str], mode: str | None = None) -> int:
     from quiz.tui.app import make_app
 
     with store:
-        app = make_app(library, seed=ns.seed, shuffle=not ns.no_shuffle, store=store,
-                       launch=launch, paths=list(ns.paths) or [str(bundled_bank_dir())])
+        app = make_app(None, seed=ns.seed, shuffle=not ns.no_shuffle, store=store,
+                       launch=launch, paths=paths,
+                       check=lambda library: topic_problem(ns.topic, library))
         app.run()
+    failure = app.failure
+    if failure is not None:
+        if failure.usage is not None:
+            parser.error(failure.usage)
+        print_load_failure(failure.diagnostics)
+        return EXIT_ERRORS
     return app.return_code or EXIT_OK
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from quiz.bank.library import Library
+    from quiz.bank.library import Diagnostic, Library
     from quiz.study.store import Store
     from quiz.tui.app import Launch
 
@@ -62,11 +62,11 @@ def load(paths: Sequence[str]) -> Library | None:
     from quiz.paths import bundled_bank_dir
 
     report = load_for_study(list(paths) or [str(bundled_bank_dir())])
-    for diag in report.diagnostics:
-        print(diag, file=sys.stderr)
     if report.library is None:
-        print("quiz: fix the errors above, then try again (quiz validate PATH checks a bank)",
-              file=sys.stderr)
+        print_load_failure(report.diagnostics)
+    else:
+        for diag in report.diagnostics:
+            print(diag, file=sys.stderr)
     return report.library
 
 
@@ -83,27 +83,39 @@ def open_store(data_dir: Path | None) -> Store | None:
     return store
 
 
-def launch_from(ns: argparse.Namespace, library: Library, mode: str | None) -> Launch | str:
-    """The :class:`~quiz.tui.app.Launch` the options ask for, or a usage message."""
+def launch_from(ns: argparse.Namespace, mode: str | None) -> Launch | str:
+    """The :class:`~quiz.tui.app.Launch` the options ask for, or a usage message (the checks
+    that need no library; :func:`topic_problem` checks ``--topic`` once the banks are loaded)."""
     from quiz.tui.app import Launch
 
-    topics = None
-    if ns.topic:
-        known = {q.topic for q in library.questions}
-        unknown = [t for t in ns.topic if t not in known]
-        if unknown:
-            return (f"unknown topic {', '.join(unknown)} (topics: "
-                    f"{', '.join(sorted(known))})")
-        topics = frozenset(ns.topic)
     if ns.count is not None and ns.count < 1:
         return "--count must be at least 1"
     minutes = getattr(ns, "minutes", None)
     if minutes is not None and not 0 < minutes <= 1440:
         return "--minutes must be more than 0 and at most 1440"
-    return Launch(mode=mode, topics=topics,
+    return Launch(mode=mode, topics=frozenset(ns.topic) if ns.topic else None,
                   tags=frozenset(ns.tag) if ns.tag else None,
                   difficulties=frozenset(ns.difficulty) if ns.difficulty else None,
                   count=ns.count, minutes=minutes)
+
+
+def topic_problem(topics: Sequence[str] | None, library: Library) -> str | None:
+    """A usage message when a ``--topic`` is none of the library's topics, else ``None``."""
+    if not topics:
+        return None
+    known = {q.topic for q in library.questions}
+    unknown = [t for t in topics if t not in known]
+    if unknown:
+        return f"unknown topic {', '.join(unknown)} (topics: {', '.join(sorted(known))})"
+    return None
+
+
+def print_load_failure(diagnostics: Sequence[Diagnostic]) -> None:
+    """Print a failed load's diagnostics to stderr, then what to do."""
+    for diag in diagnostics:
+        print(diag, file=sys.stderr)
+    print("quiz: fix the errors above, then try again (quiz validate PATH checks a bank)",
+          file=sys.stderr)
 
 
 # -- stats ------------------------------------------------------------------------------------

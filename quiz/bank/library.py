@@ -8,9 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from quiz.bank.model import BankInfo, Question
+if TYPE_CHECKING:  # not imported at run time: the study app paints before pydantic is loaded
+    from quiz.bank.model import BankInfo, Question
 
 
 @dataclass(frozen=True)

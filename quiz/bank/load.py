@@ -23,7 +23,8 @@ from __future__ import annotations
 import gc
 import os
 import stat
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -63,8 +64,43 @@ class _FileResult:
     """``bank: topics:`` as (key, display name, line, column of the name), where both are text."""
 
 
+@dataclass(frozen=True)
+class LoadProgress:
+    """How far :func:`load_library` has got, for a progress display.
+
+    Attributes:
+        file: the 1-based number of the file being read (``files`` when all are read).
+        files: how many bank files the paths stand for.
+        path: the file being read, as given.
+        questions: questions read so far: those of the files done, then this file's so far.
+        stage: ``"reading"`` (parsing the YAML), ``"checking"`` (validating the questions read),
+            ``"cached"`` (taken whole from the validated-bank cache) or ``"done"``; ``"opening"``
+            as a file starts.
+        done_bytes: an estimate of the work done, in bytes of bank files: a file read counts
+            :data:`READ_SHARE` of its size, a file checked (or taken from the cache) all of it.
+        total_bytes: the size of every bank file, in bytes (``done_bytes`` reaches it at the end).
+    """
+
+    file: int
+    files: int
+    path: str
+    questions: int
+    stage: str
+    done_bytes: int
+    total_bytes: int
+
+
+READ_SHARE = 0.6
+"""The share of a file's loading time spent parsing it (the rest is validation), measured on
+the generated 10,000-question bank: it weighs :attr:`LoadProgress.done_bytes`."""
+
+PROGRESS_INTERVAL_S = 0.1
+"""Shortest time between two progress reports within a file (each report costs a repaint)."""
+
+
 def load_library(paths: Sequence[str | os.PathLike[str]], *,
-                 pure_python: bool = False, cache_dir: Path | None = None) -> LoadReport:
+                 pure_python: bool = False, cache_dir: Path | None = None,
+                 progress: Callable[[LoadProgress], None] | None = None) -> LoadReport:
     """Load every bank in ``paths`` into one library.
 
     Each path is a bank file (any name, hidden ones too) or a folder, whose ``*.yaml`` and
@@ -75,6 +111,9 @@ def load_library(paths: Sequence[str | os.PathLike[str]], *,
     With ``cache_dir``, a file that loaded without errors before, and has not changed since, is
     taken from the validated-bank cache there (:mod:`quiz.bank.cache`) with the same warnings,
     and a file that loads without errors is stored there; ``pure_python`` turns the cache off.
+    ``progress``, if given, is called with a :class:`LoadProgress` as each file starts, a few
+    times a second while one is read and checked, and once at the end (stage ``"done"``), in
+    the thread that loads.
 
     Returns a :class:`LoadReport` with every problem of every file, errors and warnings, file by
     file in the order loaded and by line:column within a file. ``report.library`` is ``None`` when
@@ -93,32 +132,117 @@ def load_library(paths: Sequence[str | os.PathLike[str]], *,
     if not paths:
         results.append(_FileResult("<no paths>", [Problem(0, 0, "no bank file or folder given")]))
     seen: set[Path] = set()
+    files: list[tuple[int, Path | _FileResult]] = []
     for given in paths:
         for path, problem in _expand(Path(given)):
             if problem is not None:
-                results.append(_FileResult(str(path), [problem]))
+                files.append((0, _FileResult(str(path), [problem])))
                 continue
             resolved = path.resolve()
             if resolved in seen:
                 continue
             seen.add(resolved)
-            results.append(_load_path(path, pure_python, bank_cache))
-    return _report(results)
+            files.append((_size(path), path))
+    tracker = _Tracker(progress, sum(1 for _, f in files if isinstance(f, Path)),
+                       sum(size for size, _ in files))
+    for size, item in files:
+        if isinstance(item, _FileResult):
+            results.append(item)
+            continue
+        tracker.start(item, size)
+        result = _load_path(item, pure_python, bank_cache, tracker)
+        tracker.finish(len(result.ids))
+        results.append(result)
+    report = _report(results)
+    tracker.done()
+    return report
 
 
-def load_for_study(paths: Sequence[str | os.PathLike[str]]) -> LoadReport:
+def _size(path: Path) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
+
+
+class _Tracker:
+    """Turns what :func:`load_library` does into :class:`LoadProgress` reports (none when there
+    is no ``progress`` callback)."""
+
+    def __init__(self, report: Callable[[LoadProgress], None] | None, files: int,
+                 total_bytes: int) -> None:
+        self.report = report
+        self.files = files
+        self.total = total_bytes
+        self.file = 0
+        self.path = ""
+        self.questions = 0
+        """Questions of the files done."""
+        self.bytes_done = 0
+        """Bytes of the files done."""
+        self.size = 0
+        self.last = 0.0
+
+    def _send(self, stage: str, questions: int, done: float) -> None:
+        if self.report is not None:
+            self.last = time.monotonic()
+            done_bytes = min(self.total, self.bytes_done + int(done))
+            self.report(LoadProgress(self.file, self.files, self.path, self.questions + questions,
+                                     stage, done_bytes, self.total))
+
+    def start(self, path: Path, size: int) -> None:
+        """A file starts."""
+        self.file += 1
+        self.path, self.size = str(path), size
+        self._send("opening", 0, 0)
+
+    def reading(self, items: int, index: int, length: int) -> None:
+        """``items`` questions of the current file read, up to character ``index`` of
+        ``length``: reported at most every :data:`PROGRESS_INTERVAL_S` seconds."""
+        if self.report is not None and time.monotonic() - self.last >= PROGRESS_INTERVAL_S:
+            self._send("reading", items, self.size * READ_SHARE * index / max(length, 1))
+
+    def checking(self, items: int) -> None:
+        """The current file's ``items`` questions are read; validation starts."""
+        self._send("checking", items, self.size * READ_SHARE)
+
+    def cached(self, items: int) -> None:
+        """The current file came from the cache whole."""
+        self._send("cached", items, self.size)
+
+    def finish(self, items: int) -> None:
+        """The current file is done, with ``items`` questions."""
+        self.questions += items
+        self.bytes_done += self.size
+
+    def done(self) -> None:
+        """Every file is done."""
+        self.path = ""
+        self._send("done", 0, 0)
+
+
+def load_for_study(paths: Sequence[str | os.PathLike[str]], *,
+                   progress: Callable[[LoadProgress], None] | None = None) -> LoadReport:
     """Load a library for a study session: :func:`quiz.bank.load.load_library` with the cache
     in :func:`quiz.paths.cache_dir`, then, when the library is usable, ``gc.freeze()``.
 
     Freezing moves everything alive into the garbage collector's permanent generation, so a
     later full collection does not scan the library again (at 100,000 questions one scan takes
-    most of a second). Meant for the long-lived study process; returns the
+    most of a second). The collector is paused while loading (what a load builds is acyclic:
+    a collection would only rescan the growing heap). Meant for the long-lived study process;
+    ``progress`` is passed to :func:`load_library`; returns the
     :class:`~quiz.bank.library.LoadReport`."""
     from quiz.paths import cache_dir
 
-    report = load_library(paths, cache_dir=cache_dir())
-    if report.library is not None:
-        gc.freeze()
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        report = load_library(paths, cache_dir=cache_dir(), progress=progress)
+        if report.library is not None:
+            gc.freeze()
+    finally:
+        if enabled:
+            gc.enable()
     return report
 
 
@@ -222,7 +346,7 @@ def _not_regular(mode: int) -> Problem:
 
 
 def _load_path(path: Path, pure_python: bool, bank_cache: BankCache | None = None,
-               ) -> _FileResult:
+               tracker: _Tracker | None = None) -> _FileResult:
     """Read one file, refusing anything that is not a regular file before opening it, and never
     holding more than :data:`MAX_FILE_BYTES` + 1 bytes of it (the file may grow while read)."""
     def fail(problem: Problem) -> _FileResult:
@@ -248,24 +372,27 @@ def _load_path(path: Path, pure_python: bool, bank_cache: BankCache | None = Non
     if len(data) > MAX_FILE_BYTES:
         return fail(Problem(0, 0, f"this file has more than {MAX_FILE_BYTES:,} bytes; {too_big}"))
     if bank_cache is None:
-        return _load_text(data, str(path), pure_python)
+        return _load_text(data, str(path), pure_python, tracker)
     from quiz.bank.cache import content_hash
 
     resolved, digest = path.resolve(), content_hash(data)
     cached = bank_cache.get(resolved, info, digest)
     if isinstance(cached, _FileResult) and cached.bank is not None:
         cached.path = str(path)  # as given this time: diagnostics name the path the user typed
+        if tracker is not None:
+            tracker.cached(len(cached.ids))
         return cached
-    result = _load_text(data, str(path), pure_python)
+    result = _load_text(data, str(path), pure_python, tracker)
     if result.bank is not None and not any(p.severity == "error" for p in result.problems):
         bank_cache.put(resolved, info, digest, result)
     return result
 
 
-def _load_text(text: str | bytes, path: str, pure_python: bool) -> _FileResult:
+def _load_text(text: str | bytes, path: str, pure_python: bool,
+               tracker: _Tracker | None = None) -> _FileResult:
     result = _FileResult(path)
     try:
-        _load_into(result, text, pure_python)
+        _load_into(result, text, pure_python, tracker)
     except Exception as exc:  # any bug must become a diagnostic, not a traceback
         from quiz.debug import HINT, show_traceback
 
@@ -277,7 +404,8 @@ def _load_text(text: str | bytes, path: str, pure_python: bool) -> _FileResult:
     return result
 
 
-def _load_into(result: _FileResult, raw: str | bytes, pure_python: bool) -> None:
+def _load_into(result: _FileResult, raw: str | bytes, pure_python: bool,
+               tracker: _Tracker | None = None) -> None:
     problems = result.problems
     if isinstance(raw, bytes):
         decoded, problem = decode(raw)
@@ -296,8 +424,10 @@ def _load_into(result: _FileResult, raw: str | bytes, pure_python: bool) -> None
     if found:
         problems += found
         return
-    doc = yaml_reader.build(text, pure_python=pure_python,
-                            keys=validation_messages.model_keys())
+    length = len(text)
+    doc = yaml_reader.build(text, pure_python=pure_python, keys=validation_messages.model_keys(),
+                            progress=None if tracker is None or tracker.report is None else
+                            lambda items, index: tracker.reading(items, index, length))
     problems += doc.problems
     problems += flagged_problems(text, doc.flagged)
     if doc.fatal:
@@ -313,6 +443,8 @@ def _load_into(result: _FileResult, raw: str | bytes, pure_python: bool) -> None
         return
     result.ids = _question_ids(value, doc.marks)
     result.bank_id, result.topics = _header(value, doc.marks)
+    if tracker is not None:
+        tracker.checking(len(result.ids))
     enabled = gc.isenabled()
     gc.disable()
     try:

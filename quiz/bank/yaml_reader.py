@@ -18,7 +18,7 @@ the container, so validation errors can be located afterwards
 from __future__ import annotations
 
 import gc
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -100,7 +100,8 @@ def scalar_spans(text: str, *, pure_python: bool) -> Generator[Span, None, None]
 
 
 def build(text: str, *, pure_python: bool = False,
-          keys: frozenset[str] = frozenset()) -> Document:
+          keys: frozenset[str] = frozenset(),
+          progress: Callable[[int, int], None] | None = None) -> Document:
     """Read ``text`` (one YAML document) into plain dicts, lists and strings.
 
     Never raises for bad YAML: problems are in :attr:`Document.problems`, located at the node
@@ -109,12 +110,14 @@ def build(text: str, *, pure_python: bool = False,
     :attr:`Document.flagged`. If libyaml stops at its own nesting limit before this
     loop reaches :data:`MAX_DEPTH`, the text is read again by the pure-Python parser, so the depth
     error is the same with both parsers. ``keys`` are the key names the file may use: a syntax
-    error on a line that starts with one of them is explained as indentation.
+    error on a line that starts with one of them is explained as indentation. ``progress``, if
+    given, is called as each item of a top-level list is read (each question of a bank), with the
+    number of such items read so far and the character index in ``text`` reached.
 
     Every exception either parser raises, at any stage (creating the parser included), becomes a
     located problem.
     """
-    builder = _Builder(text, pure_python, keys)
+    builder = _Builder(text, pure_python, keys, progress)
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -123,7 +126,7 @@ def build(text: str, *, pure_python: bool = False,
         if enabled:
             gc.enable()
     if builder.libyaml_too_deep and not pure_python:
-        return build(text, pure_python=True, keys=keys)
+        return build(text, pure_python=True, keys=keys, progress=progress)
     return doc
 
 
@@ -138,8 +141,10 @@ class _TooMany(Exception):
 class _Builder:
     """The event loop of :func:`build`; one instance per text."""
 
-    def __init__(self, text: str, pure_python: bool, keys: frozenset[str]) -> None:
+    def __init__(self, text: str, pure_python: bool, keys: frozenset[str],
+                 progress: Callable[[int, int], None] | None = None) -> None:
         self.text = text
+        self.progress = progress
         self.pure_python = pure_python
         self.keys = keys
         self.doc = Document()
@@ -209,6 +214,8 @@ class _Builder:
         vmarks: Any = None
         depth = 0
         documents = 0
+        progress = self.progress
+        items = 0
         event: Any = None  # read by exact class (fast); mypy cannot narrow ``cls is scalar_cls``
         try:
             for event in iter(parser.get_event, None):
@@ -285,6 +292,9 @@ class _Builder:
                 elif cls is map_end or cls is seq_end:
                     depth -= 1
                     cur, is_map, key, kmarks, vmarks = stack.pop()
+                    if depth == 2 and not is_map and progress is not None:  # a list's item
+                        items += 1
+                        progress(items, event.start_mark.index)
                     if is_map:
                         key = _DISCARD if key is _KEY_NODE else _AWAIT_KEY
                 elif cls is doc_start:

@@ -1,5 +1,11 @@
 """The Textual app: screens, global keys, command palette. It arranges and presents; the study
-logic lives in :mod:`quiz.study` and the bank in :mod:`quiz.bank`."""
+logic lives in :mod:`quiz.study` and the bank in :mod:`quiz.bank`.
+
+Start-up paints first: this module imports Textual and the start screen only, and the app,
+given bank paths instead of a library, shows the start screen with the load's progress and
+loads the banks in a worker thread (pydantic, the loader and the study modules are imported
+there, after the first paint). Everything else is imported where it is used.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +14,6 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,26 +22,35 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import ModalScreen, Screen
 
-from quiz.bank.library import Library, LoadReport
+from quiz.bank.library import Diagnostic, Library, LoadReport
 from quiz.bank.terminal import terminal_safe
-from quiz.study.exam import ExamSession
-from quiz.study.progress import (
-    Interrupted,
-    QuestionIndex,
-    Recorder,
-    cram_ids,
-    interrupted_sessions,
+from quiz.tui.messages import (
+    BanksLoaded,
+    BanksLoading,
+    OpenQuestion,
+    RetryQuestions,
+    StartSession,
 )
-from quiz.study.scheduling import review_queue
-from quiz.study.session import Score, SessionConfig, SessionError, StudySession
-from quiz.study.store import Store, utc_now
-from quiz.tui.messages import OpenQuestion, RetryQuestions, StartSession
 from quiz.tui.screens.start import StartScreen
 
 CSS_DIR = Path(__file__).parent
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
+    from quiz.bank.load import LoadProgress
     from quiz.footprint.spec import FootprintSpec
+    from quiz.study.exam import ExamSession
+    from quiz.study.progress import Interrupted, QuestionIndex, Recorder
+    from quiz.study.session import Score, SessionConfig, StudySession
+    from quiz.study.store import Store
+
+
+def utc_now() -> datetime:
+    """The time now, UTC-aware (:func:`quiz.study.store.utc_now`, imported when first asked)."""
+    from quiz.study.store import utc_now as now
+
+    return now()
 
 
 @dataclass(frozen=True)
@@ -66,21 +80,33 @@ class QuizApp(App[int]):
         Binding("m", "footprint", "Calculator"),
     ]
 
-    def __init__(self, library: Library, *, seed: int | None = None, shuffle: bool = True,
-                 paths: Sequence[str] | None = None, store: Store | None = None,
-                 launch: Launch = Launch(), clock: Callable[[], float] = time.monotonic,
-                 now: Callable[[], datetime] = utc_now) -> None:
+    def __init__(self, library: Library | None, *, seed: int | None = None,
+                 shuffle: bool = True, paths: Sequence[str] | None = None,
+                 store: Store | None = None, launch: Launch = Launch(),
+                 clock: Callable[[], float] = time.monotonic,
+                 now: Callable[[], datetime] = utc_now,
+                 check: Callable[[Library], str | None] | None = None) -> None:
         super().__init__()
-        self.library = library
+        self.loaded = library is not None
+        """False while the banks load (the start screen shows the progress; Start waits)."""
+        self.library = library if library is not None else Library(banks=())
         self.paths = list(paths) if paths is not None else None
         """The bank files and folders the library was loaded from (None: not from files)."""
+        if library is None and not self.paths:
+            raise ValueError("give a library, or the bank paths to load one from")
         self.seed = seed
         self.shuffle = shuffle
         self.store = store
         self.launch = launch
         self.clock = clock
         self.now = now
-        self.index = QuestionIndex.of(library)
+        self.check = check
+        """Run on the library loaded at start-up: a message means the command line asked for
+        something it lacks (an unknown ``--topic``); the app then ends (see :attr:`failure`)."""
+        self.failure: LoadFailure | None = None
+        """Why the app ended without starting: the banks had errors, or :attr:`check` failed."""
+        self._index: QuestionIndex | None = None
+        self._remembered_settings: dict[str, Any] = {}
         self.session: StudySession | None = None
         self.calculator_spec: FootprintSpec | None = None
         """The calculator's scenario as it was last left (reopened by ``m``)."""
@@ -91,13 +117,39 @@ class QuizApp(App[int]):
         self.first_attempt: Score | None = None
         """The score of the first attempt while the student retries what it missed."""
 
+    @property
+    def index(self) -> QuestionIndex:
+        """Bank id and content hash of every question of the library (built once per library;
+        by the loading worker when the app loads the banks)."""
+        if self._index is None:
+            from quiz.study.progress import QuestionIndex
+
+            self._index = QuestionIndex.of(self.library)
+        return self._index
+
     def on_mount(self) -> None:
+        self._remembered_settings = self._remembered()
+        if not self.loaded:
+            # Paint first: the start screen shows the progress; the worker starts after the
+            # first frame is drawn.
+            self.push_screen(StartScreen(None, shuffle=self.shuffle, seed=self.seed,
+                                         launch=self.launch))
+            self.call_after_refresh(self._fit_to_size)
+            assert self.paths is not None
+            self.call_after_refresh(self._load_banks, self.paths, False)
+            return
         # Made terminal-safe here, once: every screen's header shows the app's title.
         self.title = terminal_safe(self.library.title)
-        remembered = self._remembered()
         self.push_screen(StartScreen(self.library, shuffle=self.shuffle, seed=self.seed,
-                                     launch=self.launch, remembered=remembered))
+                                     launch=self.launch, remembered=self._remembered_settings))
         self.call_after_refresh(self._fit_to_size)
+        self._library_ready()
+
+    def _library_ready(self) -> None:
+        """The library is there: say what changed in the store, offer to resume an interrupted
+        session, or start the mode the command line asked for."""
+        from quiz.study.progress import interrupted_sessions
+
         if self.store is None:
             self._launch()
             return
@@ -174,6 +226,8 @@ class QuizApp(App[int]):
         launch = self.launch
         if launch.mode is None or launch.mode == "practice":
             return
+        from quiz.study.session import SessionConfig
+
         self.start_session(SessionConfig(topics=launch.topics, tags=launch.tags,
                                          difficulties=launch.difficulties, count=launch.count,
                                          shuffle=self.shuffle, seed=self.seed),
@@ -200,6 +254,9 @@ class QuizApp(App[int]):
 
     def _resume(self, waiting: Interrupted) -> bool:
         """Rebuild an interrupted session and show it where it was left."""
+        from quiz.study.exam import ExamSession
+        from quiz.study.progress import Recorder
+        from quiz.study.session import SessionError, StudySession
         from quiz.tui.screens.question import QuestionScreen
 
         rec = waiting.record
@@ -249,8 +306,15 @@ class QuizApp(App[int]):
         its first question. Review draws the questions due now, then the most missed; cram the
         ones missed last time or flagged. ``first_attempt`` is the score of the session this
         one retries, shown beside it in the summary."""
+        from quiz.study.exam import ExamSession
+        from quiz.study.progress import Recorder, cram_ids
+        from quiz.study.scheduling import review_queue
+        from quiz.study.session import SessionError, StudySession
         from quiz.tui.screens.question import QuestionScreen
 
+        if not self.loaded:
+            self.notify("The banks are still loading.", markup=False)
+            return
         if mode in ("review", "cram"):
             if self.store is None:
                 self.notify("Review needs the progress store.", severity="error", markup=False)
@@ -334,6 +398,8 @@ class QuizApp(App[int]):
         self.start_session(message.config, message.mode, message.minutes)
 
     def on_retry_questions(self, message: RetryQuestions) -> None:
+        from quiz.study.session import SessionConfig
+
         base = self.last_config or SessionConfig(shuffle=self.shuffle, seed=self.seed)
         mode = "practice" if self.last_mode in ("exam", "review") else self.last_mode
         first = self.first_attempt or (self.session.score if self.session else None)
@@ -354,36 +420,100 @@ class QuizApp(App[int]):
         while len(self.screen_stack) > 2:
             self.pop_screen()
 
-    # -- reloading ------------------------------------------------------------------------------
+    # -- loading -------------------------------------------------------------------------------
     def action_reload_banks(self) -> None:
-        """Load the banks again from disk (``r`` on the start screen), in a worker thread."""
+        """Load the banks again from disk (``r`` on the start screen), in a worker thread and
+        through the validated-bank cache, with the progress on the start screen."""
         if self.paths is None:
             self.notify("These questions were not loaded from files: nothing to reload.",
                         markup=False)
             return
-        self.notify("Reloading the banks...", markup=False, timeout=2)
-        self._reload(self.paths)
+        if not self.loaded or self._start_screen_loading():
+            return  # a load is under way
+        start = self._start_screen()
+        if start is not None:
+            start.begin_loading()
+        self._load_banks(self.paths, True)
 
-    @work(thread=True, exclusive=True, group="reload")
-    def _reload(self, paths: list[str]) -> None:
-        from quiz.bank.load import load_library
+    def _start_screen(self) -> StartScreen | None:
+        return next((s for s in self.screen_stack if isinstance(s, StartScreen)), None)
 
-        report = load_library(paths)
-        self.call_from_thread(self._reloaded, report)
+    def _start_screen_loading(self) -> bool:
+        start = self._start_screen()
+        return start is not None and start.loading_banks
 
-    def _reloaded(self, report: LoadReport) -> None:
+    @work(thread=True, exclusive=True, group="load", exit_on_error=False)
+    def _load_banks(self, paths: list[str], reload: bool) -> None:
+        """Load ``paths`` (:func:`quiz.bank.load.load_for_study`: the cache, then a full load)
+        and index the questions, posting :class:`BanksLoading` as it goes and
+        :class:`BanksLoaded` at the end. Never raises: an unexpected exception becomes an
+        "internal error" diagnostic."""
+        from quiz.bank.load import load_for_study
+        from quiz.study.progress import QuestionIndex
+
+        def progress(done: LoadProgress) -> None:
+            self.post_message(BanksLoading(done))
+
+        try:
+            report = load_for_study(paths, progress=progress)
+            index = QuestionIndex.of(report.library) if report.library is not None else None
+        except Exception as exc:  # a bug must be a message, never a traceback
+            from quiz.debug import HINT, show_traceback
+
+            show_traceback(exc)
+            report = LoadReport(None, [Diagnostic(
+                ", ".join(paths), 0, 0, f"internal error while loading the banks "
+                f"({type(exc).__name__}: {exc}); please report it ({HINT})")])
+            index = None
+        self.post_message(BanksLoaded(report, index, reload))
+
+    def on_banks_loading(self, message: BanksLoading) -> None:
+        start = self._start_screen()
+        if start is not None:
+            start.show_progress(message.progress)
+
+    async def on_banks_loaded(self, message: BanksLoaded) -> None:
+        report = message.report
+        if message.reload:
+            self._reloaded(report, message.index)
+            return
+        if report.library is None:
+            self.failure = LoadFailure(report.diagnostics)
+            self.exit(return_code=1)
+            return
+        problem = self.check(report.library) if self.check is not None else None
+        if problem is not None:
+            self.failure = LoadFailure(report.diagnostics, usage=problem)
+            self.exit(return_code=2)
+            return
+        self.library = report.library
+        self._index = message.index
+        self.loaded = True
+        self.title = terminal_safe(self.library.title)
+        start = self._start_screen()
+        if start is not None:
+            await start.show_library(self.library, self._remembered_settings)
+        warnings = len(report.warnings)
+        if warnings:
+            self.notify(f"The banks loaded with {warnings} warning{'s' * (warnings != 1)} "
+                        "(quiz validate lists them).", markup=False)
+        self._library_ready()
+
+    def _reloaded(self, report: LoadReport, index: QuestionIndex | None) -> None:
         """Show the reloaded library on a fresh start screen, or the problems in a panel
         (keeping the library already loaded)."""
         from quiz.tui.screens.bank_problems import BankProblemsScreen
 
+        start = self._start_screen()
         if report.library is None:
+            if start is not None:
+                start.end_loading()
             self.push_screen(BankProblemsScreen(report.diagnostics))
             return
         self.library = report.library
-        self.index = QuestionIndex.of(report.library)
+        self._index = index
         self.title = terminal_safe(self.library.title)
         self._close_dialogs()
-        start = next((s for s in self.screen_stack if isinstance(s, StartScreen)), None)
         fresh = StartScreen(self.library, shuffle=self.shuffle, seed=self.seed)
         if start is not None and self.screen is start:
             self.switch_screen(fresh)
@@ -438,6 +568,8 @@ class QuizApp(App[int]):
         self._close_dialogs()
         if self.store is None:
             self.notify("No progress store: statistics are not kept.", markup=False)
+        elif not self.loaded:
+            self.notify("The banks are still loading.", markup=False)
         elif not isinstance(self.screen, StatsScreen):
             self.push_screen(StatsScreen(self.store, self.library, now=self.now()))
 
@@ -462,11 +594,15 @@ class QuizApp(App[int]):
             self.calculator_spec = spec
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Hide the calculator key while the calculator is open."""
+        """Hide the calculator key while the calculator is open; dim reloading and the
+        statistics while the banks load."""
         from quiz.tui.screens.footprint import FootprintScreen
 
         if action == "footprint" and isinstance(self.screen, FootprintScreen):
             return False
+        if action in ("reload_banks", "stats") and (
+                not self.loaded or self._start_screen_loading()):
+            return None  # shown dimmed: they wait for the banks
         return True
 
     def action_suspend(self) -> None:
@@ -556,12 +692,29 @@ def fold_case(key: str) -> str:
     return key.lower() if len(key) == 1 and key.isupper() else key
 
 
-def make_app(library: Library, *, seed: int | None = None, shuffle: bool = True,
+@dataclass(frozen=True)
+class LoadFailure:
+    """Why the app ended before starting: the ``diagnostics`` of a load with errors (every one
+    at its ``path:line:col``), or, with ``usage``, what the command line asked for that the
+    library lacks."""
+
+    diagnostics: list[Diagnostic]
+    usage: str | None = None
+
+
+def make_app(library: Library | None, *, seed: int | None = None, shuffle: bool = True,
              paths: Sequence[str] | None = None, store: Store | None = None,
              launch: Launch = Launch(), clock: Callable[[], float] = time.monotonic,
-             now: Callable[[], datetime] = utc_now) -> QuizApp:
+             now: Callable[[], datetime] = utc_now,
+             check: Callable[[Library], str | None] | None = None) -> QuizApp:
     """The app factory used by the CLI and the tests. ``paths`` (the bank files and folders
-    ``library`` was loaded from) lets ``r`` on the start screen reload them. Without a
-    ``store`` nothing is kept."""
+    ``library`` was loaded from) lets ``r`` on the start screen reload them. With ``library``
+    ``None`` the app loads ``paths`` itself after its first paint, showing the progress; when
+    they have errors (or ``check`` returns a message for the library) it exits with status 1
+    (2) and :attr:`QuizApp.failure` says why. Without a ``store`` nothing is kept.
+
+    Raises:
+        ValueError: ``library`` is ``None`` and there are no ``paths``.
+    """
     return QuizApp(library, seed=seed, shuffle=shuffle, paths=paths, store=store,
-                   launch=launch, clock=clock, now=now)
+                   launch=launch, clock=clock, now=now, check=check)

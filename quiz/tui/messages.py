@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.message import Message
 
-from quiz.study.session import SessionConfig
+if TYPE_CHECKING:
+    from quiz.bank.library import LoadReport
+    from quiz.bank.load import LoadProgress
+    from quiz.study.progress import QuestionIndex
+    from quiz.study.session import SessionConfig
 
 
 class StartSession(Message):
@@ -33,4 +39,24 @@ class OpenQuestion(Message):
 
     def __init__(self, position: int) -> None:
         self.position = position
+        super().__init__()
+
+
+class BanksLoading(Message):
+    """How far the banks being loaded in a worker have got (posted from the worker's thread)."""
+
+    def __init__(self, progress: LoadProgress) -> None:
+        self.progress = progress
+        super().__init__()
+
+
+class BanksLoaded(Message):
+    """The worker has loaded the banks: the ``report`` (its ``library`` is ``None`` when a bank
+    has errors), the ``index`` of the library's questions (``None`` likewise), and whether it
+    was a ``reload`` (``r`` on the start screen) rather than the load at start-up."""
+
+    def __init__(self, report: LoadReport, index: QuestionIndex | None, reload: bool) -> None:
+        self.report = report
+        self.index = index
+        self.reload = reload
         super().__init__()

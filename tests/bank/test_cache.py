@@ -34,7 +34,8 @@ def full_loads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     loads: list[str] = []
     real = load_module._load_text
 
-    def counting(text: str | bytes, path: str, pure_python: bool) -> load_module._FileResult:
+    def counting(text: str | bytes, path: str, pure_python: bool,
+                 tracker: object = None) -> load_module._FileResult:
         loads.append(path)
         return real(text, path, pure_python)
 

@@ -1,4 +1,7 @@
-"""The start screen: bank title, question count, topics to include, number of questions, shuffle."""
+"""The start screen: bank title, question count, topics to include, number of questions, shuffle.
+
+While the banks load (in a worker, after the first paint) it shows the load's progress instead
+of the form, with Start disabled; the form is composed once the library is there."""
 
 from __future__ import annotations
 
@@ -19,6 +22,7 @@ from textual.widgets import (
     Header,
     Input,
     Label,
+    ProgressBar,
     RadioButton,
     RadioSet,
     SelectionList,
@@ -29,12 +33,13 @@ from textual.widgets.option_list import OptionDoesNotExist
 from textual.widgets.selection_list import Selection
 
 from quiz.bank.library import Library
-from quiz.study.session import SessionConfig
 from quiz.tui.content import assemble, literal
 from quiz.tui.messages import StartSession
 from quiz.tui.widgets.prose import Prose
 
 if TYPE_CHECKING:
+    from quiz.bank.load import LoadProgress
+    from quiz.study.session import SessionConfig
     from quiz.tui.app import Launch
 
 MODE_CHOICES = (
@@ -78,8 +83,26 @@ class TopicList(SelectionList[str]):
         return Strip(segments, strip.cell_length)
 
 
+def progress_text(progress: LoadProgress) -> str:
+    """Two lines saying how far a load has got: the file (n of m) and what is being done to
+    it, then the questions read so far."""
+    from pathlib import Path
+
+    questions = f"{progress.questions:,} question{'s' * (progress.questions != 1)}"
+    if progress.stage == "done" or not progress.path:
+        files = f"{progress.files} file{'s' * (progress.files != 1)}"
+        return f"Every file read\n{questions} from {files}"
+    doing = {"opening": "opening", "reading": "reading", "checking": "checking its questions",
+             "cached": "unchanged since last time"}.get(progress.stage, progress.stage)
+    return (f"File {progress.file} of {progress.files}, {Path(progress.path).name}: {doing}\n"
+            f"{questions} so far")
+
+
 class StartScreen(Screen[None]):
-    """Choose what to study, then start. Enter on the focused Start button begins."""
+    """Choose what to study, then start. Enter on the focused Start button begins.
+
+    Made with ``library`` ``None`` while the banks load: it shows the progress
+    (:meth:`show_progress`) with Start disabled, until :meth:`show_library` composes the form."""
 
     AUTO_FOCUS = "#start"
     """Start has the focus at first (outside the scroll, so the bank's title stays in view)."""
@@ -93,18 +116,33 @@ class StartScreen(Screen[None]):
         Binding("escape", "app.request_quit", "Quit", show=False),
     ]
 
-    def __init__(self, library: Library, *, shuffle: bool = True, seed: int | None = None,
-                 launch: Launch | None = None, remembered: dict[str, Any] | None = None) -> None:
+    def __init__(self, library: Library | None, *, shuffle: bool = True,
+                 seed: int | None = None, launch: Launch | None = None,
+                 remembered: dict[str, Any] | None = None) -> None:
         super().__init__()
-        self.library = library
         self.seed = seed
         self.launch = launch
-        self.topic_counts = Counter(q.topic for q in library.questions)
-        remembered = remembered or {}
-        self.shuffle = bool(remembered.get("shuffle", shuffle))
-        kept_topics = remembered.get("topics")
+        self.shuffle_default = shuffle
+        self.loading_banks = library is None
+        """True while the banks load: the progress shows and Start is disabled."""
+        self.library = Library(banks=())
+        self.topic_counts: Counter[str] = Counter()
+        self.shuffle = shuffle
         self.default_topics: set[str] | None = None
         """Topics ticked at first: the command line's, else last run's (if any still exist)."""
+        self.default_count = 0
+        if library is not None:
+            self._take(library, remembered)
+
+    def _take(self, library: Library, remembered: dict[str, Any] | None) -> None:
+        """Use ``library`` and the settings kept from the last run for the form."""
+        launch = self.launch
+        self.library = library
+        self.topic_counts = Counter(q.topic for q in library.questions)
+        remembered = remembered or {}
+        self.shuffle = bool(remembered.get("shuffle", self.shuffle_default))
+        kept_topics = remembered.get("topics")
+        self.default_topics = None
         if launch is not None and launch.topics is not None:
             self.default_topics = set(launch.topics)
         elif isinstance(kept_topics, list) and set(kept_topics) & set(self.topic_counts):
@@ -118,16 +156,21 @@ class StartScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         lib = self.library
-        n = len(lib.questions)
         yield Header()
+        if self.loading_banks and not lib.banks:
+            with VerticalScroll(id="start-body", can_focus=False):
+                yield Static(literal("Loading the question banks", "bold"), id="bank-title",
+                             markup=False)
+                yield ProgressBar(id="load-bar", show_eta=False)
+                yield Static("Finding the bank files", id="load-status", markup=False)
+            with Horizontal(id="start-actions"):
+                yield Button("Start", id="start", variant="primary", disabled=True)
+            yield Footer()
+            return
         # Not a focus stop itself: Tab goes from field to field, each scrolled into view.
         with VerticalScroll(id="start-body", can_focus=False):
             yield Static(literal(lib.title, "bold"), id="bank-title", markup=False)
-            yield Static(
-                f"{n} question{'s' * (n != 1)} in {len(self.topic_counts)} "
-                f"topic{'s' * (len(self.topic_counts) != 1)}",
-                id="bank-count", markup=False,
-            )
+            yield Static(self._count_text(), id="bank-count", markup=False)
             # One bank's description introduces it; several banks' go below the form, so the
             # mode, topics and count stay in view at 80x24.
             descriptions = [b.info.description for b in lib.banks if b.info.description]
@@ -174,15 +217,67 @@ class StartScreen(Screen[None]):
                 )
         # Outside the scroll, so focusing it never scrolls the bank's title out of view.
         with Horizontal(id="start-actions"):
-            yield Button("Start", id="start", variant="primary")
+            yield Button("Start", id="start", variant="primary", disabled=self.loading_banks)
         yield Footer()
+
+    def _count_text(self) -> str:
+        n = len(self.library.questions)
+        topics = len(self.topic_counts)
+        return f"{n} question{'s' * (n != 1)} in {topics} topic{'s' * (topics != 1)}"
 
     def on_resize(self) -> None:
         self.set_class(self.size.width < 60, "-narrow")
 
     def on_mount(self) -> None:
+        if self.loading_banks and not self.library.banks:
+            return
         self.query_one("#start", Button).focus()
         self._update_count_note()
+
+    # -- loading ------------------------------------------------------------------------------
+    def show_progress(self, progress: LoadProgress) -> None:
+        """Show how far the load has got (the progress bar counts bytes of bank files; the line
+        says the file, n of m, and the questions so far)."""
+        if not self.loading_banks:
+            return
+        text = progress_text(progress)
+        if not self.library.banks:
+            bar = self.query_one("#load-bar", ProgressBar)
+            bar.update(total=max(progress.total_bytes, 1), progress=progress.done_bytes)
+            self.query_one("#load-status", Static).update(text)
+        else:  # reloading: the form stays; the count line says how far the load has got
+            self.query_one("#bank-count", Static).update(text)
+
+    async def show_library(self, library: Library,
+                           remembered: dict[str, Any] | None = None) -> None:
+        """The library has loaded: compose the form for it, Start enabled and focused."""
+        self._take(library, remembered)
+        self.loading_banks = False
+        await self.recompose()
+        self.query_one("#start", Button).focus()
+        self._update_count_note()
+        self.refresh_bindings()
+
+    def begin_loading(self) -> None:
+        """A reload starts: Start is disabled and the count line shows the progress."""
+        self.loading_banks = True
+        self.query_one("#start", Button).disabled = True
+        self.refresh_bindings()
+
+    def end_loading(self) -> None:
+        """A reload ended without a library: the form is as it was."""
+        self.loading_banks = False
+        self.query_one("#bank-count", Static).update(self._count_text())
+        start = self.query_one("#start", Button)
+        start.disabled = False
+        start.focus()
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Start waits for the banks (shown dimmed while they load)."""
+        if action == "start" and self.loading_banks:
+            return None
+        return True
 
     def on_switch_changed(self, event: Switch.Changed) -> None:
         if event.switch.id == "shuffle":
@@ -229,6 +324,8 @@ class StartScreen(Screen[None]):
 
     def config(self) -> SessionConfig | str:
         """The session configuration from the form, or a message saying what to fix."""
+        from quiz.study.session import SessionConfig
+
         topics = frozenset(self.query_one("#topics", SelectionList).selected)
         if not topics:
             return "Choose at least one topic."
@@ -264,7 +361,9 @@ class StartScreen(Screen[None]):
         return value
 
     def action_start(self) -> None:
-        """Start a session with the chosen settings."""
+        """Start a session with the chosen settings (not while the banks load)."""
+        if self.loading_banks:
+            return
         config = self.config()
         error = self.query_one("#start-error", Static)
         if isinstance(config, str):
@@ -280,6 +379,8 @@ class StartScreen(Screen[None]):
         error.update("")
         if mode in ("review", "cram"):
             # A review queue decides its own questions; the count only caps it.
+            from quiz.study.session import SessionConfig
+
             config = SessionConfig(topics=config.topics, count=config.count,
                                    shuffle=config.shuffle, seed=config.seed, tags=config.tags,
                                    difficulties=config.difficulties)

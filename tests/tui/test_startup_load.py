@@ -1,0 +1,207 @@
+"""Start-up paints first, then loads the banks in a worker: the start screen shows the progress
+with Start disabled, then the form; a broken bank (or an unknown ``--topic``) ends the app with
+the located errors on stderr, never a traceback."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.widgets import Button, ProgressBar, Static
+
+from quiz import cli
+from quiz.bank import load as load_module
+from quiz.bank.load import LoadProgress, load_library
+from quiz.tui.app import QuizApp, make_app
+from quiz.tui.screens.start import StartScreen, progress_text
+
+QUESTION = """\
+  - id: {qid}
+    topic: {topic}
+    question: Which state does training keep?
+    options: {{A: Gradients, B: Nothing}}
+    answer: A
+    short_explanation: Training keeps gradients.
+    full_explanation: Gradients exist only while training.
+    distractor_review: {{B: Training keeps more.}}
+"""
+
+
+def bank_text(bank_id: str, *qids: str, topic: str = "memory") -> str:
+    return (f"bank:\n  id: {bank_id}\n  title: Bank {bank_id}\n  topics: {{{topic}: Memory}}\n"
+            "questions:\n" + "".join(QUESTION.format(qid=q, topic=topic) for q in qids))
+
+
+async def settled(app: QuizApp, pilot: Any) -> None:
+    """Wait until the app has loaded its banks, or has ended because it could not."""
+    for _ in range(500):
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        if app.loaded or app.failure is not None:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("the banks never loaded")
+
+
+def text_of(screen: Any, selector: str) -> str:
+    return str(screen.query_one(selector, Static).visual.plain)
+
+
+async def test_the_start_screen_shows_progress_then_the_form(tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch,
+                                                            ) -> None:
+    (tmp_path / "a.yaml").write_text(bank_text("a", "q1", "q2"), encoding="utf-8")
+    (tmp_path / "b.yaml").write_text(bank_text("b", "q3"), encoding="utf-8")
+    gate = asyncio.Event()
+    seen: list[LoadProgress] = []
+    real = load_module.load_for_study
+
+    def held(paths: Any, *, progress: Any = None) -> Any:
+        # The first paint happens before the load starts; hold the load until it is checked.
+        def record(p: LoadProgress) -> None:
+            seen.append(p)
+            progress(p)
+
+        asyncio.run_coroutine_threadsafe(gate.wait(), loop).result(timeout=10)
+        return real(paths, progress=record)
+
+    monkeypatch.setattr(load_module, "load_for_study", held)
+    loop = asyncio.get_running_loop()
+    app = make_app(None, shuffle=False, paths=[str(tmp_path)])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, StartScreen) and not app.loaded
+        assert text_of(screen, "#bank-title") == "Loading the question banks"
+        assert screen.query_one("#start", Button).disabled
+        assert screen.query_one(ProgressBar)
+        await pilot.press("ctrl+s")  # Start waits for the banks: nothing happens
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is screen and app.session is None
+        gate.set()
+        await settled(app, pilot)
+        assert app.loaded and app.screen is screen
+        assert text_of(screen, "#bank-title") == "2 banks: Bank a, Bank b"
+        assert text_of(screen, "#bank-count") == "3 questions in 1 topic"
+        start = screen.query_one("#start", Button)
+        assert not start.disabled and start.has_focus
+        assert [q.id for q in app.library.questions] == ["q1", "q2", "q3"]
+        assert set(app.index.hash_of) == {"q1", "q2", "q3"}
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.session is not None and app.session.total == 3
+    # Real progress: each file by number, the questions so far, the bytes read growing.
+    assert [(p.file, p.files, p.stage) for p in seen if p.stage == "opening"] == [
+        (1, 2, "opening"), (2, 2, "opening")]
+    assert seen[-1].stage == "done" and seen[-1].questions == 3
+    assert seen[-1].done_bytes == seen[-1].total_bytes > 0
+    assert [p.done_bytes for p in seen] == sorted(p.done_bytes for p in seen)
+
+
+def test_progress_reports_files_and_questions_as_they_are_read(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch,
+                                                               ) -> None:
+    monkeypatch.setattr(load_module, "PROGRESS_INTERVAL_S", 0.0)  # every question reported
+    (tmp_path / "a.yaml").write_text(bank_text("a", "q1", "q2", "q3"), encoding="utf-8")
+    (tmp_path / "b.yaml").write_text(bank_text("b", "q4", "q5"), encoding="utf-8")
+    seen: list[LoadProgress] = []
+    report = load_library([tmp_path], progress=seen.append)
+    assert report.ok
+    reading = [(p.file, p.questions) for p in seen if p.stage == "reading"]
+    assert reading == [(1, 1), (1, 2), (1, 3), (2, 4), (2, 5)]
+    checking = [(p.file, p.questions) for p in seen if p.stage == "checking"]
+    assert checking == [(1, 3), (2, 5)]
+    assert progress_text(seen[0]) == "File 1 of 2, a.yaml: opening\n0 questions so far"
+    first_check = next(p for p in seen if p.stage == "checking")
+    assert progress_text(first_check) == (
+        "File 1 of 2, a.yaml: checking its questions\n3 questions so far")
+    assert progress_text(seen[-1]) == "Every file read\n5 questions from 2 files"
+    # From the cache the second time: each file whole.
+    seen.clear()
+    assert load_library([tmp_path], progress=seen.append, cache_dir=tmp_path / "c").ok
+    seen.clear()
+    assert load_library([tmp_path], progress=seen.append, cache_dir=tmp_path / "c").ok
+    assert [(p.file, p.stage, p.questions) for p in seen if p.stage != "opening"] == [
+        (1, "cached", 3), (2, "cached", 5), (2, "done", 5)]
+    assert "unchanged since last time" in progress_text(seen[1])
+
+
+async def test_a_broken_bank_ends_the_app_with_its_errors(tmp_path: Path) -> None:
+    bank = tmp_path / "bad.yaml"
+    bank.write_text(bank_text("a", "q1").replace("answer: A", "answer: E"), encoding="utf-8")
+    app = make_app(None, paths=[str(bank)])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settled(app, pilot)
+    assert app.return_code == 1
+    assert app.failure is not None and app.failure.usage is None
+    assert [str(d) for d in app.failure.diagnostics] == [
+        f"{bank}:10:13: error: the answer E is not one of the options (A, B)"]
+
+
+def run_cli_in_terminal(monkeypatch: pytest.MonkeyPatch, argv: list[str]) -> int:
+    """``quiz ARGV`` as if in a terminal: the app runs headless."""
+    monkeypatch.setattr(cli, "has_terminal", lambda: True)
+    real_run = QuizApp.run
+
+    def headless(self: QuizApp, **kwargs: Any) -> Any:
+        async def auto_pilot(pilot: Any) -> None:
+            await settled(self, pilot)
+            if self.failure is None:
+                self.exit(0)
+
+        return real_run(self, headless=True, size=(80, 24), auto_pilot=auto_pilot)
+
+    monkeypatch.setattr(QuizApp, "run", headless)
+    return cli.main(argv)
+
+
+def test_the_cli_prints_a_broken_banks_errors_and_exits_1(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch,
+                                                          capsys: pytest.CaptureFixture[str],
+                                                          ) -> None:
+    bank = tmp_path / "bad.yaml"
+    bank.write_text(bank_text("a", "q1").replace("answer: A", "answer: E"), encoding="utf-8")
+    assert run_cli_in_terminal(monkeypatch, [str(bank)]) == 1
+    err = capsys.readouterr().err
+    assert f"{bank}:10:13: error: the answer E is not one of the options (A, B)" in err
+    assert "fix the errors above" in err and "Traceback" not in err
+
+
+def test_the_cli_reports_an_unknown_topic_once_the_banks_are_loaded(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    bank = tmp_path / "ok.yaml"
+    bank.write_text(bank_text("a", "q1"), encoding="utf-8")
+    assert run_cli_in_terminal(monkeypatch, [str(bank), "--topic", "nosuch"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown topic nosuch (topics: memory)" in err and "Traceback" not in err
+    assert run_cli_in_terminal(monkeypatch, [str(bank), "--topic", "memory"]) == 0
+
+
+async def test_r_reloads_through_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                           ) -> None:
+    (tmp_path / "a.yaml").write_text(bank_text("a", "q1"), encoding="utf-8")
+    (tmp_path / "b.yaml").write_text(bank_text("b", "q2"), encoding="utf-8")
+    full: list[str] = []
+    real = load_module._load_text
+
+    def counting(text: Any, path: str, pure_python: bool, tracker: Any = None) -> Any:
+        full.append(Path(path).name)
+        return real(text, path, pure_python, tracker)
+
+    monkeypatch.setattr(load_module, "_load_text", counting)
+    app = make_app(None, shuffle=False, paths=[str(tmp_path)])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settled(app, pilot)
+        assert full == ["a.yaml", "b.yaml"]
+        (tmp_path / "b.yaml").write_text(bank_text("b", "q2", "q3"), encoding="utf-8")
+        await pilot.press("r")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert full == ["a.yaml", "b.yaml", "b.yaml"]  # a.yaml came from the cache
+        assert text_of(app.screen, "#bank-count") == "3 questions in 1 topic"
+        assert not app.screen.query_one("#start", Button).disabled
+
