@@ -248,7 +248,7 @@ def compute_items(
                     f"the {gpu.name} preset has no datasheet memory bandwidth")
         elif gpu is not None and gpu.bandwidth is not None:
             bw = gpu.bandwidth
-            read = sum(i.bytes for i in inference.items if i.name != "activations")
+            read = sum(i.bytes for i in inference.items if i.name not in ("activations", "logits"))
             weights = sum(i.bytes for i in inference.items
                           if i.name in ("weights", "quantization_overhead"))
             gpus = inference.gpus_needed or 1

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from quiz.footprint.activations import extra_activation_items, training_activation_bytes
 from quiz.footprint.compute import compute_items
 from quiz.footprint.inference import inference_items, kv_dtype
 from quiz.footprint.offload import convention_head, gpu_state_bytes, offload_text, split_items
@@ -37,7 +38,6 @@ from quiz.footprint.report import (
 from quiz.footprint.spec import InferenceSpec, TrainingSpec
 from quiz.footprint.storage import storage_items
 from quiz.footprint.training import (
-    activation_bytes,
     bytes_per_param_text,
     state_bytes_by_item,
     training_items,
@@ -182,6 +182,10 @@ def _training(
 ) -> PhaseEstimate:
     paper, missing = training_items(t, r)
     omitted.extend(missing)
+    if any(i.name == "activations" for i in paper):
+        extra, missing = extra_activation_items(t, r)
+        paper.extend(extra)
+        omitted.extend(missing)
     placed = split_items(t, r, paper, omitted)
     items = placed["gpu"]
     if overhead:
@@ -204,7 +208,10 @@ def _training(
         f"{' (no effect with dp 1)' if t.dp == 1 and t.zero else ''}; model states split evenly "
         + (
             f"over tp × pp; activations: Korthikanti et al. 2022 Table 2, {recompute}"
-            f"{', sequence parallel' if t.sequence_parallel and t.tp > 1 else ''}"
+            f"{', sequence parallel' if t.sequence_parallel and t.tp > 1 else ''}, plus the "
+            "embedding, output-layer and logits terms of sec. 4.3"
+            + (" (logits with the FP32 copy for cross-entropy)" if t.pp == 1 else
+               " (the output layer and logits sit on the last pipeline stage)")
             if any(i.name == "activations" for i in items)
             else "over tp × pp; activations not estimated (no architecture)"
         )
@@ -242,7 +249,7 @@ def _fewest_training_gpus(t: TrainingSpec, r: ResolvedModel, memory: int) -> int
 
     if states(t.dp) is None:
         return None
-    other = activation_bytes(t, r) or 0  # the same for every dp
+    other = training_activation_bytes(t, r) or 0  # the same for every dp
 
     def fits(dp: int) -> bool:
         value = states(dp)
@@ -372,8 +379,8 @@ def _conventions(spec: FootprintSpec, r: ResolvedModel, gpu: GpuPreset | None) -
         notes.append(
             "Training activations use Korthikanti et al.'s formula for a GPT layer (4h MLP, "
             "dropout, attention scores stored unless recomputed); for gated (SwiGLU) or "
-            "mixture-of-experts MLPs it is an approximation, and embedding/output-layer "
-            "activations (logits) are not counted."
+            "mixture-of-experts MLPs it is an approximation. The embedding dropout mask, the "
+            "output layer's inputs and the logits are separate items (sec. 4.3)."
         )
     if r.context and spec.phase != "inference" and spec.training.seq_len > r.context:
         notes.append(

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from quiz.footprint.activations import logit_value_bytes, logits_bytes, output_activation_bytes
 from quiz.footprint.compute import INFERENCE_FORMAT, ceil_div
 from quiz.footprint.inference import (
     KV_BYTES,
@@ -98,6 +99,7 @@ def explain_notes(report: Report, *, units: str = "GB") -> list[str]:
                 f"{b(paper)}. bitsandbytes also keeps 32-bit states for tensors under 4,096 "
                 "values (min_8bit_size), not counted here."
             )
+        notes += activation_notes(report)
         notes.append(overhead_note(spec.overhead, b))
     if report.inference is not None:
         inf = spec.inference
@@ -175,6 +177,61 @@ def overhead_note(overhead: int, b: Callable[[int], str]) -> str:
             "per process), the caching allocator's fragmentation and library workspaces "
             "(cuBLAS, NCCL). ZeRO communication buckets are not counted either; EleutherAI's "
             "calc_transformer_mem.py has flags for buckets and a miscellaneous overhead.")
+
+
+def activation_notes(report: Report) -> list[str]:
+    """``--explain`` notes on the training activations outside the layers: the logits (with
+    the FP32 copy, against Korthikanti's 4sbv/t, Megatron-LM's count and fused kernels that
+    never materialise them), and with pipeline parallelism the last stage, which holds them."""
+    spec = report.spec
+    notes: list[str] = []
+    training = report.training
+    if training is None:
+        return notes
+    t, r = spec.training, spec.resolved
+    logits = training.item("logits")
+    layers = activation_bytes(t, r)
+    if logits is None or layers is None or not r.layers or not r.vocab:
+        return notes
+    units = report.units
+
+    def b(n: int) -> str:
+        return format_bytes(n, units)
+
+    one_layer = -(-layers // r.layers)
+    if t.pp == 1:
+        per = logit_value_bytes(t)
+        fp32_only = -(-t.seq_len * t.micro_batch * r.vocab * 4 // t.tp)
+        size = "larger" if logits.bytes > one_layer else "smaller"
+        notes.append(
+            f"Logits: this estimate keeps {per} bytes per logit ({b(logits.bytes)}): "
+            + ("the 16-bit logits of the output projection, alive while the loss is computed, "
+               "and the FP32 copy cross-entropy makes and keeps for its backward pass "
+               "(Megatron-LM's vocab_parallel_cross_entropy on logits.float(); Hugging Face's "
+               "ForCausalLMLoss upcasts the same way). " if per > 4 else
+               "FP32 logits, which cross-entropy uses without a copy. ")
+            + f"Korthikanti et al. (sec. 4.3) count only the FP32 logits, 4sbv/t = "
+            f"{b(fp32_only)}, as does Megatron-LM's theoretical_memory_usage.py (which also adds "
+            "8 bytes per token for the int64 token ids). Fused or chunked cross-entropy kernels "
+            "(Liger Kernel's FusedLinearCrossEntropy, Apple's Cut Cross-Entropy) never "
+            f"materialise them. Here the logits are {size} than one layer's activations "
+            f"({b(one_layer)} with {t.recompute} recomputation): their size grows with the "
+            f"vocabulary ({count_noun(r.vocab, 'entry', 'entries')}), not with the layers.")
+    else:
+        flat = t.model_copy(update={"pp": 1})
+        last_layers = -(-layers // t.pp)  # L/p layers, one micro-batch in flight (1F1B)
+        out = (output_activation_bytes(flat, r) or 0) + (logits_bytes(flat, r) or 0)
+        first = sum(i.bytes for i in training.items if i.name in (
+            "activations", "embedding_activations"))
+        notes.append(
+            f"Pipeline stages: these activations are the first stage's, which keeps "
+            f"{count_noun(t.pp, 'micro-batch', 'micro-batches')} in flight (1F1B; "
+            f"{b(first)}). The last stage keeps one micro-batch through its "
+            f"{count_noun(r.layers // t.pp, 'layer')} ({b(last_layers)}) plus the final norm, "
+            f"output projection and logits ({b(out)}): {b(last_layers + out)}"
+            + (", more than the first stage: it is the one that limits the fit."
+               if last_layers + out > first else "."))
+    return notes
 
 
 def compute_notes(report: Report) -> list[str]:

@@ -56,6 +56,9 @@ ITEM_NAMES = (
     "optimizer_states",
     "estimator_margin",
     "activations",
+    "embedding_activations",
+    "output_activations",
+    "logits",
     "kv_cache",
     "framework_overhead",
     "dataset",
@@ -66,7 +69,7 @@ ITEM_NAMES = (
 
 _PHASE_ITEMS = {
     "training": ("weights", "gradients", "master_weights", "optimizer_states", "activations",
-                 "framework_overhead"),
+                 "embedding_activations", "output_activations", "logits", "framework_overhead"),
     "inference": ("weights", "quantization_overhead", "kv_cache", "activations",
                   "framework_overhead"),
     "storage": ("dataset", "checkpoints", "inference_artifact"),

@@ -181,7 +181,7 @@ def test_largest_values_print_exact_grouped_sizes(capsys: pytest.CaptureFixture[
     act = 32 * 10**9 * 10**7 * 4096 * 34 + 32 * 5 * 32 * 10**18 * 10**7
     hundredths = (act * 100 + 10**24 // 2) // 10**24
     assert f"{hundredths // 100:,}.{hundredths % 100:02d} YB" in out
-    assert "51,200.04 YB" in out
+    assert "51,200.05 YB" in out
     assert not re.search(r"(?<![\d,.])\d{4,}\.\d\d [kMGTPEZY]?i?B", out)  # no ungrouped sizes
 
 
@@ -413,9 +413,9 @@ def test_physically_absurd_figures_are_warned(capsys: pytest.CaptureFixture[str]
     code, out, err = cli(capsys, "--model", "llama-2-7b", "--seq-len", "1e9", "--micro-batch",
                          "1e7", "--width", "200")
     assert code == 0
-    assert "51,200.04 YB" in out
-    assert "Warning: training needs 51,200.04 YB per device (mostly activations): more than " \
+    assert "51,200.05 YB" in out
+    assert "Warning: training needs 51,200.05 YB per device (mostly activations): more than " \
         "1 PB" in out
-    assert err.startswith("quiz footprint: warning: training needs 51,200.04 YB per device")
+    assert err.startswith("quiz footprint: warning: training needs 51,200.05 YB per device")
     code, out, err = cli(capsys, "--model", "llama-2-7b")
     assert "Warning" not in out and err == ""

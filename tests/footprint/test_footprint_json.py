@@ -89,7 +89,8 @@ def test_contract_llama_2_7b() -> None:
         "active_params": 6_738_415_616,
     }
     names = [i["name"] for i in data["training"]["per_device"]["items"]]
-    assert names == ["weights", "gradients", "master_weights", "optimizer_states", "activations"]
+    assert names == ["weights", "gradients", "master_weights", "optimizer_states", "activations",
+                     "embedding_activations", "output_activations", "logits"]
     names = [i["name"] for i in data["inference"]["per_device"]["items"]]
     assert names == ["weights", "kv_cache", "activations"]
     assert data["training"]["devices"] == 1 and data["training"]["gpus_needed"] is None

@@ -6,6 +6,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from quiz.footprint.activations import training_activation_bytes
 from quiz.footprint.engine import estimate
 from quiz.footprint.render import derivation_steps, render_bars, render_report
 from quiz.footprint.spec import CHOICES, FootprintSpec
@@ -219,8 +220,8 @@ def test_items_sum_to_total_and_render_fits(
     assert sum(i.bytes for i in report.storage.items) == report.storage.total_bytes
     t = report.training
     states = model_state_bytes(spec.training, spec.resolved, spec.training.dp)
-    act = t.item("activations")
-    assert states + (act.bytes if act else 0) == t.total_bytes
+    act = training_activation_bytes(spec.training, spec.resolved)
+    assert states + (act or 0) == t.total_bytes
     if gpu:
         assert t.headroom == spec.gpu_preset.memory_bytes - t.total_bytes
         if t.gpus_needed is not None:

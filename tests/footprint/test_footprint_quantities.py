@@ -8,6 +8,12 @@ from typing import Any
 
 import pytest
 
+from quiz.footprint.activations import (
+    embedding_activation_bytes,
+    logits_bytes,
+    output_activation_bytes,
+    training_activation_bytes,
+)
 from quiz.footprint.engine import estimate
 from quiz.footprint.explain import explain_notes
 from quiz.footprint.inference import (
@@ -71,14 +77,19 @@ def test_every_view_reads_the_same_quantity(data: dict[str, Any]) -> None:
     assert _bytes(training, "activations") == activation_bytes(t, r)
     states = model_state_bytes(t, r, dp)
     assert states is not None
-    assert training.total_bytes == states + (activation_bytes(t, r) or 0)
+    assert _bytes(training, "embedding_activations") == (
+        embedding_activation_bytes(t, r) if r.layers else None)
+    assert _bytes(training, "output_activations") == (
+        output_activation_bytes(t, r) if r.layers else None)
+    assert _bytes(training, "logits") == (logits_bytes(t, r) if r.layers else None)
+    assert training.total_bytes == states + (training_activation_bytes(t, r) or 0)
 
     # the fewest-GPU search: the count it gives fits, one data-parallel group fewer does not
     gpu = spec.gpu_preset
     if gpu is not None and training.gpus_needed is not None:
         m = t.tp * t.pp
         n = training.gpus_needed // m
-        act = activation_bytes(t, r) or 0
+        act = training_activation_bytes(t, r) or 0
         assert (model_state_bytes(t, r, n) or 0) + act <= gpu.memory_bytes
         if n > 1:
             assert (model_state_bytes(t, r, n - 1) or 0) + act > gpu.memory_bytes

@@ -1,0 +1,197 @@
+"""Training activations outside the transformer layers: the embedding, the output layer and
+the logits (Korthikanti et al. 2022, sec. 4.3).
+
+For sequence length s, micro-batch b, hidden size h, vocabulary v, tensor-parallel size t,
+pipeline-parallel size p and e-byte activations (e = 2 for 16-bit training, 4 for FP32), the
+first pipeline stage keeps, besides its layers (:mod:`quiz.footprint.training`):
+
+embedding
+    the dropout mask after the input embedding, 1 byte per value, for the p micro-batches in
+    flight: ``sbhp`` (``/t`` with sequence parallelism, which splits it along the sequence).
+    Sec. 4.3: "the dropout in the embedding layer ... will require sbhp/t storage".
+output layer (only when p = 1: with pipeline parallelism it sits on the last stage)
+    the input of the final layer norm and the input of the output projection, e bytes each:
+    ``2e·sbh`` (``/t`` with sequence parallelism). Sec. 4.3: "2sbh/t" each at 16 bits.
+logits (only when p = 1)
+    ``sbv/t × (e + 4)``: the e-byte logits the vocabulary-parallel output projection produces
+    (split over t) and the FP32 copy cross-entropy makes of them and keeps for its backward pass.
+    Megatron-LM's ``vocab_parallel_cross_entropy`` calls ``logits.float()`` and saves the
+    softmax it computes in place on that FP32 copy (``megatron/core/tensor_parallel/
+    cross_entropy.py``, ``ctx.save_for_backward(exp_logits, ...)``); Hugging Face's
+    ``ForCausalLMLoss`` upcasts with ``logits.float()`` and ``log_softmax`` keeps its FP32
+    output. The e-byte logits are alive while the loss is computed, at the end of the forward
+    pass, which is when activation memory peaks (Megatron's GPTModel holds them until
+    ``compute_language_model_loss`` returns; Hugging Face returns them in the model output).
+    In the FP32 regime ``.float()`` returns the same tensor: ``4sbv/t`` only. Korthikanti's
+    sec. 4.3 counts the FP32 copy alone (``4sbv/t``); the e-byte logits are this tool's
+    addition, and ``--explain`` says so.
+
+Sec. 4.3 sums the three as ``sbhL/t (p/L + δ(p=1) · 4/L · (1 + v/h))`` at 16 bits with sequence
+parallelism: ``sbhp/t + δ(p=1) · (4sbh/t + 4sbv/t)``. Megatron-LM's
+``theoretical_memory_usage.py`` adds the same terms (and 8sbp bytes of int64 token ids, not
+counted here).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from quiz.footprint.report import Item, Omitted
+from quiz.footprint.training import activation_bytes, activation_value_bytes
+from quiz.footprint.units import count_noun, format_count
+
+if TYPE_CHECKING:
+    from quiz.footprint.resolve import ResolvedModel
+    from quiz.footprint.spec import TrainingSpec
+
+SEC_4_3 = "Korthikanti et al. 2022, Reducing Activation Recomputation, sec. 4.3"
+LOGITS_SRC = (
+    f"{SEC_4_3} (FP32 logits for cross-entropy, 4sbv/t); Megatron-LM "
+    "tensor_parallel/cross_entropy.py (logits.float(), softmax saved for backward); Hugging "
+    "Face ForCausalLMLoss (logits.float(), log_softmax)"
+)
+
+EXTRA_ITEMS = ("embedding_activations", "output_activations", "logits")
+"""The training items this module adds, in display order."""
+
+
+def _sp(t: TrainingSpec) -> bool:
+    """Whether sequence parallelism splits the replicated activations over t."""
+    return t.sequence_parallel and t.tp > 1
+
+
+def _split(t: TrainingSpec) -> int:
+    """The divisor of the activations outside the tensor-parallel regions: t with sequence
+    parallelism, else 1 (they are replicated on every tensor-parallel rank)."""
+    return t.tp if _sp(t) else 1
+
+
+def embedding_activation_bytes(t: TrainingSpec, r: ResolvedModel) -> int | None:
+    """The embedding dropout mask on the first pipeline stage: s × b × h × p bytes (1 byte per
+    value, p micro-batches in flight), ÷ t with sequence parallelism, rounded up
+    (Korthikanti et al. 2022, sec. 4.3: sbhp/t). ``None`` without the hidden size."""
+    if not r.hidden:
+        return None
+    return -(-t.seq_len * t.micro_batch * r.hidden * t.pp // _split(t))
+
+
+def output_activation_bytes(t: TrainingSpec, r: ResolvedModel) -> int | None:
+    """The inputs of the final norm and of the output projection, e bytes each: 2e × s × b × h,
+    ÷ t with sequence parallelism; 0 with pipeline parallelism (the output layer is on the last
+    stage, not the first; Korthikanti et al. 2022, sec. 4.3: 2sbh/t + 2sbh/t). ``None``
+    without the hidden size."""
+    if not r.hidden:
+        return None
+    if t.pp > 1:
+        return 0
+    e = activation_value_bytes(t.precision)
+    return -(-2 * e * t.seq_len * t.micro_batch * r.hidden // _split(t))
+
+
+def logit_value_bytes(t: TrainingSpec) -> int:
+    """Bytes kept per logit: e (the output projection's logits) + 4 (cross-entropy's FP32
+    copy) = 6 in 16-bit training; 4 in FP32 training, where no copy is made."""
+    e = activation_value_bytes(t.precision)
+    return 4 if e == 4 else e + 4
+
+
+def logits_bytes(t: TrainingSpec, r: ResolvedModel) -> int | None:
+    """The logits per device: s × b × v × :func:`logit_value_bytes` ÷ t (the output projection
+    is vocabulary-parallel), rounded up; 0 with pipeline parallelism (first stage). ``None``
+    without the vocabulary size."""
+    if not r.vocab:
+        return None
+    if t.pp > 1:
+        return 0
+    return -(-t.seq_len * t.micro_batch * r.vocab * logit_value_bytes(t) // t.tp)
+
+
+def extra_activation_bytes(t: TrainingSpec, r: ResolvedModel) -> int:
+    """The sum of the three items above (those that can be computed): what the fewest-GPU
+    search adds to the layers' activations."""
+    parts = (embedding_activation_bytes(t, r), output_activation_bytes(t, r),
+             logits_bytes(t, r))
+    return sum(p for p in parts if p is not None)
+
+
+def training_activation_bytes(t: TrainingSpec, r: ResolvedModel) -> int | None:
+    """Every activation item of training per device: the layers
+    (:func:`~quiz.footprint.training.activation_bytes`) plus :func:`extra_activation_bytes`;
+    ``None`` when the layers' activations cannot be computed. The fewest-GPU search adds this to
+    the model states (it does not change with the data-parallel size)."""
+    layers = activation_bytes(t, r)
+    if layers is None:
+        return None
+    return layers + extra_activation_bytes(t, r)
+
+
+def extra_activation_items(
+    t: TrainingSpec, r: ResolvedModel
+) -> tuple[list[Item], list[Omitted]]:
+    """The items ``embedding_activations``, ``output_activations`` (pipeline parallel size 1)
+    and ``logits`` (pipeline parallel size 1), each with its formula and source; nothing when
+    the layers' activations cannot be computed (that item's omission says why)."""
+    items: list[Item] = []
+    omitted: list[Omitted] = []
+    if not (r.layers and r.hidden and r.heads):
+        return items, omitted
+    s, b, h = t.seq_len, t.micro_batch, r.hidden
+    e = activation_value_bytes(t.precision)
+    sp = _sp(t)
+    tt = format_count(t.tp)
+    per_t = f" / t ({tt}, sequence parallel)" if sp else ""
+    where = f"s = {format_count(s)}, b = {format_count(b)}, h = {format_count(h)}"
+    emb = embedding_activation_bytes(t, r)
+    assert emb is not None
+    items.append(Item(
+        "embedding_activations", emb,
+        f"sbhp{'/t' if sp else ''}: the embedding's 1-byte dropout mask for "
+        f"{count_noun(t.pp, 'micro-batch', 'micro-batches')} in flight "
+        f"(p = {format_count(t.pp)}) with {where}: "
+        f"{format_count(s * b * h)} × {format_count(t.pp)}{per_t}",
+        SEC_4_3 + " (embedding dropout, sbhp/t)"))
+    if t.pp > 1:
+        last = (f"0 on the first pipeline stage, which this estimate describes: with pp "
+                f"{format_count(t.pp)} the final norm, the output projection and the logits "
+                "sit on the last stage (sec. 4.3 counts them only with p = 1)")
+        items.append(Item("output_activations", 0, last, SEC_4_3))
+        items.append(Item("logits", 0, last, SEC_4_3))
+        return items, omitted
+    out = output_activation_bytes(t, r)
+    assert out is not None
+    items.append(Item(
+        "output_activations", out,
+        f"{2 * e}sbh{'/t' if sp else ''}: the inputs of the final norm and of the output "
+        f"projection, {e} bytes each, with {where}: 2 × {e} × {format_count(s * b * h)}{per_t}",
+        SEC_4_3 + (" (2sbh/t + 2sbh/t at 16 bits)" if e == 2 else
+                   " re-derived for 4-byte activations")))
+    lg = logits_bytes(t, r)
+    if lg is None:
+        omitted.append(Omitted(
+            "logits",
+            "the logits need the vocabulary size: give a model preset or --vocab",
+            "training", "the logits need the vocabulary size", ("model", "vocab")))
+        return items, omitted
+    v = r.vocab or 0
+    kept = (f"{e}-byte logits + 4-byte FP32 copy for cross-entropy" if e < 4
+            else "FP32 logits (no copy: .float() returns them)")
+    tp_text = f" / t ({tt}, vocabulary-parallel output layer)" if t.tp > 1 else ""
+    items.append(Item(
+        "logits", lg,
+        f"sbv{'/t' if t.tp > 1 else ''} × {logit_value_bytes(t)} bytes ({kept}) with "
+        f"s = {format_count(s)}, b = {format_count(b)}, v = {format_count(v)}: "
+        f"{format_count(s * b * v)} × {logit_value_bytes(t)}{tp_text}",
+        LOGITS_SRC))
+    return items, omitted
+
+
+__all__ = [
+    "EXTRA_ITEMS",
+    "embedding_activation_bytes",
+    "extra_activation_bytes",
+    "extra_activation_items",
+    "logit_value_bytes",
+    "logits_bytes",
+    "output_activation_bytes",
+    "training_activation_bytes",
+]

@@ -1,0 +1,134 @@
+"""Training activations outside the layers (issue 12 §4): the logits with cross-entropy's FP32
+copy, and Korthikanti et al. 2022's embedding and output-layer terms (sec. 4.3), each checked
+against the paper's formula or a figure derived here from the shapes."""
+
+from __future__ import annotations
+
+import pytest
+
+from quiz.footprint.engine import estimate
+from quiz.footprint.explain import explain_notes
+from quiz.footprint.spec import FootprintSpec
+
+
+def spec(**data: object) -> FootprintSpec:
+    return FootprintSpec.from_mapping(data)
+
+
+def items(report_part: object) -> dict[str, int]:
+    return {i.name: i.bytes for i in report_part.items}  # type: ignore[attr-defined]
+
+
+def test_llama_3_8b_logits_at_8192_tokens_exceed_one_layer() -> None:
+    # Llama-3-8B (config.json of meta-llama/Meta-Llama-3-8B): h = 4,096, a = 32, L = 32,
+    # v = 128,256. At s = 8,192, b = 1, BF16:
+    s, h, a, v, L = 8192, 4096, 32, 128_256, 32
+    sbv = s * v
+    assert sbv == 1_050_673_152
+    logits = sbv * (2 + 4)  # BF16 logits + the FP32 copy cross-entropy keeps
+    assert logits == 6_304_038_912
+    # one layer, Korthikanti et al. 2022 Table 2: 34sbh without the s×s scores (selective
+    # recomputation, or FlashAttention), sbh(34 + 5as/h) with them stored
+    layer_selective = 34 * s * h
+    layer_with_scores = s * h * (34 + 5 * a * s // h)
+    assert layer_selective == 1_140_850_688
+    assert layer_with_scores == 11_878_268_928
+    assert logits > 5 * layer_selective  # about 5.5 layers' worth
+    assert 2 * sbv > layer_selective  # even the BF16 logits alone
+    report = estimate(spec(model="llama-3-8b", phase="training",
+                           training={"seq_len": 8192, "recompute": "selective"}))
+    got = items(report.training)
+    assert got["logits"] == logits
+    assert got["activations"] == L * layer_selective
+    assert got["logits"] > got["activations"] // L
+    note = next(n for n in explain_notes(report) if n.startswith("Logits:"))
+    assert "6 bytes per logit (6.30 GB)" in note
+    assert "4sbv/t = 4.20 GB" in note  # Korthikanti's FP32-only count
+    assert "larger than one layer's activations (1.14 GB with selective" in note
+
+
+# Korthikanti et al. 2022, Table 3: the paper's model configurations (s = 2,048, v = 51,200,
+# micro-batch 1, t = 8): (layers, hidden, heads, pipeline size).
+TABLE_3 = {
+    "22B": (48, 6144, 64, 1),
+    "175B": (96, 12288, 96, 8),
+    "530B": (105, 20480, 128, 35),
+    "1T": (128, 25600, 160, 64),
+}
+
+
+@pytest.mark.parametrize("name", list(TABLE_3))
+@pytest.mark.parametrize("recompute", ["none", "selective"])
+def test_korthikanti_sec_4_3_total_with_embedding_and_output_layer(
+        name: str, recompute: str) -> None:
+    L, h, a, p = TABLE_3[name]
+    s, b, v, t = 2048, 1, 51_200, 8
+    report = estimate(spec(
+        layers=L, hidden=h, heads=a, ffn=4 * h, vocab=v, gated_mlp=False, phase="training",
+        training={"tp": t, "pp": p, "sequence_parallel": True, "recompute": recompute,
+                  "seq_len": s, "micro_batch": b}))
+    got = items(report.training)
+    sbh = s * b * h
+    scores = 5 * a * s * s * b if recompute == "none" else 0
+    # sec. 4.3 with Table 2 (tensor + sequence parallel): the layers, sbhL/t (34 + 5as/h), plus
+    # sbhL/t (p/L + δ(p=1) 4/L (1 + v/h)) = sbhp/t + δ(p=1) (4sbh/t + 4sbv/t)
+    delta = 1 if p == 1 else 0
+    paper = (L * (34 * sbh + scores) + sbh * p + delta * (4 * sbh + 4 * s * b * v)) // t
+    bf16_logits = delta * 2 * s * b * v // t  # this tool's addition: the 16-bit logits
+    total = sum(got[k] for k in ("activations", "embedding_activations", "output_activations",
+                                 "logits"))
+    assert total - bf16_logits == paper
+    assert got["embedding_activations"] == sbh * p // t
+    assert got["output_activations"] == delta * 4 * sbh // t
+    assert got["logits"] == delta * 6 * s * b * v // t
+
+
+def test_megatron_theoretical_memory_usage_agrees_but_for_token_ids_and_bf16_logits() -> None:
+    # Megatron-LM megatron/training/theoretical_memory_usage.py, compute_activation_memory (the
+    # sequence-parallel, selective-recomputation branch): [sbh(18 + 4 ffn/h) L + 8sbp + sbhp
+    # + δ(p=1) 4sbh(1 + v/h)] / t. Llama-2-7B's shape with a 4h GeLU MLP, t = 2, p = 1.
+    L, h, a, v, s, b, t = 32, 4096, 32, 32_000, 4096, 2, 2
+    megatron = (s * b * h * (18 + 4 * 4) * L + 8 * s * b + s * b * h
+                + 4 * s * b * h + 4 * s * b * v) // t
+    report = estimate(spec(
+        layers=L, hidden=h, heads=a, ffn=4 * h, vocab=v, gated_mlp=False, phase="training",
+        training={"tp": t, "sequence_parallel": True, "recompute": "selective", "seq_len": s,
+                  "micro_batch": b}))
+    ours = sum(items(report.training)[k] for k in (
+        "activations", "embedding_activations", "output_activations", "logits"))
+    assert ours == megatron - 8 * s * b // t + 2 * s * b * v // t
+
+
+def test_fp32_training_keeps_4_bytes_per_logit_and_replicates_without_sequence_parallel() -> None:
+    report = estimate(spec(model="gpt-2-1.5b", phase="training",
+                           training={"precision": "fp32", "tp": 5, "seq_len": 1024}))
+    got = items(report.training)
+    # GPT-2 1.5B: h = 1,600, v = 50,257; FP32: no copy, 4 bytes per logit, vocabulary-parallel
+    assert got["logits"] == -(-1024 * 50_257 * 4 // 5)
+    # without sequence parallelism the embedding mask and the output layer's inputs are
+    # replicated on every tensor-parallel rank (Table 2's logic): not divided by t
+    assert got["embedding_activations"] == 1024 * 1600
+    assert got["output_activations"] == 2 * 4 * 1024 * 1600
+
+
+def test_pipeline_parallel_first_stage_has_no_output_layer_and_p_embedding_masks() -> None:
+    report = estimate(spec(model="llama-2-70b", phase="training",
+                           training={"tp": 8, "pp": 2, "sequence_parallel": True,
+                                     "recompute": "selective"}))
+    got = items(report.training)
+    assert got["output_activations"] == 0 and got["logits"] == 0
+    assert got["embedding_activations"] == 2048 * 8192 * 2 // 8  # sbhp/t, p = 2
+    note = next(n for n in explain_notes(report) if n.startswith("Pipeline stages:"))
+    # last stage: 40 layers for one micro-batch (half the first stage's 80 layers' worth) plus
+    # the output layer (4sbh/t) and the logits (6sbv/t) of Llama-2-70B (v = 32,000)
+    last = got["activations"] // 2 + (4 * 2048 * 8192 + 6 * 2048 * 32_000) // 8
+    assert f"{last / 1e9:.2f} GB" in note
+    assert not any(n.startswith("Logits:") for n in explain_notes(report))
+
+
+def test_no_architecture_no_extra_items_and_inference_only_no_notes() -> None:
+    report = estimate(spec(params="7B", phase="training"))
+    assert [i.name for i in report.training.items][-1] == "optimizer_states"
+    assert [o.item for o in report.omitted if o.phase == "training"] == ["activations"]
+    notes = explain_notes(estimate(spec(model="llama-2-7b", phase="inference")))
+    assert not any(n.startswith(("Logits:", "Pipeline stages:")) for n in notes)
