@@ -72,7 +72,8 @@ UNITS = {
 }
 """The unit of each compute item's value."""
 
-TRAINING_FORMAT = {"fp32": "fp32", "mixed-fp16": "fp16", "mixed-bf16": "bf16", "bf16": "bf16"}
+TRAINING_FORMAT = {"fp32": "fp32", "mixed-fp16": "fp16", "mixed-bf16": "bf16", "bf16": "bf16",
+                   "mixed-fp8": "fp8"}
 """The matrix number format that sets the peak FLOP/s, per training precision."""
 
 INFERENCE_FORMAT = {"fp32": "fp32", "fp16": "fp16", "bf16": "bf16", "fp8": "fp8",

@@ -81,7 +81,11 @@ def explain_notes(report: Report, *, units: str = "GB") -> list[str]:
                 f"'selective' does. This case: none {b(vals['none'] or 0)}, selective "
                 f"{b(vals['selective'] or 0)}, full {b(vals['full'] or 0)} per device."
             )
+        from quiz.footprint.fp8 import fp8_note, is_fp8
         from quiz.footprint.offload import convention_note, offload_note
+
+        if is_fp8(t):
+            notes.append(fp8_note(t, r, b))
 
         for extra in (convention_note(t, r, b),
                       offload_note(t, b, report.training.host_total("cpu"),

@@ -31,7 +31,7 @@ from quiz.footprint.model_arch import Norm
 from quiz.footprint.units import TooLarge, format_count, parse_bool, parse_count
 from quiz.footprint.units import parse_size as _parse_size
 
-Precision = Literal["fp32", "mixed-fp16", "mixed-bf16", "bf16"]
+Precision = Literal["fp32", "mixed-fp16", "mixed-bf16", "bf16", "mixed-fp8"]
 GradPrecision = Literal["fp32", "fp16", "bf16"]
 Optimizer = Literal["sgd", "sgd-momentum", "adam", "adamw", "adam-8bit", "adafactor"]
 Recompute = Literal["none", "selective", "full"]

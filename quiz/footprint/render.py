@@ -31,6 +31,7 @@ MIN_WIDTH = 30
 FILL = {
     "weights": "█",
     "quantization_overhead": "▀",
+    "fp8_weights": "▛",
     "gathered_layer": "▌",
     "gradients": "▓",
     "fp32_gradients": "▐",

@@ -49,6 +49,7 @@ if TYPE_CHECKING:
 ITEM_NAMES = (
     "weights",
     "quantization_overhead",
+    "fp8_weights",
     "gathered_layer",
     "gradients",
     "fp32_gradients",

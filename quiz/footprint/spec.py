@@ -82,9 +82,11 @@ class TrainingSpec(Part):
     ``precision``: ``fp32`` (weights, gradients and optimizer states in FP32; no master copy);
     ``mixed-fp16`` / ``mixed-bf16`` (16-bit working weights, FP32 master copy and optimizer
     states; Micikevicius et al. 2018); ``bf16`` (pure BF16: weights, gradients and optimizer
-    states all BF16, no master copy). ``grad_precision`` defaults to the working weights' dtype
-    (16-bit in mixed precision, as in the ZeRO paper; ``fp32`` gives the 18-byte count of
-    Hugging Face's guide). ``dp × tp × pp`` devices; ZeRO stages partition over ``dp``.
+    states all BF16, no master copy); ``mixed-fp8`` (Transformer Engine style: FP8 GEMMs, BF16
+    weights plus an FP8 copy of each GEMM weight, FP32 master copy and optimizer states, GEMM
+    inputs saved in FP8; :mod:`quiz.footprint.fp8`). ``grad_precision`` defaults to the working
+    weights' dtype (16-bit in mixed precision, as in the ZeRO paper; ``fp32`` gives the 18-byte
+    count of Hugging Face's guide). ``dp × tp × pp`` devices; ZeRO stages partition over ``dp``.
 
     Defaults: mixed BF16, AdamW, ZeRO stage 0, one device, micro-batch 1 × 2,048 tokens, no
     recomputation.

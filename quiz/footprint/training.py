@@ -30,6 +30,14 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
+from quiz.footprint.fp8 import (
+    FP8_ACT_SRC,
+    FP8_SRC,
+    fp8_weight_bytes,
+    fp8_weight_formula,
+    is_fp8,
+    layer_coefficients,
+)
 from quiz.footprint.model_arch import adafactor_state_values
 from quiz.footprint.report import Item, Omitted
 from quiz.footprint.units import count_noun, format_count, format_number
@@ -56,7 +64,8 @@ _Add = Callable[[str, int, str, str], None]
 """``add(name, bytes, formula, source)``: appends one item (see :func:`training_items`)."""
 
 _BYTES = {"fp32": 4, "fp16": 2, "bf16": 2}
-_WEIGHT_DTYPE = {"fp32": "fp32", "mixed-fp16": "fp16", "mixed-bf16": "bf16", "bf16": "bf16"}
+_WEIGHT_DTYPE = {"fp32": "fp32", "mixed-fp16": "fp16", "mixed-bf16": "bf16", "bf16": "bf16",
+                 "mixed-fp8": "bf16"}
 
 
 def weight_dtype(t: TrainingSpec) -> str:
@@ -146,6 +155,7 @@ def state_bytes_by_item(t: TrainingSpec, r: ResolvedModel, dp: int) -> dict[str,
     if opt is None:
         return None
     return {"weights": weight_bytes_per_device(t, r, dp),
+            "fp8_weights": fp8_weight_bytes(t, r, dp),
             "gradients": gradient_bytes_per_device(t, r, dp),
             "master_weights": master_bytes_per_device(t, r, dp),
             "optimizer_states": opt}
@@ -159,8 +169,8 @@ def model_state_bytes(t: TrainingSpec, r: ResolvedModel, dp: int) -> int | None:
     opt = optimizer_bytes_per_device(t, r, dp)
     if opt is None:
         return None
-    return (weight_bytes_per_device(t, r, dp) + gradient_bytes_per_device(t, r, dp)
-            + master_bytes_per_device(t, r, dp) + opt)
+    return (weight_bytes_per_device(t, r, dp) + fp8_weight_bytes(t, r, dp)
+            + gradient_bytes_per_device(t, r, dp) + master_bytes_per_device(t, r, dp) + opt)
 
 
 def activation_bytes(t: TrainingSpec, r: ResolvedModel, recompute: str | None = None) -> int | None:
@@ -175,6 +185,7 @@ def activation_bytes(t: TrainingSpec, r: ResolvedModel, recompute: str | None = 
     num, den = _activation_ratio(
         t.seq_len, t.micro_batch, r.hidden, r.heads, t.tp, t.sequence_parallel,
         t.recompute if recompute is None else recompute, activation_value_bytes(t.precision),
+        is_fp8(t),
     )
     return -(-r.layers * num // den)
 
@@ -205,6 +216,7 @@ def activation_bytes_per_layer(
     sequence_parallel: bool = False,
     recompute: str = "none",
     act_bytes: int = 2,
+    fp8: bool = False,
 ) -> Fraction:
     """Activation memory of one transformer layer in bytes (Korthikanti et al. 2022, Table 2).
 
@@ -212,7 +224,8 @@ def activation_bytes_per_layer(
         s: sequence length (tokens); b: micro-batch size; h: hidden size; a: attention heads;
         t: tensor-parallel size; sequence_parallel: Megatron sequence parallelism;
         recompute: ``"none"``, ``"selective"`` (attention scores recomputed) or ``"full"``
-            (only each layer's input kept); act_bytes: bytes per activation value (2 or 4).
+            (only each layer's input kept); act_bytes: bytes per activation value (2 or 4);
+        fp8: GEMM inputs saved in FP8 (:func:`quiz.footprint.fp8.layer_coefficients`).
 
     Returns:
         The exact value as a :class:`~fractions.Fraction` (``24/t`` need not be whole); callers
@@ -221,12 +234,12 @@ def activation_bytes_per_layer(
     Raises:
         ValueError: an unknown ``recompute`` mode.
     """
-    num, den = _activation_ratio(s, b, h, a, t, sequence_parallel, recompute, act_bytes)
+    num, den = _activation_ratio(s, b, h, a, t, sequence_parallel, recompute, act_bytes, fp8)
     return Fraction(num, den)
 
 
 def _activation_ratio(
-    s: int, b: int, h: int, a: int, t: int, sp: bool, recompute: str, e: int
+    s: int, b: int, h: int, a: int, t: int, sp: bool, recompute: str, e: int, fp8: bool = False
 ) -> tuple[int, int]:
     """Per-layer activation bytes as an exact ratio ``(numerator, t)`` of integers."""
     sbh = s * b * h
@@ -236,16 +249,17 @@ def _activation_ratio(
     if recompute not in ("none", "selective"):
         raise ValueError(f"unknown recompute mode {recompute!r}")
     keep = scores if recompute == "none" else 0
+    c_all, c_rep, c_split = layer_coefficients(e, fp8)
     if sp:
-        return (16 * e + 2) * sbh + keep, t
-    return (4 * e + 2) * sbh * t + 12 * e * sbh + keep, t
+        return c_all * sbh + keep, t
+    return c_rep * sbh * t + c_split * sbh + keep, t
 
 
 def _activation_formula(spec: TrainingSpec, L: int, h: int, a: int, e: int) -> str:
     t, s, b = spec.tp, spec.seq_len, spec.micro_batch
     sbh = s * b * h
     score = Fraction((2 * e + 1) * a * s, h)
-    c_all, c_rep, c_split = 16 * e + 2, 4 * e + 2, 12 * e
+    c_all, c_rep, c_split = layer_coefficients(e, is_fp8(spec))
     sp = spec.sequence_parallel and t > 1
     layers, tt, n_sbh = count_noun(L, "layer"), format_count(t), format_count(sbh)
     nl = format_count(L)
@@ -311,6 +325,8 @@ def training_items(t: TrainingSpec, r: ResolvedModel) -> tuple[list[Item], list[
         f"{_params_text(psi, m, t, t.zero >= 3, n)} × {wb} bytes ({wd.upper()})",
         f"{MIXED_SRC}; {ZERO_SRC}" if has_master(t) else ZERO_SRC,
     )
+    if is_fp8(t):
+        add("fp8_weights", fp8_weight_bytes(t, r, dp), fp8_weight_formula(t, r), FP8_SRC)
     n = shard_count(t, psi, 2, dp)
     add(
         "gradients",
@@ -421,6 +437,8 @@ def _activation_item(
     source = KORTHIKANTI_SRC + (
         " (16-bit activations)" if e == 2 else " re-derived for 4-byte activations (sec. 4.1)"
     )
+    if is_fp8(t) and t.recompute != "full":
+        source += f"; {FP8_ACT_SRC}"
     if t.pp > 1:
         source += "; first pipeline stage holds L layers' worth (sec. 4.2.3)"
     add("activations", n_bytes, _activation_formula(t, r.layers, r.hidden, r.heads, e), source)
@@ -441,6 +459,8 @@ def bytes_per_param_text(t: TrainingSpec, r: ResolvedModel) -> str:
     parts = bytes_per_param(t)
     fixed = sum(p for p, _ in parts)
     terms = " + ".join(f"{p} ({w})" for p, w in parts)
+    if is_fp8(t):
+        terms += " + an FP8 copy of each GEMM weight (1 byte)"
     if t.optimizer not in ("adam-8bit", "adafactor"):
         return f"{fixed} bytes/param = {terms}"
     whole = t.model_copy(update={"dp": 1, "tp": 1, "pp": 1, "zero": 0})

@@ -245,3 +245,48 @@ def test_more_gpus_never_raise_per_gpu_bytes(s: dict, convention: str, factor: i
     for where in ("cpu", "nvme"):
         assert many.host_total(where) <= few.host_total(where)
     assert many.total_bytes <= few.total_bytes
+
+
+# FP8 training (issue 12 §4) ------------------------------------------------------------------
+
+def test_fp8_training_keeps_higher_precision_states_and_adds_the_fp8_copy() -> None:
+    # Llama-2-7B's GEMM weights, derived from the shapes: per layer 4 × 4,096² (Q, K, V, O) +
+    # 3 × 4,096 × 11,008 (gate, up, down) = 202,375,168; × 32 layers = 6,476,005,376.
+    fp8 = _training({"model": "llama-2-7b", "phase": "training",
+                     "training": {"precision": "mixed-fp8"}})
+    bf16 = _training({"model": "llama-2-7b", "phase": "training"})
+    assert fp8.item("fp8_weights").bytes == 6_476_005_376
+    for name in ("weights", "gradients", "master_weights", "optimizer_states"):
+        assert fp8.item(name).bytes == bf16.item(name).bytes  # BF16 / FP32 as before
+    assert "Transformer Engine" in fp8.item("fp8_weights").source
+    # activations: 34 → 27 sbh per layer (QKV, attention-output and both MLP inputs in FP8);
+    # s = 2,048, b = 1, h = 4,096: sbh = 8,388,608; 5as/h = 80.
+    assert fp8.item("activations").bytes == 32 * 8_388_608 * (27 + 80)
+    assert bf16.item("activations").bytes == 32 * 8_388_608 * (34 + 80)
+    assert "27" in fp8.item("activations").formula
+
+
+def test_fp8_activations_with_tensor_parallelism() -> None:
+    # tensor parallel: sbh(8 + 19/t + 5as/(ht)) instead of sbh(10 + 24/t + 5as/(ht)).
+    t = _training({"model": "llama-2-7b", "phase": "training",
+                   "training": {"precision": "mixed-fp8", "tp": 2}})
+    sbh = 2048 * 4096
+    assert t.item("activations").bytes == -(-32 * (8 * 2 * sbh + 19 * sbh + 5 * 32 * 2048 * 2048)
+                                            // 2)
+    sp = _training({"model": "llama-2-7b", "phase": "training",
+                    "training": {"precision": "mixed-fp8", "tp": 2, "sequence_parallel": True,
+                                 "recompute": "selective"}})
+    assert sp.item("activations").bytes == 32 * 27 * sbh // 2
+
+
+def test_fp8_training_time_uses_the_fp8_peak() -> None:
+    # H100 SXM datasheet: 1,978.9 TFLOP/s FP8 dense; 6ND / (G × peak × MFU), rounded up.
+    report = estimate(FootprintSpec.from_mapping(
+        {"model": "llama-2-7b", "phase": "training", "gpu": "h100-80gb",
+         "training": {"precision": "mixed-fp8", "dp": 8, "zero": 3, "train_tokens": "2T"}}))
+    flops = 6 * 6_738_415_616 * 2 * 10**12
+    assert report.figure("compute.training_time") == -(-flops * 10 // (8 * 1_978_900 * 10**9 * 4))
+    assert any(n.startswith("FP8 training (Transformer Engine style)")
+               for n in explain_notes(report))
+    with pytest.raises(ValidationError):
+        FootprintSpec.from_mapping(_with({"precision": "mixed-fp8", "convention": "deepspeed"}))
