@@ -43,6 +43,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from quiz.footprint.quant import SCHEMES
 from quiz.footprint.report import Omitted
 from quiz.footprint.units import count_noun, format_count
 
@@ -77,9 +78,12 @@ TRAINING_FORMAT = {"fp32": "fp32", "mixed-fp16": "fp16", "mixed-bf16": "bf16", "
 """The matrix number format that sets the peak FLOP/s, per training precision."""
 
 INFERENCE_FORMAT = {"fp32": "fp32", "fp16": "fp16", "bf16": "bf16", "fp8": "fp8",
-                    "int8": "bf16", "int4": "bf16"}
+                    "int8": "bf16", "int4": "bf16",
+                    **{key: scheme.matmul for key, scheme in SCHEMES.items()}}
 """The matrix number format per weight format: INT8/INT4 weights are dequantized to 16 bits
-for the matrix multiply (weight-only quantization, as GPTQ/AWQ kernels do)."""
+for the matrix multiply (weight-only quantization, as GPTQ/AWQ kernels do); a named scheme's
+own (:attr:`quiz.footprint.quant.Scheme.matmul`: FP8 for FP8 per-channel, INT8 for
+LLM.int8(), 16-bit for the weight-only ones)."""
 
 _KAPLAN = "Kaplan et al. 2020, Scaling Laws for Neural Language Models, sec. 2.1"
 _CHINCHILLA = "Hoffmann et al. 2022, Training Compute-Optimal LLMs, app. F"

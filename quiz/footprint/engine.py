@@ -26,6 +26,7 @@ from quiz.footprint.activations import extra_activation_items, training_activati
 from quiz.footprint.compute import compute_items
 from quiz.footprint.inference import inference_items, kv_dtype
 from quiz.footprint.offload import convention_head, gpu_state_bytes, offload_text, split_items
+from quiz.footprint.quant import SCHEMES
 from quiz.footprint.report import (
     Item,
     ModelSummary,
@@ -49,6 +50,8 @@ if TYPE_CHECKING:
     from quiz.footprint.resolve import ResolvedModel
     from quiz.footprint.spec import FootprintSpec
 
+GROUPED_WEIGHTS = ("int4", "int8", "gptq-int4", "gptq-int4-sym", "awq-int4")
+"""Weight formats whose scales come per ``group_size`` weights."""
 MAX_DP = 2**24
 """Largest data-parallel size tried when searching the fewest GPUs."""
 
@@ -153,11 +156,15 @@ def unused(spec: FootprintSpec) -> list[Unused]:
         out += [Unused(f"inference.{k}", "the inference settings do nothing when only training "
                        "is estimated") for k in InferenceSpec.model_fields
                 if k in inf.model_fields_set]
-    elif "group_size" in inf.model_fields_set and inf.weights not in ("int8", "int4"):
-        why = ("FP8 weights have one scale per matrix" if inf.weights == "fp8"
-               else f"{inf.weights.upper()} weights are not quantized")
-        out.append(Unused("inference.group_size", f"the group size applies to INT8/INT4 weights; "
-                          f"{why}"))
+    elif "group_size" in inf.model_fields_set and inf.weights not in GROUPED_WEIGHTS:
+        if inf.weights == "fp8":
+            why = "FP8 weights have one scale per matrix"
+        elif inf.weights in SCHEMES:
+            why = f"{SCHEMES[inf.weights].label} fixes its own blocks"
+        else:
+            why = f"{inf.weights.upper()} weights are not quantized"
+        out.append(Unused("inference.group_size", f"the group size applies to INT8/INT4, GPTQ "
+                          f"and AWQ weights; {why}"))
     return out
 
 
@@ -297,22 +304,27 @@ def _inference(
         items.append(overhead_item(overhead, needed or 1))
         total += overhead * (needed or 1)
     group = ""
-    if inf.weights in ("int4", "int8"):
+    if inf.weights in GROUPED_WEIGHTS:
         group = f" (groups of {format_count(inf.group_size)})"
     kv = kv_dtype(inf).upper()
     kept = ""
-    if inf.weights in ("fp8", "int8", "int4"):
+    scheme = SCHEMES.get(inf.weights)
+    fmt = inf.weights.upper() if scheme is None else scheme.label
+    if scheme is not None:
+        kept = (f", {scheme.kept}" if r.counts is not None
+                else ", every parameter quantized (no architecture)")
+    elif inf.weights in ("fp8", "int8", "int4"):
         kept = (", embeddings and LM head kept 16-bit" if r.counts is not None
                 else ", every parameter quantized (no architecture)")
         if inf.weights == "fp8":
             kept += ", one FP32 scale per weight matrix"
     convention = (
-        f"weights {inf.weights.upper()}{group}{kept}; "
+        f"weights {fmt}{group}{kept}; "
         f"KV cache {kv} = 2 × layers × KV heads × head dim × bytes per token; activations: one "
         "layer's transient working set; the footprint split evenly over the GPUs needed"
     )
     setup = (
-        f"{inf.weights.upper()} weights{group}, {kv} KV cache, batch {format_count(inf.batch)} × "
+        f"{fmt} weights{group}, {kv} KV cache, batch {format_count(inf.batch)} × "
         f"{count_noun(inf.context, 'token')} of context"
     )
     return PhaseEstimate("inference", items, total, 1, needed, headroom, convention, setup,

@@ -35,7 +35,14 @@ Precision = Literal["fp32", "mixed-fp16", "mixed-bf16", "bf16", "mixed-fp8"]
 GradPrecision = Literal["fp32", "fp16", "bf16"]
 Optimizer = Literal["sgd", "sgd-momentum", "adam", "adamw", "adam-8bit", "adafactor"]
 Recompute = Literal["none", "selective", "full"]
-WeightFormat = Literal["fp32", "fp16", "bf16", "fp8", "int8", "int4"]
+WeightFormat = Literal[
+    "fp32", "fp16", "bf16", "fp8", "int8", "int4",
+    # named schemes (quiz/footprint/quant.py SCHEMES)
+    "fp8-channel", "gptq-int4", "gptq-int4-sym", "awq-int4", "bnb-int8", "bnb-nf4", "bnb-nf4-dq",
+    "bnb-fp4", "bnb-fp4-dq", "gguf-q8_0", "gguf-q6_k", "gguf-q4_k_m", "gguf-q4_0",
+]
+ScaleDtype = Literal["fp16", "bf16", "fp32", "fp8"]
+ZeroPoint = Literal["none", "int4", "int8", "fp16", "bf16"]
 KvDtype = Literal["fp32", "fp16", "bf16", "fp8", "int8"]
 Phase = Literal["training", "inference", "both"]
 Units = Literal["GB", "GiB"]
@@ -50,6 +57,8 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "recompute": get_args(Recompute),
     "weights": get_args(WeightFormat),
     "kv_dtype": get_args(KvDtype),
+    "scale_dtype": get_args(ScaleDtype),
+    "zero_point": get_args(ZeroPoint),
     "phase": get_args(Phase),
     "units": get_args(Units),
     "checkpoint_kind": get_args(CheckpointKind),
@@ -207,8 +216,9 @@ class Ratio:
 
 @dataclass(frozen=True, slots=True)
 class Choice:
-    """Validator metadata: one of :data:`CHOICES` ``[name]``, case-insensitive, ``_`` read as
-    ``-``; anything else is an error ``choice`` listing the values, with a "did you mean"."""
+    """Validator metadata: one of :data:`CHOICES` ``[name]``, case-insensitive, ``_`` and ``-``
+    alike (``gguf-Q4-K-M`` is ``gguf-q4_k_m``); anything else is an error ``choice`` listing the
+    values, with a "did you mean"."""
 
     name: str
 
@@ -224,7 +234,7 @@ class Choice:
             raise PydanticCustomError(
                 "choice", "expected text, one of: {allowed}", {"allowed": ", ".join(allowed)}
             )
-        canonical = {a.lower(): a for a in allowed}
+        canonical = {a.lower().replace("_", "-"): a for a in allowed}
         key = value.strip().lower().replace("_", "-")
         if key in canonical:
             return canonical[key]

@@ -34,6 +34,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from quiz.footprint.model_arch import quant_groups
+from quiz.footprint.quant import SCHEMES, WeightPlan, overhead_text, values_text, weight_plan
 from quiz.footprint.report import Item, Omitted
 from quiz.footprint.training import activation_value_bytes
 from quiz.footprint.units import count_noun, format_count
@@ -42,8 +43,16 @@ if TYPE_CHECKING:
     from quiz.footprint.resolve import ResolvedModel
     from quiz.footprint.spec import InferenceSpec
 
-WEIGHT_BITS = {"fp32": 32, "fp16": 16, "bf16": 16, "fp8": 8, "int8": 8, "int4": 4}
-"""Bits per weight of each inference weight format."""
+WEIGHT_BITS = {"fp32": 32, "fp16": 16, "bf16": 16, "fp8": 8, "int8": 8, "int4": 4,
+               "fp8-channel": 8, "gptq-int4": 4, "gptq-int4-sym": 4, "awq-int4": 4,
+               "bnb-int8": 8, "bnb-nf4": 4, "bnb-nf4-dq": 4, "bnb-fp4": 4, "bnb-fp4-dq": 4,
+               "gguf-q8_0": 8, "gguf-q6_k": 6, "gguf-q4_k_m": 4, "gguf-q4_0": 4}
+"""Bits of each stored weight value of each inference weight format (a named scheme's default
+tensor type; its scales and the layers it keeps come on top)."""
+SCALE_BITS = {"fp16": 16, "bf16": 16, "fp32": 32, "fp8": 8}
+"""Bits of a group scale per ``scale_dtype``."""
+ZERO_BITS = {"none": 0, "int4": 4, "int8": 8, "fp16": 16, "bf16": 16}
+"""Bits of a group zero point per ``zero_point``."""
 KV_BYTES = {"fp32": 4, "fp16": 2, "bf16": 2, "fp8": 1, "int8": 1}
 """Bytes per cached key/value element of each KV dtype."""
 GPTQ_SRC = (
@@ -107,6 +116,23 @@ def _activation_coefficient(spec: InferenceSpec) -> int:
     return 16 * activation_value_bytes(spec.weights) + 2
 
 
+def scheme_plan(spec: InferenceSpec, r: ResolvedModel) -> WeightPlan | None:
+    """The :class:`~quiz.footprint.quant.WeightPlan` of a named scheme (``None`` for the plain
+    formats fp32 … int4): exact with an architecture, every parameter quantized without."""
+    if spec.weights not in SCHEMES:
+        return None
+    arch = r.arch if r.counts is not None else None
+    return weight_plan(spec.weights, arch, r.params, spec.group_size)
+
+
+def group_meta_bits(spec: InferenceSpec) -> tuple[int, int]:
+    """``(scale_bits, zero_bits)`` per group of plain INT8/INT4: ``scale_dtype`` (default FP16)
+    and ``zero_point`` (default the weight's own width)."""
+    scale = SCALE_BITS[spec.scale_dtype or "fp16"]
+    zero = WEIGHT_BITS[spec.weights] if spec.zero_point is None else ZERO_BITS[spec.zero_point]
+    return scale, zero
+
+
 def plain_weight_bytes(params: int, weights: str) -> int:
     """``params × bits / 8`` rounded up: every parameter in the format ``weights``, nothing kept
     16-bit and no scales (the count of a calculator that ignores both)."""
@@ -115,23 +141,29 @@ def plain_weight_bytes(params: int, weights: str) -> int:
 
 def weight_bytes(spec: InferenceSpec, r: ResolvedModel) -> tuple[int, int | None]:
     """``(weights, quantization_overhead)`` in bytes for the whole model; the overhead is 0 for
-    16/32-bit weights and ``None`` when it cannot be computed (FP8 without an architecture)."""
+    16/32-bit weights and ``None`` when it cannot be computed (FP8, FP8 per-channel and
+    LLM.int8() without an architecture). A named scheme: the packed values plus the layers it
+    keeps unquantized, and its scales (:func:`scheme_plan`)."""
+    plan = scheme_plan(spec, r)
+    if plan is not None:
+        return plan.weight_bytes, plan.overhead_bytes if plan.overhead_known else None
     bits = WEIGHT_BITS[spec.weights]
     psi = r.params
     if bits >= 16:
         return psi * bits // 8, 0
     counts = r.counts
+    meta = sum(group_meta_bits(spec)) if spec.weights != "fp8" else 0
     if counts is None or r.arch is None:
         weights = plain_weight_bytes(psi, spec.weights)
         if spec.weights == "fp8":
             return weights, None
         groups = -(-psi // spec.group_size)
-        return weights, -(-groups * (16 + bits) // 8)
+        return weights, -(-groups * meta // 8)
     weights = -(-counts.quantizable * bits // 8) + counts.kept_16bit * 2
     if spec.weights == "fp8":
         return weights, counts.quantized_matrices * 4
     groups = quant_groups(r.arch, spec.group_size)
-    return weights, -(-groups * (16 + bits) // 8)
+    return weights, -(-groups * meta // 8)
 
 
 def inference_items(spec: InferenceSpec, r: ResolvedModel) -> tuple[list[Item], list[Omitted]]:
@@ -147,7 +179,10 @@ def inference_items(spec: InferenceSpec, r: ResolvedModel) -> tuple[list[Item], 
     bits = WEIGHT_BITS[fmt]
     weights, overhead = weight_bytes(spec, r)
     psi = r.params
-    if bits >= 16:
+    plan = scheme_plan(spec, r)
+    if plan is not None:
+        _scheme_items(plan, weights, overhead, items, omitted)
+    elif bits >= 16:
         items.append(
             Item(
                 "weights",
@@ -181,11 +216,31 @@ def inference_items(spec: InferenceSpec, r: ResolvedModel) -> tuple[list[Item], 
                 GPTQ_SRC,
             )
         )
-    if bits < 16:
+    if bits < 16 and plan is None:
         _overhead_item(spec, r, overhead, items, omitted)
     _kv_item(spec, r, items, omitted)
     _activation_item(spec, r, items, omitted)
     return items, omitted
+
+
+def _scheme_items(plan: WeightPlan, weights: int, overhead: int | None, items: list[Item],
+                  omitted: list[Omitted]) -> None:
+    """The weights and quantization_overhead items of a named scheme."""
+    src = plan.scheme.source
+    items.append(Item("weights", weights, values_text(plan), src))
+    if overhead is None:
+        omitted.append(
+            Omitted(
+                "quantization_overhead",
+                f"{plan.scheme.label} keeps one scale per row or matrix: their number needs a "
+                "model preset or a full architecture",
+                "inference",
+                f"{plan.scheme.label} scales need the number of rows or matrices",
+                ("model", "layers", "hidden", "heads", "ffn"),
+            )
+        )
+        return
+    items.append(Item("quantization_overhead", overhead, overhead_text(plan), src))
 
 
 def _overhead_item(
@@ -218,7 +273,6 @@ def _overhead_item(
             )
         )
         return
-    bits = WEIGHT_BITS[fmt]
     g = spec.group_size
     if r.arch is not None:
         groups = quant_groups(r.arch, g)
@@ -232,15 +286,23 @@ def _overhead_item(
             f"{count_noun(groups, 'group')} (⌈{count_noun(r.params, 'param')} / "
             f"{format_count(g)}⌉)"
         )
-    zero = "0.5-byte" if bits == 4 else "1-byte"
-    items.append(
-        Item(
-            "quantization_overhead",
-            overhead,
-            f"{what} × (2-byte FP16 scale + {zero} {fmt.upper()} zero point)",
-            GPTQ_SRC,
-        )
-    )
+    scale_bits, zero_bits = group_meta_bits(spec)
+    scale_dtype = (spec.scale_dtype or "fp16").upper()
+    scale = f"{_bytes(scale_bits)} {scale_dtype} scale"
+    if zero_bits:
+        zdtype = (spec.zero_point or fmt).upper()
+        meta = f"{scale} + {_bytes(zero_bits)} {zdtype} zero point"
+    else:
+        meta = f"{scale}, no zero point (symmetric)"
+    src = GPTQ_SRC
+    if spec.scale_dtype is not None or spec.zero_point is not None:
+        src += "; scale dtype and zero point as chosen"
+    items.append(Item("quantization_overhead", overhead, f"{what} × ({meta})", src))
+
+
+def _bytes(bits: int) -> str:
+    """``"2-byte"``, ``"0.5-byte"``: a per-group size from its bits."""
+    return f"{bits // 8}-byte" if bits % 8 == 0 else f"{bits / 8:g}-byte"
 
 
 def _kv_item(

@@ -18,7 +18,8 @@ Per block: ``scale_bits`` (first-level scale), ``zero_bits`` (zero point or mini
 ``sub_bits`` (quantized sub-block scales and minimums of ggml's k-quants). Second level (double
 quantization): ``second_block`` first-level blocks share one ``second_bits`` scale. Per tensor:
 ``tensor_bits`` (offsets, lookup tables). ``outlier_fraction`` of the input columns are held
-again in ``outlier_bits`` (LLM.int8()'s 16-bit outlier columns).
+again in ``outlier_bits`` (LLM.int8()'s 16-bit outlier columns); ``column_bits`` per input column
+(GPTQ's act-order index ``g_idx``).
 
 bitsandbytes 4-bit (NF4 / FP4) — source: bitsandbytes ``bitsandbytes/functional.py``
 ``quantize_4bit`` (``blocksize`` default 64, FP32 ``absmax`` per block, a 16-entry FP32 code
@@ -35,13 +36,14 @@ code table, copied per tensor; QLoRA, Dettmers et al. 2023, sec. 3 "Double Quant
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
 from quiz.footprint.model_arch import count_params, linear_matrices
+from quiz.footprint.units import count_noun, format_count
 
 if TYPE_CHECKING:
     from quiz.footprint.model_arch import Architecture
@@ -78,7 +80,10 @@ class QuantLayout:
         tensor_bits: constant bits per matrix (offset, code tables).
         outlier_fraction: share of input columns kept again in ``outlier_bits`` (0: none).
         outlier_bits: bits per weight of those outlier columns.
+        column_bits: bits per input column of each matrix (GPTQ's int32 ``g_idx``).
         source: where the layout is defined.
+        meta: what each block stores besides its values, in words ("FP32 absmax").
+        tensor_meta: what the per-tensor constants are, in words.
     """
 
     key: str
@@ -94,7 +99,10 @@ class QuantLayout:
     tensor_bits: int = 0
     outlier_fraction: Fraction = Fraction(0)
     outlier_bits: int = 0
+    column_bits: int = 0
     source: str = ""
+    meta: str = ""
+    tensor_meta: str = ""
 
     @property
     def block_bits(self) -> int:
@@ -178,7 +186,8 @@ def tensor_bytes(layout: QuantLayout, out_features: int, in_features: int) -> Te
 
     Each stored array is rounded up to whole bytes on its own: the packed values
     ``⌈out·in·value_bits / 8⌉``, the block metadata ``⌈blocks·block_bits / 8⌉``, the second
-    level ``⌈⌈blocks / second_block⌉·second_bits / 8⌉ + ⌈tensor_bits / 8⌉`` and the outlier
+    level ``⌈⌈blocks / second_block⌉·second_bits / 8⌉ + ⌈tensor_bits / 8⌉`` (with the per-column
+    index ``⌈in·column_bits / 8⌉``) and the outlier
     columns ``out × ⌈in·outlier_fraction⌉ × outlier_bits / 8``.
 
     Example (bitsandbytes NF4, double quantization, Llama-2-7B q_proj 4096 × 4096): 16,777,216
@@ -194,7 +203,7 @@ def tensor_bytes(layout: QuantLayout, out_features: int, in_features: int) -> Te
     blocks = layout.blocks(out_features, in_features)
     values = _ceil8(n * layout.value_bits)
     scales = _ceil8(blocks * layout.block_bits)
-    second = _ceil8(layout.tensor_bits)
+    second = _ceil8(layout.tensor_bits) + _ceil8(in_features * layout.column_bits)
     if layout.second_block:
         second += _ceil8(-(-blocks // layout.second_block) * layout.second_bits)
     outliers = 0
@@ -248,6 +257,8 @@ def bnb_4bit_layout(
             second_bits=32,
             tensor_bits=code_table + 32 + 256 * 32,
             source=BNB_SRC,
+            meta="8-bit absmax",
+            tensor_meta="FP32 offset + 16- and 256-entry FP32 code tables",
         )
     return QuantLayout(
         key=quant_type,
@@ -258,6 +269,8 @@ def bnb_4bit_layout(
         scale_bits=32,
         tensor_bits=code_table,
         source=BNB_SRC,
+        meta="FP32 absmax",
+        tensor_meta="16-entry FP32 code table",
     )
 
 
@@ -304,3 +317,559 @@ def bnb_4bit_model_bytes(
     kept = counts.kept_16bit * kept_bytes_per_param
     return QuantizedModelBytes(counts.quantizable, quantized, counts.kept_16bit,
                                kept_bytes_per_param, kept)
+
+
+# --- Layouts of the named schemes ---------------------------------------------------------------
+
+GPTQ_SRC = (
+    "Frantar et al. 2023 (GPTQ); AutoGPTQ QuantLinear checkpoint layout: qweight (INT4 packed in "
+    "int32), scales FP16 [groups, out], qzeros INT4 packed in int32 [groups, out/8], g_idx int32 "
+    "[in]"
+)
+GPTQ_SYM_SRC = (
+    "Frantar et al. 2023 (GPTQ), symmetric as llm-compressor saves it (compressed-tensors "
+    "pack-quantized: weight_packed, weight_scale FP16 per group, weight_shape 2 × int64; no zero "
+    "point)"
+)
+AWQ_SRC = (
+    "Lin et al. 2024 (AWQ); AutoAWQ WQLinear_GEMM checkpoint layout: qweight INT4 packed in "
+    "int32, scales FP16 [in/group, out], qzeros INT4 packed in int32 [in/group, out/8]"
+)
+INT8_SRC = (
+    "Dettmers et al. 2022 (LLM.int8()), sec. 3: vector-wise quantization with per-row absmax "
+    "and mixed-precision decomposition of outlier feature dimensions (threshold 6.0); "
+    "bitsandbytes Int8Params (CB int8, SCB FP32 per row), int8_vectorwise_quant"
+)
+FP8_TENSOR_SRC = (
+    "vLLM compressed_tensors_w8a8_fp8.py create_weights: FP8 E4M3 weight, weight_scale FP32 per "
+    "matrix (QuantizationStrategy.TENSOR)"
+)
+FP8_CHANNEL_SRC = (
+    "vLLM compressed_tensors_w8a8_fp8.py create_weights: FP8 E4M3 weight, weight_scale FP32 "
+    "[out, 1] (QuantizationStrategy.CHANNEL)"
+)
+GGML_SRC = "ggml block structs in llama.cpp ggml/src/ggml-common.h"
+LLAMA_QUANT_SRC = (
+    "llama.cpp src/llama-quant.cpp llama_tensor_get_type (per-tensor types of each ftype) and "
+    "llama_model_quantize_impl (1-D tensors, norms and ffn_gate_inp are not quantized); "
+    "convert_hf_to_gguf.py (those stay F32)"
+)
+
+INT8_OUTLIER_FRACTION = Fraction(1, 1000)
+"""Share of input columns LLM.int8() treats as outlier feature dimensions: 0.1%, from the paper's
+abstract ("more than 99.9% of values are multiplied in 8-bit"). An explicit assumption: the real
+share depends on the model and the inputs (Dettmers et al. 2022, sec. 4: about 6 to 25
+outlier dimensions per layer above 6.7B parameters)."""
+
+
+def group_layout(
+    value_bits: int, group: int, *, scale_bits: int = 16, zero_bits: int | None = None,
+    key: str = "", label: str = "", source: str = "",
+) -> QuantLayout:
+    """Group-wise integer quantization: ``value_bits`` per weight, one scale of ``scale_bits``
+    and one zero point of ``zero_bits`` (default: the weight width; 0 for symmetric) per
+    ``group`` consecutive input weights of each output row — the convention of ``--weights
+    int4/int8`` (FP16 scale, zero point at the weight width, as AutoGPTQ/AWQ checkpoints)."""
+    zb = value_bits if zero_bits is None else zero_bits
+    return QuantLayout(
+        key=key or f"int{value_bits}", label=label or f"INT{value_bits}", value_bits=value_bits,
+        granularity="group", block=group, scale_bits=scale_bits, zero_bits=zb, source=source,
+    )
+
+
+def _ggml(key: str, value_bits: int, block: int, scale: int, zero: int = 0,
+          sub: int = 0, meta: str = "") -> QuantLayout:
+    return QuantLayout(key=key, label=key, value_bits=value_bits,
+                       granularity="group", block=block, scale_bits=scale, zero_bits=zero,
+                       sub_bits=sub, source=GGML_SRC, meta=meta)
+
+
+GGML_TYPES: dict[str, QuantLayout] = {
+    # block_q4_0: ggml_half d; uint8_t qs[16]            → 18 bytes / 32 weights = 4.5 bpw
+    "Q4_0": _ggml("Q4_0", 4, 32, 16, meta="FP16 d"),
+    # block_q4_1: d, m (ggml_half each); qs[16]         → 20 bytes / 32 = 5.0 bpw
+    "Q4_1": _ggml("Q4_1", 4, 32, 16, 16, meta="FP16 d and m"),
+    # block_q5_0: d; qh[4] (5th bits); qs[16]          → 22 bytes / 32 = 5.5 bpw
+    "Q5_0": _ggml("Q5_0", 5, 32, 16, meta="FP16 d"),
+    # block_q5_1: d, m; qh[4]; qs[16]                   → 24 bytes / 32 = 6.0 bpw
+    "Q5_1": _ggml("Q5_1", 5, 32, 16, 16, meta="FP16 d and m"),
+    # block_q8_0: ggml_half d; int8_t qs[32]            → 34 bytes / 32 = 8.5 bpw
+    "Q8_0": _ggml("Q8_0", 8, 32, 16, meta="FP16 d"),
+    # block_q4_K: d, dmin; scales[12] (6-bit scales and mins of 8 sub-blocks); qs[128]
+    #                                                   → 144 bytes / 256 = 4.5 bpw
+    "Q4_K": _ggml("Q4_K", 4, 256, 16, 16, 96, "FP16 d and dmin + 12 bytes of 6-bit scales "
+                  "and mins"),
+    # block_q5_K: d, dmin; scales[12]; qh[32]; qs[128]  → 176 bytes / 256 = 5.5 bpw
+    "Q5_K": _ggml("Q5_K", 5, 256, 16, 16, 96, "FP16 d and dmin + 12 bytes of 6-bit scales "
+                  "and mins"),
+    # block_q6_K: ql[128]; qh[64]; int8 scales[16]; d   → 210 bytes / 256 = 6.5625 bpw
+    "Q6_K": _ggml("Q6_K", 6, 256, 16, 0, 128, "FP16 d + 16 int8 scales"),
+    "F16": QuantLayout("F16", "F16", 16, "tensor", 1, 0, source=GGML_SRC),
+    "F32": QuantLayout("F32", "F32", 32, "tensor", 1, 0, source=GGML_SRC),
+}
+"""ggml tensor types by name, each from its block struct in ``ggml/src/ggml-common.h``."""
+
+
+@dataclass(frozen=True, slots=True)
+class Scheme:
+    """A named weight quantization scheme (a ``--weights`` value).
+
+    Attributes:
+        key: the ``--weights`` value (``"gguf-q4_k_m"``).
+        label: what the tool calls it.
+        layout: the layout of the block matrices, given the group size (``None`` for a GGUF mix,
+            whose types differ per tensor: :func:`gguf_tensor_types`).
+        kept: what stays unquantized, in words.
+        kept_bits: bits per parameter of what stays unquantized (16; 32 for GGUF's F32 norms).
+        uses_group: whether ``--group-size`` applies.
+        matmul: the number format of the matrix multiply (for the compute roofline).
+        source: where the scheme's layout and kept layers come from.
+    """
+
+    key: str
+    label: str
+    layout: Callable[[int], QuantLayout] | None
+    kept: str
+    kept_bits: int
+    uses_group: bool
+    matmul: str
+    source: str
+
+
+_HF_KEPT = ("embeddings, LM head, norms, biases and MoE router in 16 bits (the layers GPTQ/AWQ "
+            "leave out; transformers keeps lm_head unquantized)")
+_BNB_KEPT = ("embeddings, LM head (transformers' get_keys_to_not_convert skips it), norms, biases "
+             "and MoE router in the 16-bit compute dtype")
+_GGUF_KEPT = ("norms, biases and the MoE router in F32; token embeddings and the output matrix "
+              "are quantized too (per llama_tensor_get_type)")
+
+
+def _bnb4(quant_type: Literal["nf4", "fp4"], dq: bool) -> Callable[[int], QuantLayout]:
+    def build(_group: int) -> QuantLayout:
+        return bnb_4bit_layout(quant_type, double_quant=dq)
+    return build
+
+
+def _fixed(layout: QuantLayout) -> Callable[[int], QuantLayout]:
+    def build(_group: int) -> QuantLayout:
+        return layout
+    return build
+
+
+def _gptq(group: int) -> QuantLayout:
+    return QuantLayout("gptq-int4", "GPTQ INT4", 4, "group", group, 16, 4, column_bits=32,
+                       source=GPTQ_SRC, meta="FP16 scale + packed INT4 zero point")
+
+
+def _gptq_sym(group: int) -> QuantLayout:
+    return QuantLayout("gptq-int4-sym", "GPTQ INT4 symmetric", 4, "group", group, 16,
+                       tensor_bits=128, source=GPTQ_SYM_SRC, meta="FP16 scale",
+                       tensor_meta="weight_shape, 2 × int64")
+
+
+def _awq(group: int) -> QuantLayout:
+    return QuantLayout("awq-int4", "AWQ INT4", 4, "group", group, 16, 4, source=AWQ_SRC,
+                       meta="FP16 scale + packed INT4 zero point")
+
+
+_INT8_LAYOUT = QuantLayout("bnb-int8", "LLM.int8()", 8, "row", 1, 32,
+                           outlier_fraction=INT8_OUTLIER_FRACTION, outlier_bits=16,
+                           source=INT8_SRC, meta="FP32 absmax (SCB)")
+_FP8_CHANNEL = QuantLayout("fp8-channel", "FP8 E4M3", 8, "row", 1, 32,
+                           source=FP8_CHANNEL_SRC, meta="FP32 scale")
+
+SCHEMES: dict[str, Scheme] = {
+    s.key: s
+    for s in (
+        Scheme("gptq-int4", "GPTQ INT4 (AutoGPTQ, asymmetric)", _gptq, _HF_KEPT, 16, True,
+               "bf16", GPTQ_SRC),
+        Scheme("gptq-int4-sym", "GPTQ INT4 symmetric (compressed-tensors)", _gptq_sym, _HF_KEPT,
+               16, True, "bf16", GPTQ_SYM_SRC),
+        Scheme("awq-int4", "AWQ INT4 (AutoAWQ GEMM)", _awq, _HF_KEPT, 16, True, "bf16", AWQ_SRC),
+        Scheme("bnb-int8", "bitsandbytes LLM.int8()", _fixed(_INT8_LAYOUT), _BNB_KEPT, 16, False,
+               "int8", INT8_SRC),
+        Scheme("bnb-nf4", "bitsandbytes NF4", _bnb4("nf4", False), _BNB_KEPT, 16, False, "bf16",
+               BNB_SRC),
+        Scheme("bnb-nf4-dq", "bitsandbytes NF4, double quantization", _bnb4("nf4", True),
+               _BNB_KEPT, 16, False, "bf16", BNB_SRC),
+        Scheme("bnb-fp4", "bitsandbytes FP4", _bnb4("fp4", False), _BNB_KEPT, 16, False, "bf16",
+               BNB_SRC),
+        Scheme("bnb-fp4-dq", "bitsandbytes FP4, double quantization", _bnb4("fp4", True),
+               _BNB_KEPT, 16, False, "bf16", BNB_SRC),
+        Scheme("fp8-channel", "FP8 E4M3, per-channel scales", _fixed(_FP8_CHANNEL), _HF_KEPT, 16,
+               False, "fp8", FP8_CHANNEL_SRC),
+        Scheme("gguf-q8_0", "GGUF Q8_0 (llama.cpp)", None, _GGUF_KEPT, 32, False, "fp16",
+               LLAMA_QUANT_SRC),
+        Scheme("gguf-q6_k", "GGUF Q6_K (llama.cpp)", None, _GGUF_KEPT, 32, False, "fp16",
+               LLAMA_QUANT_SRC),
+        Scheme("gguf-q4_k_m", "GGUF Q4_K_M (llama.cpp)", None, _GGUF_KEPT, 32, False, "fp16",
+               LLAMA_QUANT_SRC),
+        Scheme("gguf-q4_0", "GGUF Q4_0 (llama.cpp)", None, _GGUF_KEPT, 32, False, "fp16",
+               LLAMA_QUANT_SRC),
+    )
+}
+"""The named schemes, by ``--weights`` value (the plain formats fp32 … int4 are not here)."""
+
+GGUF_FTYPES = {"gguf-q8_0": "Q8_0", "gguf-q6_k": "Q6_K", "gguf-q4_k_m": "Q4_K",
+               "gguf-q4_0": "Q4_0"}
+"""Each GGUF scheme's default tensor type (``default_type`` in llama_model_quantize_impl)."""
+
+
+# --- GGUF: which tensor gets which type -------------------------------------------------------
+
+def use_more_bits(i_layer: int, n_layers: int) -> bool:
+    """llama.cpp's ``use_more_bits`` (src/llama-quant.cpp): the first and last eighth of the
+    layers and every third layer between them get more bits in the ``_M`` mixes."""
+    return (i_layer < n_layers // 8 or i_layer >= 7 * n_layers // 8
+            or (i_layer - n_layers // 8) % 3 == 2)
+
+
+def _compatible(t: str, row: int) -> str:
+    """llama_tensor_get_type's final check: a type whose block does not divide the row length
+    ``row`` (``ne[0]``) falls back (Q4_K → Q5_0, Q5_K → Q5_1, Q6_K → Q8_0), then to F16."""
+    layout = GGML_TYPES[t]
+    if layout.granularity != "group" or row % layout.block == 0:
+        return t
+    fallback = {"Q4_K": "Q5_0", "Q5_K": "Q5_1", "Q6_K": "Q8_0"}.get(t, "F16")
+    if fallback != "F16" and row % GGML_TYPES[fallback].block:
+        fallback = "F16"
+    return fallback
+
+
+@dataclass(frozen=True, slots=True)
+class TensorGroup:
+    """Matrices of one role stored in one format: ``count`` matrices of ``out × in``.
+
+    ``role`` is the GGUF / Hugging Face tensor name (``"attn_v"``, ``"token_embd"``),
+    ``fmt`` the format (``"Q6_K"``, ``"bnb-nf4"``, ``"BF16"``), ``bytes`` their storage."""
+
+    role: str
+    fmt: str
+    out: int
+    inp: int
+    count: int
+    quantized: bool
+    bytes: TensorBytes
+    layout: QuantLayout
+
+    @property
+    def params(self) -> int:
+        """Weights in the group: out × in × count."""
+        return self.out * self.inp * self.count
+
+
+def gguf_tensor_types(ftype: str, arch: Architecture) -> list[tuple[str, int, int, int, str]]:
+    """Each 2-D tensor of ``arch`` as ``(role, out, in, count, type)`` under a llama.cpp ftype
+    (``count`` > 1 for a layer's experts, which share one 3-D tensor and one type).
+
+    ``ftype`` is a :data:`GGUF_FTYPES` key. Rules of ``llama_tensor_get_type`` (llama.cpp
+    src/llama-quant.cpp) for llama-style architectures (LLM_ARCH_LLAMA: Llama, Mistral,
+    Mixtral), without an importance matrix:
+
+    * the output matrix (or the token embeddings when tied): Q8_0 stays Q8_0, otherwise Q6_K
+      (Q8_0 when the row length is not a multiple of the default type's block); the token
+      embeddings otherwise get the default type;
+    * Q4_K_M: attn_v and ffn_down get Q6_K in the layers where :func:`use_more_bits` holds; an
+      80-layer model with grouped-query attention (LLM_TYPE_70B) gets Q5_K for the other attn_v;
+      with 8 experts attn_output gets Q5_K;
+    * 8 experts (any of these ftypes): attn_k and attn_v get Q8_0;
+    * a type whose block does not divide the row length falls back (:func:`_compatible`).
+
+    Raises:
+        KeyError: an unknown ftype.
+    """
+    name = GGUF_FTYPES[ftype]
+    n, h = arch.layers, arch.hidden
+    m_mix = ftype == "gguf-q4_k_m"
+    eight = arch.experts == 8
+    is_70b = n == 80 and arch.heads != arch.kv_heads
+    out: list[tuple[str, int, int, int, str]] = []
+    output = "Q8_0" if h % GGML_TYPES[name].block or name == "Q8_0" else "Q6_K"
+    if arch.tied_embeddings:
+        out.append(("token_embd", arch.vocab, h, 1, _compatible(output, h)))
+    else:
+        out.append(("token_embd", arch.vocab, h, 1, _compatible(name, h)))
+        out.append(("output", arch.vocab, h, 1, _compatible(output, h)))
+    e = arch.experts
+    for i in range(n):
+        more = m_mix and use_more_bits(i, n)
+        v = "Q6_K" if more else name
+        if is_70b and v in ("Q3_K", "Q4_K"):
+            v = "Q5_K"
+        k = name
+        if eight:
+            v = k = "Q8_0"
+        o = "Q5_K" if (eight and m_mix) else name
+        down = "Q6_K" if more else name
+        out.append(("attn_q", arch.q_dim, h, 1, _compatible(name, h)))
+        out.append(("attn_k", arch.kv_dim, h, 1, _compatible(k, h)))
+        out.append(("attn_v", arch.kv_dim, h, 1, _compatible(v, h)))
+        out.append(("attn_output", h, arch.q_dim, 1, _compatible(o, arch.q_dim)))
+        if arch.gated_mlp:
+            out.append(("ffn_gate", arch.ffn, h, e, _compatible(name, h)))
+        out.append(("ffn_up", arch.ffn, h, e, _compatible(name, h)))
+        out.append(("ffn_down", h, arch.ffn, e, _compatible(down, arch.ffn)))
+    return out
+
+
+# --- A whole model under a scheme -------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class WeightPlan:
+    """The weights of a whole model under a named scheme: the matrices by role and format
+    (``groups``, identical matrices merged), and what stays unquantized.
+
+    ``overhead_known`` is false without an architecture for per-row and per-tensor layouts
+    (their scales count rows or matrices, which a bare parameter count does not give).
+
+    ``kept_params`` parameters (:attr:`Scheme.kept`) take ``kept_bits`` each. Without an
+    architecture (``exact`` false) there is one group holding every parameter at the scheme's
+    default layout, and ``groups[0].bytes`` counts its scales from ``⌈params / block⌉`` blocks.
+    """
+
+    scheme: Scheme
+    groups: tuple[TensorGroup, ...]
+    kept_params: int
+    kept_bits: int
+    exact: bool
+
+    @property
+    def overhead_known(self) -> bool:
+        """Whether :attr:`overhead_bytes` is the real count (see the class docstring)."""
+        return self.exact or self.groups[0].layout.granularity in ("flat", "group")
+
+    @property
+    def quantized_params(self) -> int:
+        """Weights stored in a quantized format (for GGUF, every matrix but F16/F32 ones)."""
+        return sum(g.params for g in self.groups if g.quantized)
+
+    @property
+    def matrices(self) -> TensorBytes:
+        """Bytes of all matrices in ``groups``."""
+        total = ZERO_BYTES
+        for g in self.groups:
+            total = total + g.bytes
+        return total
+
+    @property
+    def kept_bytes(self) -> int:
+        """Bytes of the parameters that stay unquantized: ⌈kept_params × kept_bits / 8⌉."""
+        return -(-self.kept_params * self.kept_bits // 8)
+
+    @property
+    def weight_bytes(self) -> int:
+        """The ``weights`` item: packed values of the matrices + unquantized parameters."""
+        return self.matrices.values + self.kept_bytes
+
+    @property
+    def overhead_bytes(self) -> int:
+        """The ``quantization_overhead`` item: scales, zero points, second level, outliers."""
+        return self.matrices.overhead
+
+    @property
+    def total(self) -> int:
+        """All weight bytes."""
+        return self.weight_bytes + self.overhead_bytes
+
+    def by_format(self) -> dict[str, int]:
+        """Weights per format, in first-seen order: ``{"Q4_K": …, "Q6_K": …}``."""
+        out: dict[str, int] = {}
+        for g in self.groups:
+            out[g.fmt] = out.get(g.fmt, 0) + g.params
+        return out
+
+
+def _merge(rows: Iterable[tuple[str, int, int, int, QuantLayout, bool]]) -> tuple[TensorGroup, ...]:
+    merged: dict[tuple[str, int, int, str], list[int]] = {}
+    layouts: dict[str, tuple[QuantLayout, bool]] = {}
+    for role, out, inp, count, layout, quantized in rows:
+        key = (role, out, inp, layout.key)
+        merged.setdefault(key, [0])[0] += count
+        layouts[layout.key] = (layout, quantized)
+    groups = []
+    for (role, out, inp, fmt), (count,) in merged.items():
+        layout, quantized = layouts[fmt]
+        groups.append(TensorGroup(role, fmt, out, inp, count, quantized,
+                                  tensor_bytes(layout, out, inp).times(count), layout))
+    return tuple(groups)
+
+
+_HF_ROLES = ("q_proj", "k_proj", "v_proj", "o_proj")
+
+
+@lru_cache(maxsize=512)
+def weight_plan(key: str, arch: Architecture | None, params: int,
+                group_size: int = 128) -> WeightPlan:
+    """The weights of a model under the named scheme ``key`` (a :data:`SCHEMES` key).
+
+    With an architecture: GGUF schemes place every 2-D tensor per :func:`gguf_tensor_types`
+    and keep the rest (norms, biases, router, learned positions) in F32; the other schemes
+    quantize the linear layers of the blocks in their layout (``group_size`` for GPTQ/AWQ) and
+    keep embeddings, LM head, norms, biases and router in 16 bits. Without one (``arch`` None),
+    every one of ``params`` parameters counts as quantized in the default layout.
+
+    Llama-2-7B ``gguf-q4_k_m``: 4,080,263,168 bytes (TheBloke's file: 4.08 GB).
+
+    Raises:
+        KeyError: an unknown scheme.
+    """
+    scheme = SCHEMES[key]
+    if scheme.layout is None:
+        default = GGML_TYPES[GGUF_FTYPES[key]]
+    else:
+        default = scheme.layout(group_size)
+    if arch is None:
+        layout = default
+        values = _ceil8(params * layout.value_bits)
+        if layout.granularity in ("flat", "group"):
+            blocks = -(-params // layout.block)
+            scales = _ceil8(blocks * layout.block_bits)
+        else:
+            scales = 0
+        b = TensorBytes(values, scales, 0, 0)
+        group = TensorGroup("all parameters", layout.key, params, 1, 1, True, b, layout)
+        return WeightPlan(scheme, (group,), 0, scheme.kept_bits, False)
+    counts = count_params(arch)
+    rows: list[tuple[str, int, int, int, QuantLayout, bool]] = []
+    if scheme.layout is None:
+        for role, out, inp, count, t in gguf_tensor_types(key, arch):
+            layout = GGML_TYPES[t]
+            rows.append((role, out, inp, count, layout, t not in ("F16", "F32")))
+    else:
+        for role, (out, inp, count) in zip(_roles(arch), linear_matrices(arch), strict=True):
+            rows.append((role, out, inp, count, default, True))
+    groups = _merge(rows)
+    kept = counts.total - sum(g.params for g in groups)
+    return WeightPlan(scheme, groups, kept, scheme.kept_bits, True)
+
+
+def _roles(arch: Architecture) -> tuple[str, ...]:
+    """Names of the :func:`~quiz.footprint.model_arch.linear_matrices` entries, in order."""
+    mlp = ("gate_proj + up_proj", "down_proj") if arch.gated_mlp else ("fc_in", "fc_out")
+    return ("q_proj", "k_proj + v_proj", "o_proj", *mlp)
+
+
+# --- Words for the derivation -------------------------------------------------------------------
+
+def bytes_text(bits: int) -> str:
+    """A per-item size in bytes from its bits: 16 → ``"2 bytes"``, 4 → ``"0.5 bytes"``,
+    8 → ``"1 byte"``."""
+    if bits == 8:
+        return "1 byte"
+    if bits % 8 == 0:
+        return f"{format_count(bits // 8)} bytes"
+    return f"{bits / 8:g} bytes"
+
+
+def bits_text(bpw: Fraction) -> str:
+    """Bits per weight, exact when short: 9/2 → ``"4.5"``, 2113/512 → ``"4.127"``."""
+    if bpw.denominator == 1:
+        return str(bpw.numerator)
+    exact = f"{float(bpw):.6f}".rstrip("0")
+    if Fraction(exact) == bpw:
+        return exact
+    return f"{float(bpw):.3f}"
+
+
+def values_text(plan: WeightPlan) -> str:
+    """The ``weights`` item's formula: the packed values per format and the kept parameters.
+
+    ``"bitsandbytes NF4: 6,476,005,376 params (attention and MLP matrices) × 4 bits +
+    262,410,240 params kept 16-bit (embeddings, LM head, norms, biases, router) × 2 bytes"``
+    """
+    s = plan.scheme
+    if not plan.exact:
+        layout = plan.groups[0].layout
+        return (f"{s.label}: {count_noun(plan.groups[0].params, 'param')} × "
+                f"{layout.value_bits} bits; without an architecture every parameter counts as "
+                "quantized (real files keep some layers at higher precision: larger)")
+    if s.layout is not None:
+        text = (f"{s.label}: {count_noun(plan.quantized_params, 'param')} (attention and MLP "
+                f"matrices) × {plan.groups[0].layout.value_bits} bits")
+        kept_what = "kept 16-bit (embeddings, LM head, norms, biases, router)"
+    else:
+        parts = [f"{fmt} {count_noun(n, 'param')} × {GGML_TYPES[fmt].value_bits} bits"
+                 for fmt, n in plan.by_format().items()]
+        text = f"{s.label}: " + " + ".join(parts)
+        kept_what = "kept F32 (norms, biases, router)"
+    if plan.kept_params:
+        text += (f" + {count_noun(plan.kept_params, 'param')} {kept_what} × "
+                 f"{count_noun(plan.kept_bits // 8, 'byte')}")
+    return text
+
+
+def overhead_text(plan: WeightPlan) -> str:
+    """The ``quantization_overhead`` item's formula: each layout's blocks and what they hold.
+
+    ``"101,187,584 blocks of 64 × 4 bytes (FP32 absmax) + 224 matrices × 64 bytes (16-entry
+    FP32 code table)"``
+    """
+    by_layout: dict[str, list[TensorGroup]] = {}
+    for g in plan.groups:
+        by_layout.setdefault(g.fmt, []).append(g)
+    terms: list[str] = []
+    several = len([k for k, gs in by_layout.items() if gs[0].layout.block_bits]) > 1
+    for fmt, groups in by_layout.items():
+        layout = groups[0].layout
+        prefix = f"{fmt}: " if several else ""
+        if plan.exact:
+            blocks = sum(layout.blocks(g.out, g.inp) * g.count for g in groups)
+        else:
+            blocks = -(-groups[0].params // layout.block)
+        matrices = sum(g.count for g in groups)
+        if layout.block_bits:
+            where = {"flat": f"block of {format_count(layout.block)}",
+                     "group": f"block of {format_count(layout.block)}",
+                     "row": "row", "tensor": "matrix"}[layout.granularity]
+            if layout.granularity == "group" and fmt not in GGML_TYPES:
+                where = f"group of {format_count(layout.block)}"
+            noun = count_noun(blocks, where, where.replace("block", "blocks").replace(
+                "group", "groups").replace("row", "rows").replace("matrix", "matrices"))
+            terms.append(f"{prefix}{noun} × {bytes_text(layout.block_bits)} ({layout.meta})")
+        if layout.second_block and plan.exact:
+            second = sum(-(-layout.blocks(g.out, g.inp) // layout.second_block) * g.count
+                         for g in groups)
+            terms.append(f"{count_noun(second, 'second-level absmax', 'second-level absmax')} "
+                         f"(one per {format_count(layout.second_block)} blocks) × "
+                         f"{bytes_text(layout.second_bits)} FP32")
+        if layout.tensor_bits and plan.exact:
+            terms.append(f"{count_noun(matrices, 'matrix', 'matrices')} × "
+                         f"{count_noun(layout.tensor_bits // 8, 'byte')} ({layout.tensor_meta})")
+        if layout.column_bits and plan.exact:
+            cols = sum(g.inp * g.count for g in groups)
+            terms.append(f"{count_noun(cols, 'input column')} × "
+                         f"{bytes_text(layout.column_bits)} int32 g_idx")
+        if layout.outlier_fraction and plan.exact:
+            frac = layout.outlier_fraction
+            weights = sum(g.out * -(-g.inp * frac.numerator // frac.denominator) * g.count
+                          for g in groups)
+            terms.append(f"{count_noun(weights, 'outlier-column weight')} (assumed "
+                         f"{float(frac):.1%} of input columns) × "
+                         f"{bytes_text(layout.outlier_bits)} FP16")
+    return " + ".join(terms)
+
+
+def fixed_metadata(weights: str) -> str:
+    """Why ``--scale-dtype`` / ``--zero-point`` do not apply to ``weights``: what the format or
+    scheme stores instead (for the validation error)."""
+    if weights in ("fp32", "fp16", "bf16"):
+        return f"{weights} weights are not quantized (no scales or zero points)"
+    if weights == "fp8":
+        return "fp8 (per-tensor) fixes one FP32 scale per matrix and no zero point"
+    scheme = SCHEMES[weights]
+    if scheme.layout is None:
+        return (f"{weights} fixes the scales of its ggml block types (FP16 d, 6-bit and 8-bit "
+                "sub-block scales; ggml-common.h)")
+    layout = scheme.layout(128)
+    zero = "and no zero point" if not layout.zero_bits or "zero" not in layout.meta else ""
+    return f"{weights} fixes its own: {layout.meta} per {_unit(layout)} {zero}".rstrip()
+
+
+def _unit(layout: QuantLayout) -> str:
+    if layout.granularity == "row":
+        return "row"
+    if layout.granularity == "tensor":
+        return "matrix"
+    if layout.key.startswith(("gptq", "awq")):
+        return "group"
+    return f"block of {format_count(layout.block)}"

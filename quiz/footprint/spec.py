@@ -47,9 +47,11 @@ from quiz.footprint.fields import (
     Precision,
     Ratio,
     Recompute,
+    ScaleDtype,
     SpecField,
     Units,
     WeightFormat,
+    ZeroPoint,
     fields_of,
 )
 from quiz.footprint.offload import problems as offload_problems
@@ -147,13 +149,25 @@ class TrainingSpec(Part):
 class InferenceSpec(Part):
     """How the model is served. ``context`` counts every token held per sequence (prompt and
     generated). ``kv_dtype`` defaults to the 16-bit activation type (FP32 for FP32 weights).
-    ``group_size`` applies to INT8/INT4 weights."""
+
+    ``weights``: a plain format (``fp32`` … ``int4``) or a named quantization scheme
+    (:data:`quiz.footprint.quant.SCHEMES`: GPTQ, AWQ, bitsandbytes, FP8 per-channel, GGUF).
+    ``group_size`` applies to INT8/INT4 and GPTQ/AWQ. ``scale_dtype`` and ``zero_point`` choose
+    the per-group metadata of plain INT8/INT4 (default: an FP16 scale and a zero point of the
+    weight's width); a named scheme fixes its own, so giving them with one is an error."""
 
     weights: Annotated[WeightFormat, Choice("weights"),
-                       Doc("weight format", label="Infer weights")] = "bf16"
+                       Doc("weight format or quantization scheme", label="Infer weights")] = "bf16"
     group_size: Annotated[int, Number(1, 10**7, "weights"),
-                          Doc("INT8/INT4 quantization group", label="Quant group",
+                          Doc("INT8/INT4, GPTQ and AWQ quantization group", label="Quant group",
                               metavar="N")] = 128
+    scale_dtype: Annotated[ScaleDtype | None, Choice("scale_dtype"),
+                           Doc("dtype of each group's scale (INT8/INT4 without a named scheme)",
+                               label="Scale dtype", default="fp16")] = None
+    zero_point: Annotated[ZeroPoint | None, Choice("zero_point"),
+                          Doc("zero point per group (INT8/INT4 without a named scheme; none: "
+                              "symmetric)", label="Zero point",
+                              default="as weights")] = None
     kv_dtype: Annotated[KvDtype | None, Choice("kv_dtype"),
                         Doc("KV cache dtype", label="KV precision", default="16-bit")] = None
     batch: Annotated[int, Number(1, 10**7, "sequences"),
@@ -161,6 +175,24 @@ class InferenceSpec(Part):
     context: Annotated[int, Number(1, 10**9, "tokens"),
                        Doc("tokens held per sequence", label="Context tokens",
                            metavar="N")] = 2048
+
+    @model_validator(mode="after")
+    def _scheme_fixes_metadata(self) -> InferenceSpec:
+        if self.weights in ("int4", "int8"):
+            return self
+        from quiz.footprint.quant import fixed_metadata
+
+        errors = [
+            InitErrorDetails(
+                type=PydanticCustomError("scheme_fixed", "{message}", {
+                    "message": f"applies to plain int4/int8 weights only; "
+                               f"{fixed_metadata(self.weights)}"}),
+                loc=(name,), input=getattr(self, name))
+            for name in ("scale_dtype", "zero_point") if getattr(self, name) is not None
+        ]
+        if errors:
+            raise ValidationError.from_exception_data(type(self).__name__, errors)
+        return self
 
 
 class StorageSpec(Part):

@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from quiz.footprint.inference import WEIGHT_BITS, weight_bytes
+from quiz.footprint.quant import SCHEMES
 from quiz.footprint.report import Item, Omitted
 from quiz.footprint.training import (
     _BYTES,
@@ -97,13 +98,23 @@ def storage_items(spec: FootprintSpec, r: ResolvedModel) -> tuple[list[Item], li
         extra = ""
         if overhead:
             extra = f" + {count_noun(overhead, 'byte')} of quantization scales and zero points"
+        scheme = SCHEMES.get(fmt)
+        if scheme is None:
+            what = f"{fmt.upper()} weights{extra} ({WEIGHT_BITS[fmt]}-bit format"
+            src = "the served checkpoint (e.g. safetensors) holds the weights and their scales"
+        elif scheme.layout is None:
+            what = f"{scheme.label} tensors{extra} (GGUF file, without its metadata"
+            src = ("the GGUF file holds the tensors and a small header (tokenizer, "
+                   "hyperparameters): about a megabyte for a 32k vocabulary")
+        else:
+            what = f"{scheme.label} weights{extra} ({WEIGHT_BITS[fmt]}-bit values"
+            src = "the served checkpoint (e.g. safetensors) holds the weights and their scales"
         items.append(
             Item(
                 "inference_artifact",
                 weights + (overhead or 0),
-                f"{count_noun(weights, 'byte')} of {fmt.upper()} weights{extra} "
-                f"({WEIGHT_BITS[fmt]}-bit format, as in the inference phase)",
-                "the served checkpoint (e.g. safetensors) holds the weights and their scales",
+                f"{count_noun(weights, 'byte')} of {what}, as in the inference phase)",
+                src,
             )
         )
     return items, omitted

@@ -25,7 +25,9 @@ def test_every_footprint_problem_is_located(pure: bool) -> None:
         (16, 16, "error", "unknown model preset 'llama-7b'; did you mean 'llama-2-7b'?"),
         (17, 9, "error", "unknown key 'trainig'; did you mean 'training'?"),
         (18, 30, "error", "unknown weights 'int3'; expected one of: fp32, fp16, bf16, fp8, "
-                          "int8, int4; did you mean 'int8'?"),
+                          "int8, int4, fp8-channel, gptq-int4, gptq-int4-sym, awq-int4, "
+                          "bnb-int8, bnb-nf4, bnb-nf4-dq, bnb-fp4, bnb-fp4-dq, gguf-q8_0, "
+                          "gguf-q6_k, gguf-q4_k_m, gguf-q4_0; did you mean 'int8'?"),
         (18, 43, "error", "infographic.footprint.inference.batch: must be positive (got -1)"),
         (20, 46, "error", "worked_example.footprint.training.tp: tensor parallel size 3 does "
                           "not divide 32 attention heads"),

@@ -401,8 +401,8 @@ def test_settings_that_do_nothing_are_noted(capsys: pytest.CaptureFixture[str]) 
     assert err.splitlines() == [
         "quiz footprint: note: --zero: the training settings do nothing when only inference is "
         "estimated",
-        "quiz footprint: note: --group-size: the group size applies to INT8/INT4 weights; BF16 "
-        "weights are not quantized",
+        "quiz footprint: note: --group-size: the group size applies to INT8/INT4, GPTQ and AWQ "
+        "weights; BF16 weights are not quantized",
     ]
     code, out, err = cli(capsys, "--model", "llama-2-7b", "--weights", "int4", "--group-size",
                          "64", "--dp", "8", "--zero", "3")

@@ -9,15 +9,23 @@ from fractions import Fraction
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pydantic import ValidationError
 
+from quiz.footprint.engine import estimate
 from quiz.footprint.presets import get_model
 from quiz.footprint.quant import (
+    GGML_TYPES,
+    SCHEMES,
     QuantLayout,
     TensorBytes,
     bnb_4bit_layout,
     bnb_4bit_model_bytes,
+    gguf_tensor_types,
     tensor_bytes,
+    use_more_bits,
+    weight_plan,
 )
+from quiz.footprint.spec import FootprintSpec
 
 LLAMA_2_7B = get_model("llama-2-7b").arch
 
@@ -82,6 +90,8 @@ LAYOUTS = [
     bnb_4bit_layout("nf4"),
     bnb_4bit_layout("nf4", double_quant=True),
     bnb_4bit_layout("fp4", double_quant=True, blocksize=128),
+    *GGML_TYPES.values(),
+    *(s.layout(g) for s in SCHEMES.values() if s.layout is not None for g in (32, 64, 128, 1000)),
 ]
 
 
@@ -93,7 +103,8 @@ def layout_upper_bound(layout: QuantLayout, out: int, inp: int) -> Fraction:
     blocks = layout.blocks(out, inp)
     second = -(-blocks // layout.second_block) * layout.second_bits if layout.second_block else 0
     outliers = out * (inp * layout.outlier_fraction + 1) * layout.outlier_bits
-    extra = blocks * layout.block_bits + second + layout.tensor_bits + outliers + 4 * 8
+    extra = (blocks * layout.block_bits + second + layout.tensor_bits + outliers
+             + inp * layout.column_bits + 5 * 8)
     return layout.value_bits + Fraction(extra, n)
 
 
@@ -110,8 +121,171 @@ def test_bits_per_weight_bounded_by_layout(layout: QuantLayout, out: int, inp: i
     assert bpw <= layout_upper_bound(layout, out, inp)
     # Where the blocks tile the matrix exactly, values + block metadata are exactly the
     # layout's nominal bits per weight (before second-level and per-tensor constants).
-    whole = (out * inp) % layout.block == 0 if layout.granularity == "flat" else (
-        inp % layout.block == 0)
+    whole = {"flat": (out * inp) % layout.block == 0, "group": inp % layout.block == 0}.get(
+        layout.granularity, False)
     if whole:
         nominal = layout.value_bits + Fraction(layout.block_bits, layout.block)
         assert Fraction(8 * (b.values + b.scales), out * inp) == nominal
+
+
+def plan_total(key: str, model: str) -> int:
+    return weight_plan(key, get_model(model).arch, 0, 128).total
+
+
+def test_ggml_block_bits_per_weight() -> None:
+    # ggml/src/ggml-common.h (llama.cpp c392e50): sizeof(block_q4_0) = 2 + 16 bytes per 32
+    # weights, block_q8_0 = 2 + 32 per 32, block_q4_K = 2·2 + 12 + 128 per 256 ("Effectively 4.5
+    # bits per weight"), block_q5_K = 4 + 12 + 128 + 32 (5.5), block_q6_K = 128 + 64 + 16 + 2
+    # ("Effectively 6.5625 bits per weight").
+    bpw = {k: GGML_TYPES[k].bits_per_weight() for k in ("Q4_0", "Q8_0", "Q4_K", "Q5_K", "Q6_K")}
+    assert bpw == {"Q4_0": Fraction(9, 2), "Q8_0": Fraction(17, 2), "Q4_K": Fraction(9, 2),
+                   "Q5_K": Fraction(11, 2), "Q6_K": Fraction(105, 16)}
+    assert tensor_bytes(GGML_TYPES["Q6_K"], 1, 256).total == 210
+    assert tensor_bytes(GGML_TYPES["Q4_K"], 1, 256).total == 144
+
+
+def test_use_more_bits_layers() -> None:
+    # llama.cpp src/llama-quant.cpp use_more_bits: i < n/8 || i >= 7n/8 || (i - n/8) % 3 == 2.
+    assert [i for i in range(32) if use_more_bits(i, 32)] == [
+        0, 1, 2, 3, 6, 9, 12, 15, 18, 21, 24, 27, 28, 29, 30, 31]
+
+
+# TheBloke's GGUF model cards list each file's size in GB (10^9 bytes, two decimals):
+# https://huggingface.co/TheBloke/Llama-2-7B-GGUF (Q4_0 3.83 GB, Q4_K_M 4.08 GB, Q6_K 5.53 GB,
+# Q8_0 7.16 GB) and https://huggingface.co/TheBloke/Llama-2-70B-GGUF (Q4_0 38.87 GB, Q4_K_M
+# 41.42 GB). Tolerance 0.01 GB: the card rounds to 0.01 GB (±0.005) and the file adds a header
+# (tokenizer of 32,000 entries and hyperparameters, under 1 MB) and 32-byte tensor alignment.
+GGUF_PUBLISHED = [
+    ("llama-2-7b", "gguf-q4_0", 3.83, 3_825_065_984),
+    ("llama-2-7b", "gguf-q4_k_m", 4.08, 4_080_263_168),
+    ("llama-2-7b", "gguf-q6_k", 5.53, 5_528_453_120),
+    ("llama-2-7b", "gguf-q8_0", 7.16, 7_160_348_672),
+    ("llama-2-70b", "gguf-q4_0", 38.87, None),
+    ("llama-2-70b", "gguf-q4_k_m", 41.42, None),
+]
+
+
+@pytest.mark.parametrize(("model", "key", "published_gb", "exact"), GGUF_PUBLISHED)
+def test_gguf_matches_published_file_sizes(model: str, key: str, published_gb: float,
+                                           exact: int | None) -> None:
+    total = plan_total(key, model)
+    if exact is not None:
+        assert total == exact
+    assert abs(total - published_gb * 1e9) <= 0.01e9
+
+
+def test_gguf_q4_0_by_hand() -> None:
+    # Llama-2-7B Q4_0: token_embd 131,072,000 × 18/32 = 73,728,000; output Q6_K 131,072,000 ×
+    # 210/256 = 107,520,000; block matrices 6,476,005,376 × 18/32 = 3,642,753,024; 65 norms of
+    # 4,096 in F32 = 1,064,960 bytes.
+    assert plan_total("gguf-q4_0", "llama-2-7b") == (
+        73_728_000 + 107_520_000 + 3_642_753_024 + 1_064_960)
+
+
+def test_gguf_q4_k_m_rules() -> None:
+    types = gguf_tensor_types("gguf-q4_k_m", get_model("llama-2-7b").arch)
+    v = [t for role, *_, t in types if role == "attn_v"]
+    down = [t for role, *_, t in types if role == "ffn_down"]
+    assert v == down == ["Q6_K" if use_more_bits(i, 32) else "Q4_K" for i in range(32)]
+    assert {t for role, *_, t in types if role in ("attn_q", "attn_k", "attn_output",
+                                                   "ffn_gate", "ffn_up")} == {"Q4_K"}
+    assert [t for role, *_, t in types if role in ("token_embd", "output")] == ["Q4_K", "Q6_K"]
+    # Llama-2-70B is LLM_TYPE_70B (80 layers, grouped-query attention): the other attn_v Q5_K.
+    types70 = gguf_tensor_types("gguf-q4_k_m", get_model("llama-2-70b").arch)
+    v70 = [t for role, *_, t in types70 if role == "attn_v"]
+    assert v70 == ["Q6_K" if use_more_bits(i, 80) else "Q5_K" for i in range(80)]
+    # Mixtral (8 experts): attn_k and attn_v Q8_0, attn_output Q5_K.
+    mix = gguf_tensor_types("gguf-q4_k_m", get_model("mixtral-8x7b").arch)
+    assert {t for role, *_, t in mix if role in ("attn_k", "attn_v")} == {"Q8_0"}
+    assert {t for role, *_, t in mix if role == "attn_output"} == {"Q5_K"}
+
+
+def test_gguf_fallback_when_the_block_does_not_divide_the_row() -> None:
+    # llama_tensor_get_type's final check: Q4_K → Q5_0 and Q6_K → Q8_0 when 256 does not
+    # divide the row (ne[0]); F16 when 32 does not divide it either.
+    arch = get_model("llama-2-7b").arch
+
+    def down(ffn: int) -> set[str]:
+        odd = type(arch)(**{**{f: getattr(arch, f) for f in arch.__slots__}, "ffn": ffn})
+        return {t for role, *_, t in gguf_tensor_types("gguf-q4_k_m", odd) if role == "ffn_down"}
+
+    assert down(11_040) == {"Q5_0", "Q8_0"}  # 11,040 = 345 × 32, not a multiple of 256
+    assert down(11_000) == {"F16"}
+
+
+def test_gptq_and_awq_match_published_checkpoints() -> None:
+    # https://huggingface.co/TheBloke/Llama-2-7B-AWQ: main branch, 4-bit, group 128, 3.89 GB.
+    # 6,476,005,376 × 0.5 + 262,410,240 × 2 + 50,593,792 groups × (2 + 0.5) bytes.
+    assert plan_total("awq-int4", "llama-2-7b") == 3_889_307_648
+    # https://huggingface.co/TheBloke/Llama-2-7B-GPTQ: main branch (4-bit, 128g, act order),
+    # 3.90 GB; AutoGPTQ adds g_idx, one int32 per input column: 32 × (6 × 4,096 + 11,008) × 4
+    # = 4,554,752 bytes. Tolerance 0.01 GB (the card's rounding and the safetensors header).
+    gptq = plan_total("gptq-int4", "llama-2-7b")
+    assert gptq == 3_889_307_648 + 4_554_752
+    assert abs(gptq - 3.90e9) <= 0.01e9
+    # Symmetric (compressed-tensors): no zero points; weight_shape 16 bytes per matrix.
+    assert plan_total("gptq-int4-sym", "llama-2-7b") == (
+        3_238_002_688 + 524_820_480 + 50_593_792 * 2 + 224 * 16)
+
+
+def test_llm_int8_and_fp8_per_channel_by_hand() -> None:
+    # Per output row one FP32 scale: 32 layers × (4 × 4,096 + 2 × 11,008 + 4,096) rows.
+    rows = 32 * (4 * 4096 + 2 * 11008 + 4096)
+    assert rows == 1_359_872
+    base = 6_476_005_376 + 524_820_480 + rows * 4
+    assert plan_total("fp8-channel", "llama-2-7b") == base
+    # LLM.int8(): + FP16 outlier columns, ⌈0.1% × in⌉ per matrix: 5 of 4,096, 12 of 11,008
+    # (Dettmers et al. 2022: more than 99.9% of values in 8-bit — the assumed fraction).
+    outliers = 32 * ((4 * 4096 + 2 * 11008) * 5 + 4096 * 12)
+    assert plan_total("bnb-int8", "llama-2-7b") == base + outliers * 2
+
+
+def test_bnb_scheme_equals_the_qlora_base_layout() -> None:
+    assert plan_total("bnb-nf4", "llama-2-7b") == bnb_4bit_model_bytes(LLAMA_2_7B).total
+    assert plan_total("bnb-fp4-dq", "llama-2-7b") == bnb_4bit_model_bytes(
+        LLAMA_2_7B, "fp4", double_quant=True).total
+
+
+def inference(**inf: object) -> FootprintSpec:
+    return FootprintSpec.from_mapping({"model": "llama-2-7b", "phase": "inference",
+                                       "inference": inf})
+
+
+def test_free_choice_of_scale_dtype_and_zero_point() -> None:
+    groups = 50_593_792
+    def overhead(**kw: object) -> int:
+        item = estimate(inference(weights="int4", **kw)).inference.item("quantization_overhead")
+        assert item is not None
+        return item.bytes
+    assert overhead() == groups * 5 // 2  # FP16 scale + INT4 zero point (the default)
+    assert overhead(scale_dtype="fp32", zero_point="none") == groups * 4
+    assert overhead(scale_dtype="bf16", zero_point="fp16") == groups * 4
+    item = estimate(inference(weights="int4", zero_point="none")).inference.item(
+        "quantization_overhead")
+    assert item is not None and "no zero point (symmetric)" in item.formula
+
+
+def test_named_scheme_rejects_scale_dtype_and_zero_point() -> None:
+    with pytest.raises(ValidationError) as err:
+        inference(weights="gguf-q4_k_m", scale_dtype="bf16", zero_point="none")
+    locs = [e["loc"] for e in err.value.errors()]
+    assert locs == [("inference", "scale_dtype"), ("inference", "zero_point")]
+    assert "gguf-q4_k_m fixes the scales" in err.value.errors()[0]["msg"]
+    with pytest.raises(ValidationError, match="bnb-nf4 fixes its own: FP32 absmax"):
+        inference(weights="bnb-nf4", scale_dtype="fp16")
+
+
+def test_scheme_names_accept_either_spelling() -> None:
+    assert inference(weights="GGUF-Q4-K-M").inference.weights == "gguf-q4_k_m"
+    assert inference(weights="gguf_q4_k_m").inference.weights == "gguf-q4_k_m"
+
+
+def test_every_scheme_estimates_with_and_without_an_architecture() -> None:
+    for key in SCHEMES:
+        report = estimate(inference(weights=key))
+        assert report.inference is not None
+        w = report.inference.item("weights")
+        assert w is not None and w.bytes > 6_738_415_616 * 4 // 8 - 1
+        bare = FootprintSpec.from_mapping({"params": "7B", "phase": "inference",
+                                           "inference": {"weights": key}})
+        assert estimate(bare).inference is not None

@@ -208,3 +208,26 @@ async def test_pgdn_pages_the_results_while_a_field_has_the_focus() -> None:
         await pilot.press("pageup")
         await pilot.pause(0.3)
         assert output.scroll_y == 0
+
+
+async def test_calculator_offers_the_quantization_schemes() -> None:
+    app = make_app(make_library(question_data("q1")), shuffle=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("m")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, FootprintScreen)
+        screen.query_one("#fp-phase").value = "inference"  # type: ignore[attr-defined]
+        screen.query_one("#fp-inference-weights").value = "gguf-q4_k_m"  # type: ignore[attr-defined]
+        await pilot.pause()
+        assert screen.spec.inference.weights == "gguf-q4_k_m"
+        text = report_text(screen)
+        # Llama-2-7B Q4_K_M tensors: 4,080,263,168 bytes (TheBloke's file: 4.08 GB).
+        assert "GGUF Q4_K_M (llama.cpp): Q4_K" in text
+        assert format_bytes(4_080_263_168) in text
+        # A named scheme fixes its scales: choosing a scale dtype is an error in the form.
+        screen.query_one("#fp-inference-scale-dtype").value = "bf16"  # type: ignore[attr-defined]
+        await pilot.pause()
+        error = screen.query_one("#fp-error", Static).visual.plain  # type: ignore[union-attr]
+        assert "Scale dtype: applies to plain int4/int8 weights only" in error
