@@ -40,6 +40,8 @@ _WHAT = {
     "active_params": "parameters active per token (mixture of experts)",
     "training.total": "training memory per device, every item summed",
     "training.devices": "devices in the training layout (dp × tp × pp)",
+    "training.adapter_weights": "LoRA/QLoRA adapters A and B (`finetune` lora or qlora)",
+    "training.quantization_overhead": "QLoRA: the NF4 base's block constants and code tables",
     "training.gpus_needed": "fewest GPUs of the `gpu` preset that hold the training job",
     "training.headroom": "GPU memory left on each training device (negative: missing)",
     "training.framework_overhead": "framework memory per GPU as set by `overhead`",
@@ -253,7 +255,16 @@ def read_figure(report: Report, name: str) -> int:
         if report.gpu is None:
             raise FigureMissing(f"{name} needs a GPU preset: add 'gpu:' (e.g. h100-80gb)")
         raise FigureMissing(f"no number of {report.gpu.name} GPUs holds this {part} job")
+    if name in ADAPTER_FIGURES:
+        raise FigureMissing(f"{name} needs {ADAPTER_FIGURES[name]}")
     raise FigureMissing(_omitted_reason(report, part, what))
+
+
+ADAPTER_FIGURES = {
+    "training.adapter_weights": "adapters: add 'training: {finetune: lora}' (or qlora)",
+    "training.quantization_overhead": "a quantized base: add 'training: {finetune: qlora}'",
+}
+"""The training figures only an adapter fine-tuning has, and what to add for them."""
 
 
 def _omitted_reason(report: Report, phase: str, item: str) -> str:

@@ -69,23 +69,29 @@ def _split(t: TrainingSpec) -> int:
 def embedding_activation_bytes(t: TrainingSpec, r: ResolvedModel) -> int | None:
     """The embedding dropout mask on the first pipeline stage: s × b × h × p bytes (1 byte per
     value, p micro-batches in flight), ÷ t with sequence parallelism, rounded up
-    (Korthikanti et al. 2022, sec. 4.3: sbhp/t). ``None`` without the hidden size."""
+    (Korthikanti et al. 2022, sec. 4.3: sbhp/t); 0 with adapters (``finetune`` lora or qlora:
+    the embedding is frozen, so nothing below the first layer needs a gradient). ``None``
+    without the hidden size."""
     if not r.hidden:
         return None
+    if t.finetune != "full":  # a frozen embedding gets no gradient: no mask is kept
+        return 0
     return -(-t.seq_len * t.micro_batch * r.hidden * t.pp // _split(t))
 
 
 def output_activation_bytes(t: TrainingSpec, r: ResolvedModel) -> int | None:
     """The inputs of the final norm and of the output projection, e bytes each: 2e × s × b × h,
     ÷ t with sequence parallelism; 0 with pipeline parallelism (the output layer is on the last
-    stage, not the first; Korthikanti et al. 2022, sec. 4.3: 2sbh/t + 2sbh/t). ``None``
-    without the hidden size."""
+    stage, not the first; Korthikanti et al. 2022, sec. 4.3: 2sbh/t + 2sbh/t). With adapters
+    (``finetune`` lora or qlora) the frozen LM head keeps no input, only the norm's (as in
+    :func:`quiz.footprint.lora.activation_change`). ``None`` without the hidden size."""
     if not r.hidden:
         return None
     if t.pp > 1:
         return 0
     e = activation_value_bytes(t.precision)
-    return -(-2 * e * t.seq_len * t.micro_batch * r.hidden // _split(t))
+    kept = 1 if t.finetune != "full" else 2  # a frozen LM head keeps no input (LoRA, QLoRA)
+    return -(-kept * e * t.seq_len * t.micro_batch * r.hidden // _split(t))
 
 
 def logit_value_bytes(t: TrainingSpec) -> int:
@@ -143,13 +149,21 @@ def extra_activation_items(
     where = f"s = {format_count(s)}, b = {format_count(b)}, h = {format_count(h)}"
     emb = embedding_activation_bytes(t, r)
     assert emb is not None
-    items.append(Item(
-        "embedding_activations", emb,
-        f"sbhp{'/t' if sp else ''}: the embedding's 1-byte dropout mask for "
-        f"{count_noun(t.pp, 'micro-batch', 'micro-batches')} in flight "
-        f"(p = {format_count(t.pp)}) with {where}: "
-        f"{format_count(s * b * h)} × {format_count(t.pp)}{per_t}",
-        SEC_4_3 + " (embedding dropout, sbhp/t)"))
+    frozen = t.finetune != "full"
+    if frozen:
+        items.append(Item(
+            "embedding_activations", emb,
+            "0: the embedding is frozen (LoRA/QLoRA), so no gradient flows into it and its "
+            "dropout keeps no mask",
+            SEC_4_3 + " (embedding dropout, sbhp/t, needed only for the embedding's gradient)"))
+    else:
+        items.append(Item(
+            "embedding_activations", emb,
+            f"sbhp{'/t' if sp else ''}: the embedding's 1-byte dropout mask for "
+            f"{count_noun(t.pp, 'micro-batch', 'micro-batches')} in flight "
+            f"(p = {format_count(t.pp)}) with {where}: "
+            f"{format_count(s * b * h)} × {format_count(t.pp)}{per_t}",
+            SEC_4_3 + " (embedding dropout, sbhp/t)"))
     if t.pp > 1:
         last = (f"0 on the first pipeline stage, which this estimate describes: with pp "
                 f"{format_count(t.pp)} the final norm, the output projection and the logits "
@@ -159,12 +173,22 @@ def extra_activation_items(
         return items, omitted
     out = output_activation_bytes(t, r)
     assert out is not None
-    items.append(Item(
-        "output_activations", out,
-        f"{2 * e}sbh{'/t' if sp else ''}: the inputs of the final norm and of the output "
-        f"projection, {e} bytes each, with {where}: 2 × {e} × {format_count(s * b * h)}{per_t}",
-        SEC_4_3 + (" (2sbh/t + 2sbh/t at 16 bits)" if e == 2 else
-                   " re-derived for 4-byte activations")))
+    if frozen:
+        items.append(Item(
+            "output_activations", out,
+            f"{e}sbh{'/t' if sp else ''}: the input of the final norm, {e} bytes, with "
+            f"{where}: {e} × {format_count(s * b * h)}{per_t}; the frozen output projection "
+            "keeps no input (its weight needs no gradient)",
+            SEC_4_3 + " (2sbh/t + 2sbh/t at 16 bits, the second for the output projection's "
+            "weight gradient)"))
+    else:
+        items.append(Item(
+            "output_activations", out,
+            f"{2 * e}sbh{'/t' if sp else ''}: the inputs of the final norm and of the output "
+            f"projection, {e} bytes each, with {where}: 2 × {e} × "
+            f"{format_count(s * b * h)}{per_t}",
+            SEC_4_3 + (" (2sbh/t + 2sbh/t at 16 bits)" if e == 2 else
+                       " re-derived for 4-byte activations")))
     lg = logits_bytes(t, r)
     if lg is None:
         omitted.append(Omitted(

@@ -152,6 +152,14 @@ def unused(spec: FootprintSpec) -> list[Unused]:
         if "zero" in t.model_fields_set and t.zero and t.dp == 1:
             out.append(Unused("training.zero", "ZeRO partitions over data-parallel devices, and "
                               "data parallelism is 1"))
+        if t.finetune == "full":
+            out += [Unused(f"training.{k}", "the adapter settings apply to LoRA and QLoRA "
+                           "fine-tuning, and every weight is trained")
+                    for k in ("lora_rank", "lora_alpha", "lora_targets", "double_quant")
+                    if k in t.model_fields_set]
+        elif t.finetune == "lora" and "double_quant" in t.model_fields_set:
+            out.append(Unused("training.double_quant", "double quantization applies to "
+                              "QLoRA's 4-bit base, and LoRA keeps the base 16-bit"))
     if spec.phase == "training":
         out += [Unused(f"inference.{k}", "the inference settings do nothing when only training "
                        "is estimated") for k in InferenceSpec.model_fields
@@ -204,14 +212,23 @@ def _training(
         headroom = gpu.memory_bytes - total
         needed = _fewest_training_gpus(t, r, gpu.memory_bytes - overhead)
         advice = _training_fit_advice(t, needed)
+        if t.finetune != "full" and needed is None:
+            from quiz.footprint.lora_notes import fit_advice
+
+            advice = fit_advice(t, r, gpu.memory_bytes - overhead) or advice
     recompute = {
         "none": "no recomputation",
         "selective": "selective recomputation",
         "full": "full recomputation",
     }[t.recompute]
     dp, tp, pp = format_count(t.dp), format_count(t.tp), format_count(t.pp)
+    states = bytes_per_param_text(t, r)
+    if t.finetune != "full":
+        from quiz.footprint.lora import convention_text
+
+        states = f"{convention_text(t, r)}; adapters: {states}"
     convention = (
-        f"{convention_head(t) or bytes_per_param_text(t, r)}; ZeRO-{t.zero} over dp {dp}"
+        f"{convention_head(t) or states}; ZeRO-{t.zero} over dp {dp}"
         f"{' (no effect with dp 1)' if t.dp == 1 and t.zero else ''}; model states split evenly "
         + (
             f"over tp × pp; activations: Korthikanti et al. 2022 Table 2, {recompute}"
@@ -232,6 +249,10 @@ def _training(
         + (", DeepSpeed's count" if t.convention == "deepspeed" else "")
     )
     convention += offload_text(t)
+    if t.finetune != "full":
+        from quiz.footprint.lora import method_text
+
+        setup += f", {method_text(t, r)}"
     return PhaseEstimate("training", items, total, t.devices, needed, headroom, convention, setup,
                          advice, {"cpu": placed["cpu"], "nvme": placed["nvme"]})
 

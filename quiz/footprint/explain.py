@@ -55,7 +55,8 @@ def explain_notes(report: Report, *, units: str = "GB") -> list[str]:
 
     if report.training is not None:
         t = spec.training
-        if t.optimizer in ("adam", "adamw") and has_master(t) and t.convention == "paper":
+        if (t.optimizer in ("adam", "adamw") and has_master(t) and t.convention == "paper"
+                and t.finetune == "full"):
             ours = sum(part for part, _ in bytes_per_param(t))
             grads = "FP32" if grad_dtype(t) == "fp32" else "16-bit"
             notes.append(
@@ -92,7 +93,11 @@ def explain_notes(report: Report, *, units: str = "GB") -> list[str]:
                                    report.training.host_total("nvme"))):
             if extra:
                 notes.append(extra)
-        if t.optimizer == "adam-8bit":
+        if t.finetune != "full":
+            from quiz.footprint.lora_notes import explain_notes as adapter_notes
+
+            notes += adapter_notes(report, b)
+        if t.optimizer == "adam-8bit" and t.finetune == "full":
             paper = 2 * -(-psi // ADAM_8BIT_PAPER_BLOCK) * 4
             ours = 2 * -(-psi // ADAM_8BIT_BLOCK) * 4
             notes.append(

@@ -49,6 +49,8 @@ Units = Literal["GB", "GiB"]
 CheckpointKind = Literal["full", "weights"]
 Convention = Literal["paper", "deepspeed"]
 Offload = Literal["none", "cpu", "nvme"]
+Finetune = Literal["full", "lora", "qlora"]
+LoraTarget = Literal["q", "k", "v", "o", "gate", "up", "down"]
 
 CHOICES: dict[str, tuple[str, ...]] = {
     "precision": get_args(Precision),
@@ -66,6 +68,8 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "convention": get_args(Convention),
     "offload": get_args(Offload),
     "offload_params": get_args(Offload),
+    "finetune": get_args(Finetune),
+    "lora_targets": get_args(LoraTarget),
 }
 """Allowed values of each choice field (the CLI, the TUI and the docs use the same tuples)."""
 
@@ -258,6 +262,85 @@ class Choice:
 
 
 @dataclass(frozen=True, slots=True)
+class ChoiceList:
+    """Validator metadata: some of :data:`CHOICES` ``[name]``, as text separated by commas
+    (``"q,v"``, ``"q, v"``) or as a list (``[q, v]``), or ``all``; case-insensitive, ``-`` read as
+    ``_``, a trailing ``suffix`` dropped (``q_proj`` → ``q``: the module names of Hugging Face
+    models) and ``all_linear`` read as ``all`` (PEFT's spelling). The value is canonical text:
+    ``"all"`` when every value is named, else the values named, in the order of
+    :data:`CHOICES`, joined by ``,`` (``"q,v"``); repeats are harmless.
+
+    Errors (``PydanticCustomError``): ``choice_list`` — an unknown value (named, with a "did
+    you mean"), an empty list, or neither text nor a list of text."""
+
+    name: str
+    noun: str
+    suffix: str = ""
+
+    @property
+    def allowed(self) -> tuple[str, ...]:
+        """The values, in their canonical spelling and order."""
+        return CHOICES[self.name]
+
+    def _expected(self) -> str:
+        return f"{', '.join(self.allowed)}, or all"
+
+    def check(self, value: Any) -> str:
+        """The canonical text of ``value``; raises ``PydanticCustomError``."""
+        if isinstance(value, str):
+            parts = value.split(",")
+        elif isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
+            parts = list(value)
+        else:
+            raise PydanticCustomError(
+                "choice_list", "expected {noun}s separated by commas, some of: {allowed}",
+                {"noun": self.noun, "allowed": self._expected()},
+            )
+        words = [p.strip().lower().replace("-", "_") for p in parts]
+        words = [w for w in words if w]
+        if not words:
+            raise PydanticCustomError(
+                "choice_list", "give at least one {noun}: {allowed}",
+                {"noun": self.noun, "allowed": self._expected()},
+            )
+        chosen: set[str] = set()
+        for word in words:
+            if self.suffix and word.endswith(self.suffix):
+                word = word[: -len(self.suffix)]
+            if word in ("all", "all_linear"):
+                return "all"
+            if word in self.allowed:
+                chosen.add(word)
+                continue
+            close = difflib.get_close_matches(word, [*self.allowed, "all"], n=1, cutoff=0.5)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise PydanticCustomError(
+                "choice_list", "unknown {noun} {value}; expected some of: {allowed}{hint}",
+                {"noun": self.noun, "value": repr(word), "allowed": self._expected(),
+                 "hint": hint},
+            )
+        if len(chosen) == len(self.allowed):
+            return "all"
+        return ",".join(a for a in self.allowed if a in chosen)
+
+    def __get_pydantic_json_schema__(self, schema: CoreSchema, handler: Any) -> dict[str, Any]:
+        # Editors: text separated by commas, or a YAML list of text.
+        return {"anyOf": [{"type": "string"},
+                          {"type": "array", "items": {"type": "string"}, "minItems": 1}]}
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> CoreSchema:
+        return core_schema.no_info_before_validator_function(self.check, handler(source))
+
+
+def choice_list_values(text: str, name: str) -> tuple[str, ...]:
+    """The values of the canonical text of a :class:`ChoiceList` field: ``"all"`` → every value
+    of :data:`CHOICES` ``[name]``; ``"q,v"`` → ``("q", "v")``."""
+    return CHOICES[name] if text == "all" else tuple(text.split(","))
+
+
+@dataclass(frozen=True, slots=True)
 class _Check:
     """Validator metadata around a plain function (yes/no, ZeRO stage)."""
 
@@ -395,7 +478,7 @@ class ModelShape(Part):
 ARCH_FIELDS: tuple[str, ...] = tuple(ModelShape.model_fields)
 """The architecture fields, in the order of :class:`~quiz.footprint.model_arch.Architecture`."""
 
-Kind = Literal["count", "size", "ratio", "choice", "yes_no", "zero", "preset"]
+Kind = Literal["count", "size", "ratio", "choice", "list", "yes_no", "zero", "preset"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -463,6 +546,7 @@ def fields_of(model: type[BaseModel], section: str | None = None) -> list[SpecFi
         choice = next((m for m in meta if isinstance(m, Choice)), None)
         ratio = next((m for m in meta if isinstance(m, Ratio)), None)
         check = next((m for m in meta if isinstance(m, _Check)), None)
+        listed = next((m for m in meta if isinstance(m, ChoiceList)), None)
         kind: Kind
         choices: tuple[str, ...] = ()
         if number is not None:
@@ -471,6 +555,8 @@ def fields_of(model: type[BaseModel], section: str | None = None) -> list[SpecFi
             kind = "ratio"
         elif choice is not None:
             kind, choices = "choice", choice.allowed
+        elif listed is not None:
+            kind = "list"  # typed as text (the CLI and the form); the values are in its Doc
         elif check is YES_NO:
             kind = "yes_no"
         elif check is ZERO_STAGE:

@@ -208,8 +208,9 @@ def deepspeed_bytes(t: TrainingSpec, r: ResolvedModel, dp: int) -> dict[str, tup
 def place(t: TrainingSpec, name: str) -> str:
     """Where the paper convention keeps the item ``name``: the 16-bit weights (and their FP8
     copies) follow ``offload_params``; gradients, the master copy and the optimizer states
-    follow ``offload``; everything else stays on the GPU."""
-    if name in ("weights", "fp8_weights"):
+    follow ``offload``; everything else stays on the GPU. With adapters, the NF4 constants and
+    the adapters' own weights go where the (frozen) weights go."""
+    if name in ("weights", "fp8_weights", "quantization_overhead", "adapter_weights"):
         return "gpu" if t.offload_params == "none" else t.offload_params
     if name in ("gradients", "master_weights", "optimizer_states"):
         return "gpu" if t.offload == "none" else t.offload

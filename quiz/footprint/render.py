@@ -33,6 +33,7 @@ FILL = {
     "quantization_overhead": "▀",
     "fp8_weights": "▛",
     "gathered_layer": "▌",
+    "adapter_weights": "▜",
     "gradients": "▓",
     "fp32_gradients": "▐",
     "master_weights": "▒",

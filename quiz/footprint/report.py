@@ -51,6 +51,7 @@ ITEM_NAMES = (
     "quantization_overhead",
     "fp8_weights",
     "gathered_layer",
+    "adapter_weights",
     "gradients",
     "fp32_gradients",
     "master_weights",
@@ -69,8 +70,9 @@ ITEM_NAMES = (
 """Every item name an estimate can contain, in display order."""
 
 _PHASE_ITEMS = {
-    "training": ("weights", "gradients", "master_weights", "optimizer_states", "activations",
-                 "embedding_activations", "output_activations", "logits", "framework_overhead"),
+    "training": ("weights", "quantization_overhead", "adapter_weights", "gradients",
+                 "master_weights", "optimizer_states", "activations", "embedding_activations",
+                 "output_activations", "logits", "framework_overhead"),
     "inference": ("weights", "quantization_overhead", "kv_cache", "activations",
                   "framework_overhead"),
     "storage": ("dataset", "checkpoints", "inference_artifact"),

@@ -34,8 +34,10 @@ from quiz.footprint.fields import (
     ZERO_STAGE,
     CheckpointKind,
     Choice,
+    ChoiceList,
     Convention,
     Doc,
+    Finetune,
     GradPrecision,
     KvDtype,
     ModelShape,
@@ -56,7 +58,7 @@ from quiz.footprint.fields import (
 )
 from quiz.footprint.offload import problems as offload_problems
 from quiz.footprint.presets import GpuPreset, PresetError, get_gpu, get_model
-from quiz.footprint.resolve import ResolvedModel, SpecProblem, resolve
+from quiz.footprint.resolve import REQUIRED_FOR_COUNT, ResolvedModel, SpecProblem, resolve
 from quiz.footprint.units import count_noun, format_count
 
 __all__ = ["CHOICES", "MAX_PARAMS", "FootprintSpec", "InferenceSpec", "StorageSpec",
@@ -104,6 +106,29 @@ class TrainingSpec(Part):
     optimizer: Annotated[Optimizer, Choice("optimizer"),
                          Doc("optimizer", label="Optimizer")] = "adamw"
     zero: Annotated[int, ZERO_STAGE, Doc("ZeRO stage", label="ZeRO stage")] = 0
+    finetune: Annotated[Finetune, Choice("finetune"),
+                        Doc("what is trained: every weight (full), or low-rank adapters on a "
+                            "frozen 16-bit base (lora) or a frozen 4-bit NF4 base (qlora)",
+                            label="Fine-tuning")] = "full"
+    lora_rank: Annotated[int, Number(1, 10**6),
+                         Doc("LoRA rank r of every adapter", default="8, as PEFT's LoraConfig",
+                             label="LoRA rank", metavar="R")] = 8
+    lora_alpha: Annotated[int, Number(1, 10**6),
+                          Doc("LoRA scaling alpha (the update is scaled by alpha/r; no effect "
+                              "on memory)", metavar="N",
+                              default="not set; does not change memory")] | None = None
+    lora_targets: Annotated[str, ChoiceList("lora_targets", "LoRA target", suffix="_proj"),
+                            Doc("projections that get an adapter, separated by commas: q, k, "
+                                "v, o (attention), gate, up, down (MLP), or all",
+                                label="LoRA targets", metavar="LIST",
+                                default="all: every linear layer of the blocks",
+                                values="some of `q`, `k`, `v`, `o`, `gate`, `up`, `down` "
+                                "separated by commas (a list in YAML, `q_proj` also read), or "
+                                "`all`")] = "all"
+    double_quant: Annotated[bool, YES_NO,
+                            Doc("QLoRA: double quantization of the NF4 block scales (8-bit "
+                                "scales, Dettmers et al. 2023, sec. 3)",
+                                label="Double quant")] = True
     dp: Annotated[int, Number(1, 10**6, "devices"),
                   Doc("data-parallel size", label="Data-parallel", metavar="N")] = 1
     tp: Annotated[int, Number(1, 10**6, "devices"),
@@ -316,6 +341,61 @@ class FootprintSpec(ModelShape, _ModelChoice):
                     f"pipeline parallel size {format_count(t.pp)} does not divide "
                     f"{count_noun(resolved.layers, 'layer')}",
                     t.pp,
+                )
+        if (resolved is not None and self.phase != "inference"
+                and self.training.finetune != "full" and resolved.arch is None):
+            method = "LoRA" if self.training.finetune == "lora" else "QLoRA"
+            missing = ", ".join(k for k in REQUIRED_FOR_COUNT if getattr(resolved, k) is None)
+            how = (f"a full architecture (missing: {missing})" if missing else
+                   "the architecture without a parameter count (params)")
+            problem(
+                ("training", "finetune"),
+                "finetune_shapes",
+                f"{method} needs the shape of every projection: give a model preset (model) or "
+                f"{how}",
+                self.training.finetune,
+            )
+        if (resolved is not None and resolved.arch is not None and self.phase != "inference"
+                and not resolved.arch.gated_mlp
+                and "gate" in self.training.lora_targets.split(",")):
+            problem(
+                ("training", "lora_targets"),
+                "lora_target_missing",
+                "this model's MLP is not gated, so it has no gate projection: its MLP targets "
+                "are up (the first matrix) and down",
+                self.training.lora_targets,
+            )
+        if self.phase != "inference" and self.training.finetune != "full" \
+                and self.training.precision == "mixed-fp8":
+            problem(
+                ("training", "precision"),
+                "fp8_adapters",
+                "FP8 training (mixed-fp8) is modelled for full fine-tuning; LoRA and QLoRA "
+                "train in 16-bit (mixed-bf16 or mixed-fp16)",
+                self.training.precision,
+            )
+        if self.phase != "inference" and self.training.finetune != "full" \
+                and self.training.convention == "deepspeed":
+            problem(
+                ("training", "convention"),
+                "deepspeed_adapters",
+                "DeepSpeed's estimators count full fine-tuning (every parameter trained): use "
+                "the paper convention with LoRA or QLoRA",
+                self.training.convention,
+            )
+        if (resolved is not None and resolved.arch is not None and self.phase != "inference"
+                and self.training.finetune != "full"):
+            from quiz.footprint.lora import rank_limit
+
+            side, names = rank_limit(resolved.arch, self.training.lora_targets)
+            if names and self.training.lora_rank > side:
+                problem(
+                    ("training", "lora_rank"),
+                    "lora_rank",
+                    f"LoRA rank {format_count(self.training.lora_rank)} is larger than the "
+                    f"smallest side of the targeted matrices ({format_count(side)}: "
+                    f"{', '.join(names)}), the highest rank their update can have",
+                    self.training.lora_rank,
                 )
         if self.storage.dataset_tokens is not None and self.storage.dataset_size is not None:
             problem(

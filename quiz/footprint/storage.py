@@ -131,6 +131,14 @@ def checkpoint_bytes(spec: FootprintSpec, r: ResolvedModel) -> int | None:
     checkpoint the FP32 master copy and the optimizer states, of the whole model; gradients are
     not saved). ``None`` for a full Adafactor checkpoint without an architecture."""
     t, st = whole_model(spec.training), spec.storage
+    if t.finetune != "full":  # the adapters only: the frozen base is the published model
+        from quiz.footprint.lora import adapter_states
+
+        states = adapter_states(t, r, 1)
+        one = states.adapter
+        if st.checkpoint_kind == "full":
+            one += states.master + states.optimizer
+        return st.checkpoints * one
     one = weight_bytes_per_device(t, r, 1)
     if st.checkpoint_kind == "full":
         opt = optimizer_bytes_per_device(t, r, 1)
@@ -138,6 +146,13 @@ def checkpoint_bytes(spec: FootprintSpec, r: ResolvedModel) -> int | None:
             return None
         one += master_bytes_per_device(t, r, 1) + opt
     return st.checkpoints * one
+
+
+def adapter_optimizer_bytes_of(spec: FootprintSpec, r: ResolvedModel) -> int:
+    """Optimizer-state bytes of all adapters of ``spec`` (one copy, unsharded)."""
+    from quiz.footprint.lora import adapter_states
+
+    return adapter_states(whole_model(spec.training), r, 1).optimizer
 
 
 def _checkpoint_item(
@@ -161,6 +176,23 @@ def _checkpoint_item(
                 ("model", "layers", "hidden", "heads", "ffn", "vocab", "storage.checkpoint_kind"),
             )
         )
+        return
+    if t.finetune != "full":
+        from quiz.footprint.lora import PEFT_SAVE_SRC, trainable_params
+
+        adapters = count_noun(trainable_params(t, r), "adapter param")
+        if st.checkpoint_kind == "weights":
+            what = f"{adapters} × {wb} bytes ({wd.upper()} adapters only)"
+        else:
+            opt = adapter_optimizer_bytes_of(spec, r)
+            per_param = wb + (4 if has_master(t) else 0)
+            kind = f"{wd.upper()} adapters" + (" + FP32 master" if has_master(t) else "")
+            what = (f"{adapters} × {per_param} bytes ({kind}) + {count_noun(opt, 'byte')} of "
+                    f"{t.optimizer} states")
+        items.append(Item(
+            "checkpoints", total,
+            f"{times} × ({what}); the frozen base is not saved (it is the published model)",
+            PEFT_SAVE_SRC))
         return
     if st.checkpoint_kind == "weights":
         items.append(

@@ -30,6 +30,7 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
+from quiz.footprint import regime as _regime
 from quiz.footprint.fp8 import (
     FP8_ACT_SRC,
     FP8_SRC,
@@ -46,65 +47,25 @@ if TYPE_CHECKING:
     from quiz.footprint.resolve import ResolvedModel
     from quiz.footprint.spec import TrainingSpec
 
-ZERO_SRC = "Rajbhandari et al. 2020, ZeRO, sec. 3.1 and 5 (Fig. 1)"
-MIXED_SRC = "Micikevicius et al. 2018, Mixed Precision Training, sec. 3.1"
+# The regime rules live in quiz.footprint.regime (below quiz.footprint.lora); the callers of
+# this module read them from here.
+_BYTES = _regime._BYTES
+ADAM_8BIT_BLOCK = _regime.ADAM_8BIT_BLOCK
+ADAM_8BIT_PAPER_BLOCK = _regime.ADAM_8BIT_PAPER_BLOCK
+ADAM_8BIT_SRC = _regime.ADAM_8BIT_SRC
+MIXED_SRC = _regime.MIXED_SRC
+ZERO_SRC = _regime.ZERO_SRC
+activation_value_bytes = _regime.activation_value_bytes
+grad_dtype = _regime.grad_dtype
+has_master = _regime.has_master
+shard_count = _regime.shard_count
+state_bytes = _regime.state_bytes
+weight_dtype = _regime.weight_dtype
+
 KORTHIKANTI_SRC = "Korthikanti et al. 2022, Reducing Activation Recomputation, Table 2"
-ADAM_8BIT_BLOCK = 256
-"""Block size of bitsandbytes' block-wise 8-bit optimizers: one FP32 absolute-maximum per block
-of 256 values per state (bitsandbytes ``bitsandbytes/optim/optimizer.py``,
-``Optimizer2State.init_state``: ``blocks = n // 256``, rounded up, ``absmax1`` and ``absmax2``
-FP32). The paper used blocks of 2,048 (:data:`ADAM_8BIT_PAPER_BLOCK`)."""
-ADAM_8BIT_PAPER_BLOCK = 2048
-"""Block size of Dettmers et al. 2022, "8-bit Optimizers via Block-wise Quantization", sec. 2.1
-(named in ``--explain``)."""
-ADAM_8BIT_SRC = ("bitsandbytes optim/optimizer.py (Optimizer2State: blocks of 256, FP32 absmax); "
-                 "Dettmers et al. 2022, 8-bit Optimizers via Block-wise Quantization, sec. 2")
 
 _Add = Callable[[str, int, str, str], None]
 """``add(name, bytes, formula, source)``: appends one item (see :func:`training_items`)."""
-
-_BYTES = {"fp32": 4, "fp16": 2, "bf16": 2}
-_WEIGHT_DTYPE = {"fp32": "fp32", "mixed-fp16": "fp16", "mixed-bf16": "bf16", "bf16": "bf16",
-                 "mixed-fp8": "bf16"}
-
-
-def weight_dtype(t: TrainingSpec) -> str:
-    """The dtype the working weights are kept in: fp32, fp16 or bf16."""
-    return _WEIGHT_DTYPE[t.precision]
-
-
-def grad_dtype(t: TrainingSpec) -> str:
-    """The gradient dtype: ``grad_precision`` if given, else that of the working weights."""
-    return t.grad_precision or weight_dtype(t)
-
-
-def state_bytes(t: TrainingSpec) -> int:
-    """Bytes per optimizer-state value: 4 (FP32), or 2 in the pure-BF16 regime."""
-    return 2 if t.precision == "bf16" else 4
-
-
-def has_master(t: TrainingSpec) -> bool:
-    """Whether an FP32 master copy of the weights is kept (the mixed-precision regimes)."""
-    return t.precision.startswith("mixed")
-
-
-def activation_value_bytes(precision: str) -> int:
-    """Bytes per activation value ``e``: 4 in the FP32 regime (``precision`` ``"fp32"``), else 2.
-    The one place this rule lives: training items, ``--explain`` and inference activations read
-    it (inference passes its weight format, whose FP32 also means FP32 activations)."""
-    return 4 if precision == "fp32" else 2
-
-
-def shard_count(t: TrainingSpec, n: int, stage: int, dp: int) -> int:
-    """How many of ``n`` values (parameters, or Adafactor statistics) one device holds: split
-    evenly over tp × pp first, then over ``dp`` data-parallel devices when the ZeRO stage of ``t``
-    is ``stage`` or higher (3: weights, 2: gradients, 1: master copy and optimizer states;
-    Rajbhandari et al. 2020, sec. 5). Rounded up: the largest shard.
-
-    The single home of ZeRO's sharding rule: items, the fewest-GPU search and storage read it.
-    """
-    per = -(-n // (t.tp * t.pp))
-    return -(-per // dp) if t.zero >= stage else per
 
 
 def weight_bytes_per_device(t: TrainingSpec, r: ResolvedModel, dp: int) -> int:
@@ -150,7 +111,13 @@ def optimizer_bytes_per_device(t: TrainingSpec, r: ResolvedModel, dp: int) -> in
 def state_bytes_by_item(t: TrainingSpec, r: ResolvedModel, dp: int) -> dict[str, int] | None:
     """The paper convention's model-state bytes per device with ``dp`` data-parallel devices, by
     item name (weights, gradients, master_weights, optimizer_states), wherever they live;
-    ``None`` when the optimizer state is unknown (Adafactor without an architecture)."""
+    ``None`` when the optimizer state is unknown (Adafactor without an architecture). With
+    adapters (``finetune`` lora or qlora), the frozen base, its NF4 constants and the adapters'
+    states (:meth:`quiz.footprint.lora.AdapterStates.by_item`)."""
+    if t.finetune != "full":
+        from quiz.footprint.lora import adapter_states
+
+        return adapter_states(t, r, dp).by_item()
     opt = optimizer_bytes_per_device(t, r, dp)
     if opt is None:
         return None
@@ -165,7 +132,13 @@ def model_state_bytes(t: TrainingSpec, r: ResolvedModel, dp: int) -> int | None:
     """Bytes per device of weights, gradients, master weights and optimizer states with ``dp``
     data-parallel devices (the rest of ``t`` unchanged); ``None`` when the optimizer state is
     unknown (Adafactor without an architecture). The sum of the four functions above, which the
-    items of :func:`training_items` show; the fewest-GPU search varies ``dp`` here."""
+    items of :func:`training_items` show; the fewest-GPU search varies ``dp`` here. With
+    adapters (``finetune`` lora or qlora), the frozen base and the adapters' states instead
+    (:func:`quiz.footprint.lora.adapter_states`)."""
+    if t.finetune != "full":
+        from quiz.footprint.lora import adapter_states
+
+        return adapter_states(t, r, dp).total
     opt = optimizer_bytes_per_device(t, r, dp)
     if opt is None:
         return None
@@ -178,15 +151,22 @@ def activation_bytes(t: TrainingSpec, r: ResolvedModel, recompute: str | None = 
     (the first pipeline stage holds L layers' worth, Korthikanti et al. 2022 sec. 4.2.3).
 
     ``recompute`` overrides ``t.recompute`` (``--explain`` compares the three modes). ``None``
-    when the layers, hidden size or attention heads are unknown.
+    when the layers, hidden size or attention heads are unknown. With adapters (``finetune``
+    lora or qlora) the frozen layers keep less and the adapters a little more
+    (:func:`quiz.footprint.lora.activation_change`).
     """
     if not (r.layers and r.hidden and r.heads):
         return None
+    mode = t.recompute if recompute is None else recompute
     num, den = _activation_ratio(
         t.seq_len, t.micro_batch, r.hidden, r.heads, t.tp, t.sequence_parallel,
-        t.recompute if recompute is None else recompute, activation_value_bytes(t.precision),
-        is_fp8(t),
+        mode, activation_value_bytes(t.precision), is_fp8(t),
     )
+    if t.finetune != "full":
+        from quiz.footprint.lora import activation_change
+
+        exact = Fraction(r.layers * num, den) + activation_change(t, r, mode)
+        return -(-exact.numerator // exact.denominator)
     return -(-r.layers * num // den)
 
 
@@ -318,6 +298,13 @@ def training_items(t: TrainingSpec, r: ResolvedModel) -> tuple[list[Item], list[
     def add(name: str, n_bytes: int, formula: str, source: str) -> None:
         items.append(Item(name, n_bytes, formula, source))
 
+    if t.finetune != "full":  # adapters on a frozen base
+        from quiz.footprint.lora import lora_items
+
+        items.extend(lora_items(t, r))
+        _activation_item(t, r, add, omitted)
+        return items, omitted
+
     n = shard_count(t, psi, 3, dp)
     add(
         "weights",
@@ -441,7 +428,13 @@ def _activation_item(
         source += f"; {FP8_ACT_SRC}"
     if t.pp > 1:
         source += "; first pipeline stage holds L layers' worth (sec. 4.2.3)"
-    add("activations", n_bytes, _activation_formula(t, r.layers, r.hidden, r.heads, e), source)
+    formula = _activation_formula(t, r.layers, r.hidden, r.heads, e)
+    if t.finetune != "full":
+        from quiz.footprint.lora import AUTOGRAD_SRC, activation_change_text
+
+        formula += activation_change_text(t, r)
+        source += f"; frozen layers: {AUTOGRAD_SRC}"
+    add("activations", n_bytes, formula, source)
 
 
 def _places(x: Fraction) -> int:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from quiz.bank.expect import (
+    ADAPTER_FIGURES,
     FIGURES,
     FigureMissing,
     parse_value,
@@ -159,7 +160,13 @@ def test_every_figure_name_reads_the_estimate() -> None:
         "training": {"zero": 3, "dp": 8, "recompute": "full"}, "inference": {"weights": "int4"},
         "storage": {"dataset_tokens": "2T", "checkpoints": 2}})
     report = estimate(spec)
+    adapters = estimate(spec.replace({"training": {"finetune": "qlora"}}))
     for name in FIGURES:
+        if name in ADAPTER_FIGURES:  # only an adapter fine-tuning has them
+            assert isinstance(read_figure(adapters, name), int), name
+            with pytest.raises(FigureMissing, match="finetune: "):
+                read_figure(report, name)
+            continue
         assert isinstance(read_figure(report, name), int), name
     assert read_figure(report, "inference.weights") == report.inference.item("weights").bytes
     assert read_figure(report, "training.total") == report.training.total_bytes

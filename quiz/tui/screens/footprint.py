@@ -60,6 +60,8 @@ def form_fields() -> list[Field]:
         label = f.doc.label or f.name
         if f.kind == "preset":
             out.append(Field(f.key, label, presets[f.name]))
+        elif f.kind == "yes_no":
+            out.append(Field(f.key, label, (("yes", "true"), ("no", "false"))))
         elif f.choices:
             choices = tuple((c, c) for c in f.choices)
             if f.default is None:  # "not set": the computed default
@@ -136,6 +138,8 @@ class FootprintScreen(Screen["FootprintSpec"]):
             return "" if self.base.model else (str(value) if value else "")
         if value is None:
             return NONE if f.choices is not None else ""
+        if isinstance(value, bool):
+            return "true" if value else "false"
         return str(value)
 
     def on_mount(self) -> None:

@@ -1,0 +1,525 @@
+"""Fine-tuning with adapters: LoRA (Hu et al. 2021) and QLoRA (Dettmers et al. 2023).
+
+LoRA freezes the pretrained weights W₀ and learns a low-rank update ΔW = BA for each *target*
+projection (Hu et al. 2021, sec. 4.1): for a linear layer with ``d_in`` inputs and ``d_out``
+outputs, A has d_in × r values and B has r × d_out (PEFT's ``lora_A = nn.Linear(in_features, r)``,
+``lora_B = nn.Linear(r, out_features)``, no biases). The targets are the projections of every
+transformer block, named as in the issue and PEFT's ``target_modules`` without ``_proj``:
+
+====== ============================ ============================
+target d_in                         d_out
+====== ============================ ============================
+q      hidden                       heads × head_dim
+k, v   hidden                       kv_heads × head_dim (GQA)
+o      heads × head_dim             hidden
+gate   hidden                       ffn (gated MLP only)
+up     hidden                       ffn (the first MLP matrix)
+down   ffn                          hidden
+====== ============================ ============================
+
+per layer, and the MLP targets once per expert in a mixture of experts (the router gets none).
+Llama-2-7B (hidden 4,096, ffn 11,008, 32 layers): r = 8 on q and v gives
+32 × 2 × 8 × (4,096 + 4,096) = 4,194,304 adapter parameters; r = 16 on every projection
+32 × 16 × (4 × 8,192 + 3 × 15,104) = 39,976,960.
+
+Memory per device, with ``P`` the model's parameters and ``Pₐ`` the adapters':
+
+frozen base
+    LoRA: P in the working weights' dtype (16-bit in mixed precision). QLoRA: every linear
+    weight of the blocks in 4-bit NF4 with its block constants (:func:`qlora_base`, the
+    layout of :mod:`quiz.footprint.quant`), everything else (embeddings, LM head, norms,
+    biases) in the working dtype — what ``transformers`` does when it loads a model with
+    bitsandbytes' 4-bit config (it replaces the linear layers by ``Linear4bit`` and skips the
+    LM head). No gradients and no optimizer states for the base.
+adapters
+    Pₐ working weights, gradients, the FP32 master copy (mixed precision) and the optimizer
+    states — the full fine-tuning count of :mod:`quiz.footprint.training` for Pₐ parameters.
+    ZeRO stages, tensor and pipeline parallelism split them as they split the model.
+activations
+    :func:`activation_change`: what the frozen layers keep for the backward pass.
+
+Sources: Hu et al. 2021, "LoRA", sec. 4.1; Dettmers et al. 2023, "QLoRA", sec. 2–3; PEFT
+``tuners/lora/layer.py``; bitsandbytes ``functional.py`` (``quantize_4bit``) and
+``autograd/_functions.py`` (``MatMul4Bit``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from quiz.footprint.fields import choice_list_values
+from quiz.footprint.model_arch import Architecture, linear_matrices
+from quiz.footprint.regime import (
+    _BYTES,
+    ADAM_8BIT_BLOCK,
+    ADAM_8BIT_SRC,
+    MIXED_SRC,
+    ZERO_SRC,
+    activation_value_bytes,
+    grad_dtype,
+    has_master,
+    shard_count,
+    state_bytes,
+    weight_dtype,
+)
+from quiz.footprint.units import count_noun, format_count, format_number
+
+if TYPE_CHECKING:
+    from quiz.footprint.report import Item
+    from quiz.footprint.resolve import ResolvedModel
+    from quiz.footprint.spec import TrainingSpec
+
+LORA_SRC = "Hu et al. 2021, LoRA, sec. 4.1 (W₀ + BA; A: d_in × r, B: r × d_out)"
+QLORA_SRC = "Dettmers et al. 2023, QLoRA, sec. 2–3"
+PEFT_SRC = "PEFT tuners/lora/layer.py (lora_A: in_features → r, lora_B: r → out_features)"
+NF4_SRC = ("Dettmers et al. 2023, QLoRA, sec. 2 (NF4, blocks of 64) and sec. 3 (double "
+           "quantization); bitsandbytes functional.py quantize_4bit (FP32 absmax per block and a "
+           "16-entry code table; with compress_statistics quantize_blockwise(absmax − offset, "
+           "blocksize=256))")
+BNB_LOAD_SRC = ("transformers integrations/bitsandbytes.py (replace_with_bnb_linear: every "
+                "nn.Linear becomes Linear4bit except the LM head, get_keys_to_not_convert)")
+PEFT_SAVE_SRC = ("PEFT PeftModel.save_pretrained (adapter weights only); a Trainer checkpoint "
+                 "adds the adapters' optimizer states")
+AUTOGRAD_SRC = ("PyTorch autograd (MmBackward0 saves the input only when the weight needs a "
+                "gradient); bitsandbytes MatMul4Bit saves the 4-bit weight, not the input")
+
+
+ATTENTION_TARGETS = ("q", "k", "v", "o")
+MLP_TARGETS = ("gate", "up", "down")
+
+
+@dataclass(frozen=True, slots=True)
+class AdaptedMatrix:
+    """One kind of target projection: ``count`` matrices of ``d_in`` × ``d_out`` (over all layers
+    and experts) that each get an adapter A (d_in × r) and B (r × d_out)."""
+
+    target: str
+    d_in: int
+    d_out: int
+    count: int
+
+    def params(self, rank: int) -> int:
+        """Adapter parameters of all ``count`` matrices: count × r × (d_in + d_out)."""
+        return self.count * rank * (self.d_in + self.d_out)
+
+
+def targets_of(arch: Architecture, text: str) -> tuple[str, ...]:
+    """The targets named by ``text`` (a :class:`~quiz.footprint.fields.ChoiceList` value) that
+    the architecture has: ``"all"`` on a non-gated MLP has no ``gate``."""
+    names = choice_list_values(text, "lora_targets")
+    return tuple(n for n in names if n != "gate" or arch.gated_mlp)
+
+
+def target_matrices(arch: Architecture) -> dict[str, AdaptedMatrix]:
+    """Every projection LoRA can target, by name, with its shape (see the module docstring).
+    ``up`` is the first MLP matrix (``c_fc`` of a GPT-2 MLP), ``down`` the second."""
+    n, h = arch.layers, arch.hidden
+    experts = n * arch.experts
+    out = {
+        "q": AdaptedMatrix("q", h, arch.q_dim, n),
+        "k": AdaptedMatrix("k", h, arch.kv_dim, n),
+        "v": AdaptedMatrix("v", h, arch.kv_dim, n),
+        "o": AdaptedMatrix("o", arch.q_dim, h, n),
+        "up": AdaptedMatrix("up", h, arch.ffn, experts),
+        "down": AdaptedMatrix("down", arch.ffn, h, experts),
+    }
+    if arch.gated_mlp:
+        out["gate"] = AdaptedMatrix("gate", h, arch.ffn, experts)
+    return out
+
+
+def adapted_matrices(arch: Architecture, targets: str) -> list[AdaptedMatrix]:
+    """The target projections named by ``targets`` that ``arch`` has, in canonical order."""
+    shapes = target_matrices(arch)
+    return [shapes[name] for name in targets_of(arch, targets)]
+
+
+@lru_cache(maxsize=256)
+def adapter_params(arch: Architecture, rank: int, targets: str) -> int:
+    """Trainable adapter parameters Pₐ: Σ over the adapted matrices of r × (d_in + d_out).
+
+    Example: Llama-2-7B, r = 8, ``"q,v"`` → 4,194,304; r = 16, ``"all"`` → 39,976,960."""
+    return sum(m.params(rank) for m in adapted_matrices(arch, targets))
+
+
+def rank_limit(arch: Architecture, targets: str) -> tuple[int, tuple[str, ...]]:
+    """``(side, names)``: the smallest side min(d_in, d_out) of the targeted matrices, and the
+    targets that have it. BA has rank at most r and at most that side, so a larger r only adds
+    memory (Hu et al. 2021, sec. 4.1: r ≪ min(d, k)). ``(0, ())`` when ``arch`` has none of
+    the targets."""
+    mats = adapted_matrices(arch, targets)
+    if not mats:  # only a gate on a plain MLP: the spec reports that
+        return 0, ()
+    side = min(min(m.d_in, m.d_out) for m in mats)
+    return side, tuple(m.target for m in mats if min(m.d_in, m.d_out) == side)
+
+
+# -- QLoRA's 4-bit base -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Nf4Base:
+    """QLoRA's frozen base in numbers (from :func:`quiz.footprint.quant.bnb_4bit_model_bytes`).
+
+    Attributes:
+        weights: bytes of the packed 4-bit values of the quantized matrices.
+        constants: bytes of their quantization constants: block absmax (FP32, or 8-bit with
+            double quantization plus FP32 second-level scales and offsets) and code tables.
+        blocks: blocks of 64 values over all quantized matrices.
+        values: weights quantized (the linear layers of the blocks).
+        tensors: matrices quantized.
+        kept: parameters kept in the working dtype (embeddings, LM head, norms, biases, router).
+    """
+
+    weights: int
+    constants: int
+    blocks: int
+    values: int
+    tensors: int
+    kept: int
+
+
+@lru_cache(maxsize=256)
+def qlora_base(arch: Architecture, double_quant: bool) -> Nf4Base:
+    """The NF4 storage of ``arch``'s frozen base: bitsandbytes' layout, landed in
+    :mod:`quiz.footprint.quant` (:data:`~quiz.footprint.quant.BNB_SRC`): per matrix of n values
+    ⌈n/2⌉ bytes of 4-bit codes and b = ⌈n/64⌉ blocks, each with an FP32 absmax, or with double
+    quantization an 8-bit absmax plus an FP32 scale per 256 blocks and an FP32 offset; the code
+    tables per tensor. 4.5 and ≈4.127 bits per weight (QLoRA sec. 3)."""
+    from quiz.footprint.quant import bnb_4bit_layout, bnb_4bit_model_bytes
+
+    model = bnb_4bit_model_bytes(arch, "nf4", double_quant=double_quant)
+    layout = bnb_4bit_layout("nf4", double_quant=double_quant)
+    mats = linear_matrices(arch)
+    return Nf4Base(
+        weights=model.quantized.values,
+        constants=model.quantized.overhead,
+        blocks=sum(layout.blocks(out, inp) * k for out, inp, k in mats),
+        values=model.quantized_params,
+        tensors=sum(k for _, _, k in mats),
+        kept=model.kept_params,
+    )
+
+
+# -- memory per device ------------------------------------------------------------------------
+
+
+def _arch(r: ResolvedModel) -> Architecture:
+    if r.arch is None:  # the spec refuses LoRA without an architecture
+        raise ValueError("LoRA needs the model's architecture")
+    return r.arch
+
+
+def trainable_params(t: TrainingSpec, r: ResolvedModel) -> int:
+    """Pₐ for the rank and targets of ``t``."""
+    return adapter_params(_arch(r), t.lora_rank, t.lora_targets)
+
+
+def base_bytes(t: TrainingSpec, r: ResolvedModel) -> tuple[int, int]:
+    """``(weights, constants)``: bytes of the frozen base of the whole model, unsharded.
+    LoRA: every parameter in the working dtype, no constants. QLoRA: the NF4 codes plus the
+    parameters kept in the working dtype, and the NF4 block constants."""
+
+    wb = _BYTES[weight_dtype(t)]
+    if t.finetune != "qlora":
+        return r.params * wb, 0
+    base = qlora_base(_arch(r), t.double_quant)
+    return base.weights + base.kept * wb, base.constants
+
+
+def base_bytes_per_device(t: TrainingSpec, r: ResolvedModel, dp: int) -> tuple[int, int]:
+    """:func:`base_bytes` split over tp × pp and, under ZeRO-3, over ``dp`` (largest shard)."""
+
+    weights, constants = base_bytes(t, r)
+    return (shard_count(t, weights, 3, dp),
+            shard_count(t, constants, 3, dp) if constants else 0)
+
+
+def adapter_optimizer_bytes(t: TrainingSpec, r: ResolvedModel) -> int:
+    """Optimizer-state bytes of all adapters, unsharded: SGD 0; momentum 1 and Adam/AdamW 2
+    values per parameter; 8-bit Adam 2 × (1 byte per value + a 4-byte absmax per block of 256,
+    counted over all adapter values as :func:`~quiz.footprint.training.optimizer_bytes_per_device`
+    counts a model's); Adafactor r + c statistics for each r × c matrix."""
+
+    arch, sb, opt = _arch(r), state_bytes(t), t.optimizer
+    n = trainable_params(t, r)
+    if opt == "sgd":
+        return 0
+    if opt == "sgd-momentum":
+        return n * sb
+    if opt in ("adam", "adamw"):
+        return 2 * n * sb
+    if opt == "adam-8bit":  # as for full fine-tuning: the blocks over all values at once
+        return 2 * (n + -(-n // ADAM_8BIT_BLOCK) * 4)
+    # adafactor: A is stored as r × d_in, B as d_out × r (nn.Linear weights)
+    stats = sum(m.count * ((t.lora_rank + m.d_in) + (m.d_out + t.lora_rank))
+                for m in adapted_matrices(arch, t.lora_targets))
+    return stats * sb
+
+
+@dataclass(frozen=True, slots=True)
+class AdapterStates:
+    """Bytes per device of the model states of an adapter fine-tuning (see the module
+    docstring); :attr:`total` is their sum."""
+
+    base: int
+    constants: int
+    adapter: int
+    gradients: int
+    master: int
+    optimizer: int
+
+    def by_item(self) -> dict[str, int]:
+        """The bytes by item name (``weights`` is the frozen base), as the training items show
+        them; items of 0 bytes (no NF4 constants, no master copy) left out."""
+        named = {"weights": self.base, "quantization_overhead": self.constants,
+                 "adapter_weights": self.adapter, "gradients": self.gradients,
+                 "master_weights": self.master, "optimizer_states": self.optimizer}
+        return {k: v for k, v in named.items() if v or k in ("weights", "optimizer_states")}
+
+    @property
+    def total(self) -> int:
+        """All model states per device."""
+        return (self.base + self.constants + self.adapter + self.gradients + self.master
+                + self.optimizer)
+
+
+def adapter_states(t: TrainingSpec, r: ResolvedModel, dp: int) -> AdapterStates:
+    """The model states per device with ``dp`` data-parallel devices: the frozen base (ZeRO-3
+    shards it), the adapters' working weights (ZeRO-3), gradients (ZeRO-2), FP32 master copy and
+    optimizer states (ZeRO-1), each split over tp × pp first."""
+
+    n = trainable_params(t, r)
+    base, constants = base_bytes_per_device(t, r, dp)
+    return AdapterStates(
+        base=base,
+        constants=constants,
+        adapter=shard_count(t, n, 3, dp) * _BYTES[weight_dtype(t)],
+        gradients=shard_count(t, n, 2, dp) * _BYTES[grad_dtype(t)],
+        master=shard_count(t, n, 1, dp) * 4 if has_master(t) else 0,
+        optimizer=shard_count(t, adapter_optimizer_bytes(t, r), 1, dp),
+    )
+
+
+# -- activations ------------------------------------------------------------------------------
+
+
+def activation_change(t: TrainingSpec, r: ResolvedModel, recompute: str) -> Fraction:
+    """How much the activations of an adapter fine-tuning differ from full fine-tuning's
+    (Korthikanti et al. 2022, Table 2), in bytes per device (negative: fewer).
+
+    The model: a linear layer keeps its input only to compute its weight's gradient — the
+    gradient of its input needs the weight alone (PyTorch's ``mm`` saves the input only when the
+    weight requires a gradient; bitsandbytes' ``MatMul4Bit`` saves only the 4-bit weight). So a
+    frozen projection *without* an adapter drops its input; one *with* an adapter keeps it (A
+    reads the same tensor), and its adapter keeps A's output, s·b·r values, for B's gradient.
+    Everything else (layer norms, Q, K, V, softmax, GeLU input, dropout masks) is needed to
+    carry the gradient through the frozen layers to the adapters below, and stays. Of
+    Korthikanti's per-layer terms (e bytes per value) this drops, per layer:
+
+    * e·sbh, the shared input of Q, K and V, when none of q, k, v has an adapter (replicated
+      under tensor parallelism, split by sequence parallelism);
+    * e·sbh/t, the input of the output projection, without an adapter on o;
+    * e·sbh, the input of the first MLP matrix, without an adapter on gate or up (replicated);
+    * 4e·sbh/t, the input of the second MLP matrix (the 4h GeLU output), without one on down;
+
+    and adds e·s·b·r per adapted matrix of a layer (a mixture of experts: per active expert;
+    not split by tensor parallelism). With full recomputation only each layer's input is kept,
+    adapters or not: no change. LoRA dropout is taken as 0 (PEFT's default ``lora_dropout``);
+    with dropout each adapter also keeps a dropped copy of its input and the mask.
+    """
+
+    if recompute == "full" or not (r.layers and r.hidden and r.heads):
+        return Fraction(0)
+    arch = _arch(r)
+    targets = set(targets_of(arch, t.lora_targets))
+    e = activation_value_bytes(t.precision)
+    sbh = t.seq_len * t.micro_batch * r.hidden
+    tp, sp = t.tp, t.sequence_parallel
+    replicated = (not targets & {"q", "k", "v"}) + (not targets & {"gate", "up"})
+    split = (0 if "o" in targets else 1) + (0 if "down" in targets else 4)
+    dropped = Fraction(e * sbh * (replicated * (1 if sp else tp) + split), tp)
+    attn = len(targets & set(ATTENTION_TARGETS))
+    mlp = len(targets & set(MLP_TARGETS)) * arch.active_experts
+    added = e * t.seq_len * t.micro_batch * t.lora_rank * (attn + mlp)
+    return r.layers * (added - dropped)
+
+
+def activation_change_text(t: TrainingSpec, r: ResolvedModel) -> str:
+    """The words of :func:`activation_change` for this case, numbers filled in, to follow
+    Korthikanti's formula in the activations item."""
+
+    if t.recompute == "full":
+        return ("; adapters change nothing under full recomputation (each layer keeps its "
+                "input only)")
+    arch = _arch(r)
+    targets = set(targets_of(arch, t.lora_targets))
+    e = activation_value_bytes(t.precision)
+    tp = t.tp
+    rep = "/t" if tp > 1 and t.sequence_parallel else ""
+    split = "/t" if tp > 1 else ""
+    terms: list[tuple[int, str, str]] = []  # (coefficient of sbh, its /t, what)
+    if not targets & {"q", "k", "v"}:
+        terms.append((e, rep, "input of q, k, v"))
+    if "o" not in targets:
+        terms.append((e, split, "input of o"))
+    if not targets & {"gate", "up"}:
+        terms.append((e, rep, "input of the first MLP matrix"))
+    if "down" not in targets:
+        terms.append((4 * e, split, "input of down"))
+    n_layers = format_count(r.layers or 0)
+    sbh = format_count(t.seq_len * t.micro_batch * (r.hidden or 0))
+    text = ""
+    if terms:
+        words = " + ".join(f"{c}sbh{d} ({what})" for c, d, what in terms)
+        nums = " + ".join(f"{c}{' / ' + format_count(tp) if d else ''}" for c, d, _ in terms)
+        text += (f"; minus what frozen projections without an adapter no longer keep, "
+                 f"{words}: {n_layers} × {sbh} × ({nums})")
+    attn = len(targets & set(ATTENTION_TARGETS))
+    mlp = len(targets & set(MLP_TARGETS)) * arch.active_experts
+    k = attn + mlp
+    sbr = format_count(t.seq_len * t.micro_batch * t.lora_rank)
+    experts = (f" (MLP targets × {format_count(arch.active_experts)} active experts)"
+               if mlp and arch.active_experts > 1 else "")
+    text += (f"; plus {format_count(k)} adapted {'matrix' if k == 1 else 'matrices'}{experts} "
+             f"× {e}sbr per layer (A's output, r = {format_count(t.lora_rank)}): {n_layers} × "
+             f"{format_count(k)} × {e} × {sbr}")
+    return text
+
+
+# -- words ------------------------------------------------------------------------------------
+
+
+def targets_text(arch: Architecture | None, text: str) -> str:
+    """``"q, v"``, or ``"all linear layers (q, k, v, o, gate, up, down)"``."""
+    names = targets_of(arch, text) if arch is not None else choice_list_values(text,
+                                                                               "lora_targets")
+    listed = ", ".join(names)
+    return f"all linear layers ({listed})" if text == "all" else listed
+
+
+def method_text(t: TrainingSpec, r: ResolvedModel) -> str:
+    """``"LoRA r 8 on q, v"``, ``"QLoRA (NF4, double quantization) r 16 on all linear layers
+    (...)"``, with alpha when given."""
+    what = "LoRA" if t.finetune == "lora" else (
+        "QLoRA (NF4" + (", double quantization)" if t.double_quant else ")"))
+    text = f"{what} r {format_count(t.lora_rank)} on {targets_text(r.arch, t.lora_targets)}"
+    if t.lora_alpha is not None:
+        scale = format_number(Fraction(t.lora_alpha, t.lora_rank))
+        text += f", alpha {format_count(t.lora_alpha)} (scale alpha/r = {scale})"
+    return text
+
+
+def adapter_shapes_text(t: TrainingSpec, r: ResolvedModel) -> str:
+    """The sum behind Pₐ: ``"32 layers × 8 × ((4,096 + 4,096) q + (4,096 + 4,096) v)"``."""
+    arch = _arch(r)
+    mats = adapted_matrices(arch, t.lora_targets)
+    rank = format_count(t.lora_rank)
+    if arch.experts > 1:
+        terms = " + ".join(
+            f"{format_count(m.count)} {m.target} × ({format_count(m.d_in)} + "
+            f"{format_count(m.d_out)})" for m in mats)
+        return f"{rank} × ({terms})"
+    terms = " + ".join(f"({format_count(m.d_in)} + {format_count(m.d_out)}) {m.target}"
+                       for m in mats)
+    return f"{count_noun(arch.layers, 'layer')} × {rank} × ({terms})"
+
+
+def lora_items(t: TrainingSpec, r: ResolvedModel) -> list[Item]:
+    """The training items of an adapter fine-tuning, each with its formula and source: the
+    frozen base (``weights``; QLoRA also ``quantization_overhead``, its NF4 constants), the
+    ``adapter_weights``, their ``gradients``, ``master_weights`` and ``optimizer_states``.
+    The activations item is :mod:`quiz.footprint.training`'s (see :func:`activation_change`).
+    """
+    from quiz.footprint.report import Item
+
+    arch = _arch(r)
+    states = adapter_states(t, r, t.dp)
+    n = trainable_params(t, r)
+    wd, gd = weight_dtype(t), grad_dtype(t)
+    wb, gb = _BYTES[wd], _BYTES[gd]
+    items: list[Item] = []
+
+    def split(stage: int) -> str:
+        parts = []
+        if t.tp * t.pp > 1:
+            parts.append(f"÷ {format_count(t.tp * t.pp)} (tp × pp)")
+        if t.zero >= stage and t.dp > 1:
+            parts.append(f"÷ {format_count(t.dp)} (ZeRO-{t.zero} over dp {format_count(t.dp)})")
+        return (" " + " ".join(parts) + ", largest shard") if parts else ""
+
+    adapters = count_noun(n, "adapter param")
+    if t.finetune == "lora":
+        items.append(Item(
+            "weights", states.base,
+            f"frozen base: {count_noun(r.params, 'param')} × {wb} bytes ({wd.upper()}){split(3)}"
+            "; no gradients or optimizer states",
+            f"{LORA_SRC}; {ZERO_SRC}"))
+    else:
+        base = qlora_base(arch, t.double_quant)
+        items.append(Item(
+            "weights", states.base,
+            f"frozen base: {count_noun(base.values, 'weight')} of the linear layers in NF4 × "
+            f"½ byte + {count_noun(base.kept, 'param')} (embeddings, LM head, norms) × {wb} "
+            f"bytes ({wd.upper()}){split(3)}",
+            f"{QLORA_SRC}; {BNB_LOAD_SRC}"))
+        tensors = count_noun(base.tensors, "tensor")
+        if t.double_quant:
+            const = (f"{count_noun(base.blocks, 'block')} of 64 × 1 byte (8-bit absmax) + an "
+                     f"FP32 scale per 256 blocks, and for each of {tensors} an FP32 offset and "
+                     "the 16- and 256-entry FP32 code tables")
+        else:
+            const = (f"{count_noun(base.blocks, 'block')} of 64 × 4 bytes (FP32 absmax) + the "
+                     f"16-entry FP32 code table of each of {tensors}")
+        items.append(Item("quantization_overhead", states.constants,
+                          f"NF4 constants: {const}{split(3)}", NF4_SRC))
+    items.append(Item(
+        "adapter_weights", states.adapter,
+        f"{adapters} = {adapter_shapes_text(t, r)} × {wb} bytes ({wd.upper()}){split(3)}",
+        f"{LORA_SRC}; {PEFT_SRC}"))
+    items.append(Item(
+        "gradients", states.gradients,
+        f"{adapters} × {gb} bytes ({gd.upper()} gradients; none for the frozen base)"
+        f"{split(2)}", f"{LORA_SRC}; {ZERO_SRC}"))
+    if has_master(t):
+        items.append(Item(
+            "master_weights", states.master,
+            f"{adapters} × 4 bytes (FP32 master copy of the adapters){split(1)}",
+            f"{MIXED_SRC}; {ZERO_SRC}"))
+    sb = state_bytes(t)
+    dtype = "FP32" if sb == 4 else "BF16"
+    opt = t.optimizer
+    if opt == "sgd":
+        formula, source = "plain SGD keeps no optimizer state", "PyTorch torch.optim.SGD"
+    elif opt == "sgd-momentum":
+        formula = f"{adapters} × {sb} bytes ({dtype} momentum)"
+        source = "Sutskever et al. 2013; PyTorch torch.optim.SGD momentum_buffer"
+    elif opt in ("adam", "adamw"):
+        formula = f"{adapters} × {2 * sb} bytes ({dtype} momentum {sb} + variance {sb})"
+        source = f"Kingma & Ba 2015 (Adam), Loshchilov & Hutter 2019 (AdamW); {ZERO_SRC}"
+    elif opt == "adam-8bit":
+        blocks = -(-n // ADAM_8BIT_BLOCK)
+        formula = (f"2 states × ({adapters} × 1 byte + {count_noun(blocks, 'block')} of "
+                   f"{format_count(ADAM_8BIT_BLOCK)} × 4-byte FP32 absmax)")
+        source = ADAM_8BIT_SRC
+    else:
+        formula = (f"row and column statistics of each A (r × d_in) and B (d_out × r) × {sb} "
+                   f"bytes ({dtype})")
+        source = "Shazeer & Stern 2018, Adafactor, sec. 3 (Algorithm 4)"
+    items.append(Item("optimizer_states", states.optimizer,
+                      f"adapters only: {formula}{split(1)}", source))
+    return items
+
+
+def convention_text(t: TrainingSpec, r: ResolvedModel) -> str:
+    """The convention line of an adapter fine-tuning: the method, the share of trainable
+    parameters, and where the base's bytes go."""
+    n = trainable_params(t, r)
+    share = f"{100 * n / r.params:.3g} %"
+    base = ("frozen 16-bit base" if t.finetune == "lora" else
+            "frozen NF4 base (embeddings, LM head and norms 16-bit)")
+    return (f"{method_text(t, r)}: {count_noun(n, 'trainable param')} ({share} of the model), "
+            f"{base} without gradients or optimizer states")

@@ -1,0 +1,48 @@
+"""The calculator form offers the adapter settings of issue 12 §1: fine-tuning method, rank,
+targets and double quantization, recomputed live like every other field."""
+
+from __future__ import annotations
+
+from textual.widgets import Select, Static
+
+from quiz.footprint import FootprintSpec, estimate, format_bytes
+from quiz.tui.app import make_app
+from quiz.tui.screens.footprint import FootprintScreen
+from tests.conftest import make_library, question_data
+
+
+def report_text(screen: FootprintScreen) -> str:
+    return screen.query_one("#fp-report", Static).visual.plain  # type: ignore[union-attr]
+
+
+async def test_the_form_switches_to_qlora_and_reports_bad_targets() -> None:
+    app = make_app(make_library(question_data("q1")), shuffle=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("m")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, FootprintScreen)
+        assert screen.query_one("#fp-training-double-quant", Select).value == "true"
+        screen.query_one("#fp-training-finetune", Select).value = "qlora"
+        screen.query_one("#fp-training-lora-rank").value = "16"
+        screen.query_one("#fp-training-lora-targets").value = "q, v"
+        await pilot.pause()
+        t = screen.spec.training
+        assert (t.finetune, t.lora_rank, t.lora_targets, t.double_quant) == \
+            ("qlora", 16, "q,v", True)
+        text = report_text(screen)
+        assert "QLoRA (NF4, double quantization) r 16 on q, v" in " ".join(text.split())
+        expected = estimate(FootprintSpec.from_mapping({"model": "llama-2-7b", "training": {
+            "finetune": "qlora", "lora_rank": 16, "lora_targets": "q,v"}}))
+        assert expected.training is not None
+        assert format_bytes(expected.training.total_bytes) in text
+        screen.query_one("#fp-training-double-quant", Select).value = "false"
+        await pilot.pause()
+        assert screen.spec.training.double_quant is False
+        screen.query_one("#fp-training-lora-targets").value = "q,vv"
+        await pilot.pause()
+        error = screen.query_one("#fp-error", Static)
+        assert error.has_class("-shown")
+        assert "LoRA targets: unknown LoRA target 'vv'" in error.visual.plain  # type: ignore
+        assert "did you mean 'v'?" in error.visual.plain  # type: ignore[union-attr]
