@@ -24,9 +24,9 @@ from typing import TYPE_CHECKING
 
 from quiz.footprint.activations import extra_activation_items, training_activation_bytes
 from quiz.footprint.compute import compute_items
-from quiz.footprint.inference import inference_items, kv_dtype
+from quiz.footprint.inference import inference_items, kv_dtype, scheme_plan
 from quiz.footprint.offload import convention_head, gpu_state_bytes, offload_text, split_items
-from quiz.footprint.quant import SCHEMES
+from quiz.footprint.quant import SCHEMES, plan_json
 from quiz.footprint.report import (
     Item,
     ModelSummary,
@@ -348,8 +348,9 @@ def _inference(
         f"{fmt} weights{group}, {kv} KV cache, batch {format_count(inf.batch)} × "
         f"{count_noun(inf.context, 'token')} of context"
     )
+    plan = scheme_plan(inf, r)
     return PhaseEstimate("inference", items, total, 1, needed, headroom, convention, setup,
-                         advice)
+                         advice, quantization=None if plan is None else plan_json(plan))
 
 
 def tensor_parallel_fits(t: int, heads: int, kv_heads: int) -> bool:

@@ -13,7 +13,10 @@ source, and what they give for this case:
   checkpoints every decoder layer) vs selective (Megatron-LM ``--recompute-activations``);
   FlashAttention never materialises the s × s scores;
 * KV cache with or without grouped-query attention;
-* quantized weights as "params × bits / 8" vs with 16-bit embeddings and group scales.
+* quantized weights as "params × bits / 8" vs with 16-bit embeddings and group scales; for a
+  named scheme (:mod:`quiz.footprint.quant`), what it keeps unquantized, its tensor types (GGUF)
+  and where its tools count differently (LLM.int8() outliers, GPTQ's g_idx and qzeros, double
+  quantization, per-tensor vs per-channel FP8).
 """
 
 from __future__ import annotations
@@ -25,10 +28,13 @@ from quiz.footprint.compute import INFERENCE_FORMAT, ceil_div
 from quiz.footprint.inference import (
     KV_BYTES,
     WEIGHT_BITS,
+    group_meta_bits,
     kv_bytes_per_token,
     kv_dtype,
     plain_weight_bytes,
+    scheme_plan,
 )
+from quiz.footprint.quant import scheme_notes
 from quiz.footprint.report import Report
 from quiz.footprint.training import (
     ADAM_8BIT_BLOCK,
@@ -135,7 +141,18 @@ def explain_notes(report: Report, *, units: str = "GB") -> list[str]:
                     "without grouped-query attention agree."
                 )
         bits = WEIGHT_BITS[inf.weights]
-        if bits < 16:
+        plan = scheme_plan(inf, r)
+        if plan is not None:
+            w = report.inference.item("weights")
+            q = report.inference.item("quantization_overhead")
+            naive = plain_weight_bytes(psi, inf.weights)
+            ours = (w.bytes if w else 0) + (q.bytes if q else 0)
+            notes.append(
+                f'Quantized weights: "params × {bits}/8" gives {b(naive)}; {plan.scheme.label} '
+                f"with the layers it keeps and its scales gives {b(ours)} "
+                f"({(ours - naive) / naive:+.1%}).")
+            notes += scheme_notes(plan, r.arch if r.counts is not None else None, b)
+        elif bits < 16:
             w = report.inference.item("weights")
             q = report.inference.item("quantization_overhead")
             naive = plain_weight_bytes(psi, inf.weights)
@@ -152,9 +169,15 @@ def explain_notes(report: Report, *, units: str = "GB") -> list[str]:
                           "leaves out the FP8 per-tensor scales (their number needs an "
                           "architecture)")
             else:
-                scales = (f"adds one FP16 scale and one {bits}-bit zero point per group of "
-                          f"{format_count(inf.group_size)} weights, as published GPTQ/AWQ "
-                          "checkpoints do")
+                scale_bits, zero_bits = group_meta_bits(inf)
+                scale = (inf.scale_dtype or "fp16").upper()
+                zero = (f"one {zero_bits}-bit zero point" if zero_bits else "no zero point")
+                chosen = ("as chosen (published GPTQ/AWQ checkpoints: FP16 scale and a zero "
+                          "point of the weight's width)"
+                          if inf.scale_dtype is not None or inf.zero_point is not None
+                          else "as published GPTQ/AWQ checkpoints do")
+                scales = (f"adds one {scale} scale and {zero} per group of "
+                          f"{format_count(inf.group_size)} weights, {chosen}")
             notes.append(
                 f'Quantized weights: "params × {bits}/8" gives {b(naive)}; {kept}, and '
                 f"{scales}: {b(ours)} ({(ours - naive) / naive:+.1%})."

@@ -12,7 +12,7 @@ types are tested in ``tests/footprint/test_footprint_json.py``)::
                   "convention": str} | null,
      "inference": {"per_device": {"total_bytes": int, "items": [ITEM, ...]},
                    "gpus_needed": int | null, "headroom_bytes": int | null,
-                   "convention": str} | null,
+                   "convention": str, "quantization": QUANT | null} | null,
      "storage": {"items": [ITEM, ...], "total_bytes": int},
      "omitted": [{"phase": str, "item": str, "reason": str}, ...],
      "gpu": {"id": str, "name": str, "memory_bytes": int} | null,
@@ -20,6 +20,14 @@ types are tested in ``tests/footprint/test_footprint_json.py``)::
 
     ITEM = {"name": str, "bytes": int, "formula": str, "source": str}
     QUANTITY = {"name": str, "value": int, "unit": str, "formula": str, "source": str}
+    QUANT = {"scheme": str, "label": str, "exact": bool, "quantized_params": int,
+             "kept_params": int, "kept_bits": int, "bits_per_weight": float,
+             "formats": [{"format": str, "params": int, "bytes": int}, ...], "source": str}
+
+``quantization`` (issue 12 §2) describes a named weight quantization scheme (``--weights
+gguf-q4_k_m``, ``bnb-nf4``, …): each storage format of its matrices with their weights and
+bytes, and what it keeps unquantized (``kept_params`` at ``kept_bits``); ``null`` for the plain
+formats fp32 … int4.
 
 ``per_device`` is GPU memory. ``offloaded`` (issue 12 §3) holds what ``--offload`` and
 ``--offload-params`` move off the GPU: CPU RAM and NVMe bytes per device (per data-parallel
@@ -183,6 +191,8 @@ class PhaseEstimate:
         host: training only: the offloaded items per device by location, ``{"cpu": [...],
             "nvme": [...]}`` (:mod:`quiz.footprint.offload`); empty lists without offload. Not
             part of ``items`` or ``total_bytes``, which are GPU memory.
+        quantization: inference with a named quantization scheme: its JSON object
+            (:func:`quiz.footprint.quant.plan_json`); ``None`` otherwise.
     """
 
     phase: str
@@ -195,6 +205,7 @@ class PhaseEstimate:
     setup: str
     fit_advice: str = ""
     host: dict[str, list[Item]] = field(default_factory=dict)
+    quantization: dict[str, Any] | None = None
 
     def item(self, name: str) -> Item | None:
         """The item called ``name``, or ``None``."""
@@ -222,6 +233,8 @@ class PhaseEstimate:
         data["gpus_needed"] = self.gpus_needed
         data["headroom_bytes"] = self.headroom
         data["convention"] = self.convention
+        if self.phase == "inference":
+            data["quantization"] = self.quantization
         return data
 
 

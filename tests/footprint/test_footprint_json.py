@@ -27,6 +27,21 @@ def check_items(items: list[dict[str, Any]]) -> int:
     return total
 
 
+def check_quantization(q: dict[str, Any] | None) -> None:
+    if q is None:
+        return
+    kinds = {"scheme": str, "label": str, "exact": bool, "quantized_params": int,
+             "kept_params": int, "kept_bits": int, "bits_per_weight": float, "formats": list,
+             "source": str}
+    assert set(q) == set(kinds)
+    for key, kind in kinds.items():
+        assert type(q[key]) is kind, (key, q)
+    for f in q["formats"]:
+        assert set(f) == {"format", "params", "bytes"}
+        assert type(f["format"]) is str and type(f["params"]) is int and type(f["bytes"]) is int
+    assert sum(f["params"] for f in q["formats"]) >= q["quantized_params"]
+
+
 def check_contract(data: dict[str, Any]) -> None:
     assert set(data) == {"model", "training", "inference", "storage", "omitted", "gpu", "compute"}
     assert set(data["compute"]) == {"items"}
@@ -61,7 +76,9 @@ def check_contract(data: dict[str, Any]) -> None:
         assert type(training["convention"]) is str
     inference = data["inference"]
     if inference is not None:
-        assert set(inference) == {"per_device", "gpus_needed", "headroom_bytes", "convention"}
+        assert set(inference) == {"per_device", "gpus_needed", "headroom_bytes", "convention",
+                                  "quantization"}
+        check_quantization(inference["quantization"])
         assert set(inference["per_device"]) == {"total_bytes", "items"}
         assert (
             check_items(inference["per_device"]["items"]) == inference["per_device"]["total_bytes"]
@@ -119,6 +136,8 @@ def test_contract_variants() -> None:
          "training": {"zero": 3, "dp": 8, "offload": "nvme", "offload_params": "cpu"}},
         {"model": "llama-2-7b", "training": {"zero": 2, "dp": 8, "offload": "cpu",
                                              "convention": "deepspeed"}},
+        {"model": "llama-2-7b", "phase": "inference", "inference": {"weights": "gguf-q4_k_m"}},
+        {"params": "7B", "phase": "inference", "inference": {"weights": "bnb-int8"}},
     ):
         data = estimate(FootprintSpec.from_mapping(spec)).to_json()
         check_contract(data)
@@ -173,3 +192,22 @@ def test_figure_reads_the_numbers_every_view_shows() -> None:
     assert inference_only.figure("inference.gpus_needed") is None  # no GPU preset
     with pytest.raises(KeyError, match="did you mean 'training.total'"):
         report.figure("training.totl")
+
+
+def test_quantization_object_of_a_named_scheme() -> None:
+    # Llama-2-7B as GGUF Q4_K_M: Q4_K 5,617,221,632 weights × 144/256 bytes and Q6_K
+    # 1,120,927,744 × 210/256 (llama.cpp ggml-common.h block_q4_K, block_q6_K); 266,240 norm
+    # weights kept F32. 8 × 4,079,198,208 / 6,738,149,376 = 4.8431 bits per weight.
+    data = estimate(FootprintSpec.from_mapping(
+        {"model": "llama-2-7b", "phase": "inference",
+         "inference": {"weights": "gguf-q4_k_m"}})).to_json()
+    q = data["inference"]["quantization"]
+    assert q["formats"] == [
+        {"format": "Q4_K", "params": 5_617_221_632, "bytes": 5_617_221_632 * 144 // 256},
+        {"format": "Q6_K", "params": 1_120_927_744, "bytes": 1_120_927_744 * 210 // 256},
+    ]
+    assert (q["scheme"], q["kept_params"], q["kept_bits"], q["bits_per_weight"]) == (
+        "gguf-q4_k_m", 266_240, 32, 4.8431)
+    plain = estimate(FootprintSpec.from_mapping(
+        {"model": "llama-2-7b", "phase": "inference", "inference": {"weights": "int4"}}))
+    assert plain.to_json()["inference"]["quantization"] is None

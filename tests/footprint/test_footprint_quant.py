@@ -289,3 +289,34 @@ def test_every_scheme_estimates_with_and_without_an_architecture() -> None:
         bare = FootprintSpec.from_mapping({"params": "7B", "phase": "inference",
                                            "inference": {"weights": key}})
         assert estimate(bare).inference is not None
+
+
+EXPLAIN_PHRASES = {
+    "gptq-int4": "g_idx per input column",
+    "gptq-int4-sym": "still stores qzeros and g_idx",
+    "awq-int4": "no act-order index",
+    "bnb-int8": "assumes 0.1% of each matrix's input columns",
+    "bnb-nf4": "With double quantization this model takes",
+    "bnb-nf4-dq": "Without double quantization this model takes",
+    "bnb-fp4": "With double quantization this model takes",
+    "bnb-fp4-dq": "Without double quantization this model takes",
+    "fp8-channel": "per-tensor FP8 (--weights fp8) keeps one per matrix (896 B)",
+    "gguf-q8_0": "Q8_0: token_embd, output",
+    "gguf-q6_k": "Q6_K: token_embd, output",
+    "gguf-q4_k_m": "Q6_K: output, attn_v (16 layers), ffn_down (16 layers)",
+    "gguf-q4_0": "Q6_K: output",
+}
+
+
+@pytest.mark.parametrize("key", sorted(SCHEMES))
+def test_every_scheme_has_its_explain_notes(key: str) -> None:
+    from quiz.footprint.explain import explain_notes
+
+    notes = explain_notes(estimate(inference(weights=key)))
+    text = " ".join(notes)
+    assert SCHEMES[key].kept in text  # what stays unquantized, said for every scheme
+    assert EXPLAIN_PHRASES[key] in text
+    # Without an architecture the note says what is assumed instead.
+    bare = FootprintSpec.from_mapping({"params": "7B", "phase": "inference",
+                                       "inference": {"weights": key}})
+    assert "without an architecture" in " ".join(explain_notes(estimate(bare)))
