@@ -39,6 +39,27 @@ _PATTERNS = [
 ]
 
 
+_LETTER_END = re.compile(r"[A-H](?!\w)")
+"""A capital A–H that ends a word (searched fast: the pattern starts with a character set)."""
+
+
+def _has_letter_word(text: str) -> bool:
+    """True when a capital A–H stands as a word of its own (``\\b[A-H]\\b``): every match of
+    the first three patterns has one, so most texts skip them."""
+    for match in _LETTER_END.finditer(text):
+        start = match.start()
+        if start == 0:
+            return True
+        before = text[start - 1]
+        if not (before.isalnum() or before == "_"):  # what \\w matches
+            return True
+    return False
+
+_POSITION_WORDS = ("above", "below", "these")
+"""One of these, case-folded, is in every match of the last pattern (``re.IGNORECASE`` matches a
+character to a letter of these words only when its ``casefold()`` holds that letter)."""
+
+
 class LetterReference(NamedTuple):
     """One reference in a text: ``start``/``end`` character indices (end exclusive) and the text
     itself."""
@@ -53,7 +74,12 @@ def letter_references(text: str, letters: Collection[str]) -> list[LetterReferen
     overlapping. ``letters`` are the question's option keys (``"ABCD"``): a letter that is no
     option (``E`` in a four-option question) is an ordinary word."""
     found: list[LetterReference] = []
-    for pattern in _PATTERNS:
+    # Quick tests first (this runs on every text of every question as a bank loads): the
+    # patterns that need a capital letter, or a word of position, are skipped without one.
+    lettered = _has_letter_word(text)
+    folded = text.casefold()
+    positional = any(word in folded for word in _POSITION_WORDS)
+    for pattern in (*(_PATTERNS[:3] if lettered else ()), *(_PATTERNS[3:] if positional else ())):
         for match in pattern.finditer(text):
             named = match.groupdict().get("letters")
             if named is not None and not set(re.findall(r"[A-H]", named)) <= set(letters):
