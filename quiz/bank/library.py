@@ -46,6 +46,9 @@ class LoadedBank:
     path: Path
     info: BankInfo
     questions: tuple[Question, ...]
+    content_hashes: tuple[str, ...] = ()
+    """Each question's :func:`~quiz.bank.identity.content_hash`, in order, when the loader
+    computed them (empty otherwise: they are computed when needed)."""
 
 
 @dataclass(frozen=True)

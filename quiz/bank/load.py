@@ -62,6 +62,8 @@ class _FileResult:
     """``bank: id:`` with the line:column of its value, when it is text."""
     topics: list[tuple[str, str, int, int]] = field(default_factory=list)
     """``bank: topics:`` as (key, display name, line, column of the name), where both are text."""
+    hashes: tuple[str, ...] = ()
+    """Each question's content hash (:mod:`quiz.bank.identity`), once the bank is valid."""
 
 
 @dataclass(frozen=True)
@@ -100,7 +102,8 @@ PROGRESS_INTERVAL_S = 0.1
 
 def load_library(paths: Sequence[str | os.PathLike[str]], *,
                  pure_python: bool = False, cache_dir: Path | None = None,
-                 progress: Callable[[LoadProgress], None] | None = None) -> LoadReport:
+                 progress: Callable[[LoadProgress], None] | None = None,
+                 cache_writes: list[Callable[[], None]] | None = None) -> LoadReport:
     """Load every bank in ``paths`` into one library.
 
     Each path is a bank file (any name, hidden ones too) or a folder, whose ``*.yaml`` and
@@ -111,6 +114,9 @@ def load_library(paths: Sequence[str | os.PathLike[str]], *,
     With ``cache_dir``, a file that loaded without errors before, and has not changed since, is
     taken from the validated-bank cache there (:mod:`quiz.bank.cache`) with the same warnings,
     and a file that loads without errors is stored there; ``pure_python`` turns the cache off.
+    With ``cache_writes``, the entries to store are not written here: a function that writes
+    each is appended to that list, for the caller to run when it has time (the study app runs
+    them once the start screen is ready).
     ``progress``, if given, is called with a :class:`LoadProgress` as each file starts, a few
     times a second while one is read and checked, and once at the end (stage ``"done"``), in
     the thread that loads.
@@ -150,7 +156,7 @@ def load_library(paths: Sequence[str | os.PathLike[str]], *,
             results.append(item)
             continue
         tracker.start(item, size)
-        result = _load_path(item, pure_python, bank_cache, tracker)
+        result = _load_path(item, pure_python, bank_cache, tracker, cache_writes)
         tracker.finish(len(result.ids))
         results.append(result)
     report = _report(results)
@@ -222,7 +228,8 @@ class _Tracker:
 
 
 def load_for_study(paths: Sequence[str | os.PathLike[str]], *,
-                   progress: Callable[[LoadProgress], None] | None = None) -> LoadReport:
+                   progress: Callable[[LoadProgress], None] | None = None,
+                   cache_writes: list[Callable[[], None]] | None = None) -> LoadReport:
     """Load a library for a study session: :func:`quiz.bank.load.load_library` with the cache
     in :func:`quiz.paths.cache_dir`, then, when the library is usable, ``gc.freeze()``.
 
@@ -230,14 +237,15 @@ def load_for_study(paths: Sequence[str | os.PathLike[str]], *,
     later full collection does not scan the library again (at 100,000 questions one scan takes
     most of a second). The collector is paused while loading (what a load builds is acyclic:
     a collection would only rescan the growing heap). Meant for the long-lived study process;
-    ``progress`` is passed to :func:`load_library`; returns the
+    ``progress`` and ``cache_writes`` are passed to :func:`load_library`; returns the
     :class:`~quiz.bank.library.LoadReport`."""
     from quiz.paths import cache_dir
 
     enabled = gc.isenabled()
     gc.disable()
     try:
-        report = load_library(paths, cache_dir=cache_dir(), progress=progress)
+        report = load_library(paths, cache_dir=cache_dir(), progress=progress,
+                              cache_writes=cache_writes)
         if report.library is not None:
             gc.freeze()
     finally:
@@ -346,9 +354,13 @@ def _not_regular(mode: int) -> Problem:
 
 
 def _load_path(path: Path, pure_python: bool, bank_cache: BankCache | None = None,
-               tracker: _Tracker | None = None) -> _FileResult:
+               tracker: _Tracker | None = None,
+               cache_writes: list[Callable[[], None]] | None = None) -> _FileResult:
     """Read one file, refusing anything that is not a regular file before opening it, and never
-    holding more than :data:`MAX_FILE_BYTES` + 1 bytes of it (the file may grow while read)."""
+    holding more than :data:`MAX_FILE_BYTES` + 1 bytes of it (the file may grow while read).
+    With ``bank_cache``, an entry for the file is looked for first (the file is then only
+    hashed as it is read); a file loaded in full without errors is stored, at once or, with
+    ``cache_writes``, by a function appended there."""
     def fail(problem: Problem) -> _FileResult:
         return _FileResult(str(path), [problem])
 
@@ -362,29 +374,38 @@ def _load_path(path: Path, pure_python: bool, bank_cache: BankCache | None = Non
         # O_NONBLOCK: should the path become a named pipe after the stat, opening it must not
         # block; fstat then sees what was really opened.
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        digest: str | None = None
         with open(fd, "rb") as file:
             mode = os.fstat(file.fileno()).st_mode
             if not stat.S_ISREG(mode):
                 return fail(_not_regular(mode))
+            if bank_cache is not None:
+                cached, digest = bank_cache.get(path.resolve(), info, file)
+                if isinstance(cached, _FileResult) and cached.bank is not None:
+                    cached.path = str(path)  # as given this time: diagnostics name it so
+                    if tracker is not None:
+                        tracker.cached(len(cached.ids))
+                    return cached
+                file.seek(0)
             data = file.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
         return fail(Problem(0, 0, f"cannot read this file: {exc.strerror or exc}"))
     if len(data) > MAX_FILE_BYTES:
         return fail(Problem(0, 0, f"this file has more than {MAX_FILE_BYTES:,} bytes; {too_big}"))
-    if bank_cache is None:
-        return _load_text(data, str(path), pure_python, tracker)
+    result = _load_text(data, str(path), pure_python, tracker)
+    if bank_cache is None or result.bank is None or any(
+            p.severity == "error" for p in result.problems):
+        return result
     from quiz.bank.cache import content_hash
 
-    resolved, digest = path.resolve(), content_hash(data)
-    cached = bank_cache.get(resolved, info, digest)
-    if isinstance(cached, _FileResult) and cached.bank is not None:
-        cached.path = str(path)  # as given this time: diagnostics name the path the user typed
-        if tracker is not None:
-            tracker.cached(len(cached.ids))
-        return cached
-    result = _load_text(data, str(path), pure_python, tracker)
-    if result.bank is not None and not any(p.severity == "error" for p in result.problems):
-        bank_cache.put(resolved, info, digest, result)
+    digest = digest or content_hash(data)
+    del data
+    put = bank_cache.put
+    resolved = path.resolve()
+    if cache_writes is None:
+        put(resolved, info, digest, result)
+    else:
+        cache_writes.append(lambda: put(resolved, info, digest, result))
     return result
 
 
@@ -460,6 +481,9 @@ def _load_into(result: _FileResult, raw: str | bytes, pure_python: bool,
         if enabled:
             gc.enable()
     if result.bank is not None:
+        from quiz.bank.identity import content_hash
+
+        result.hashes = tuple(content_hash(q) for q in result.bank.questions)
         problems += display_checks.wide_diagrams(text, value, doc.marks)
         problems += display_checks.letter_references(text, result.bank, value, doc.marks)
     if doc.comments:
@@ -557,7 +581,7 @@ def _report(results: list[_FileResult]) -> LoadReport:
                                           "neither a bank nor an error; please report it"))
             return LoadReport(library=None, diagnostics=diagnostics)
         banks.append(LoadedBank(Path(result.path), result.bank.bank,
-                                tuple(result.bank.questions)))
+                                tuple(result.bank.questions), result.hashes))
     topics: dict[str, str] = {}
     for bank in banks:
         for key, name in bank.info.topics.items():

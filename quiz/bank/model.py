@@ -82,7 +82,8 @@ table columns, an infographic's text, the bank's title and topic names."""
 class _Strict(BaseModel):
     """Base for every bank model: unknown keys are errors, models are immutable."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=False)
+    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=False,
+                              defer_build=True)
 
 
 RuleName = Annotated[StrictStr, Field(pattern=r"^(Q[0-9]{3}|[a-z][a-z-]*)$", max_length=60)]

@@ -384,7 +384,7 @@ MAX_PARAMS = 10**15
 class Part(BaseModel):
     """Base of the spec models: immutable; an unknown key is an error with a hint."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     @model_validator(mode="wrap")
     @classmethod

@@ -35,10 +35,16 @@ class QuestionIndex:
 
     @classmethod
     def of(cls, library: Library) -> QuestionIndex:
-        """Index every question of ``library`` (hashes are computed once, here)."""
+        """Index every question of ``library`` (hashes are computed once: by the loader, kept
+        in the validated-bank cache, or here)."""
         bank_of: dict[str, str] = {}
         hash_of: dict[str, str] = {}
         for bank in library.banks:
+            hashes = bank.content_hashes
+            if len(hashes) == len(bank.questions):  # computed by the loader (or kept in cache)
+                bank_of.update(dict.fromkeys((q.id for q in bank.questions), bank.info.id))
+                hash_of.update(zip((q.id for q in bank.questions), hashes, strict=True))
+                continue
             for q in bank.questions:
                 bank_of[q.id] = bank.info.id
                 hash_of[q.id] = content_hash(q)

@@ -446,16 +446,17 @@ class QuizApp(App[int]):
     def _load_banks(self, paths: list[str], reload: bool) -> None:
         """Load ``paths`` (:func:`quiz.bank.load.load_for_study`: the cache, then a full load)
         and index the questions, posting :class:`BanksLoading` as it goes and
-        :class:`BanksLoaded` at the end. Never raises: an unexpected exception becomes an
-        "internal error" diagnostic."""
+        :class:`BanksLoaded` at the end, then write the cache entries of the banks loaded in
+        full. Never raises: an unexpected exception becomes an "internal error" diagnostic."""
         from quiz.bank.load import load_for_study
         from quiz.study.progress import QuestionIndex
 
         def progress(done: LoadProgress) -> None:
             self.post_message(BanksLoading(done))
 
+        writes: list[Callable[[], None]] = []
         try:
-            report = load_for_study(paths, progress=progress)
+            report = load_for_study(paths, progress=progress, cache_writes=writes)
             index = QuestionIndex.of(report.library) if report.library is not None else None
         except Exception as exc:  # a bug must be a message, never a traceback
             from quiz.debug import HINT, show_traceback
@@ -466,6 +467,10 @@ class QuizApp(App[int]):
                 f"({type(exc).__name__}: {exc}); please report it ({HINT})")])
             index = None
         self.post_message(BanksLoaded(report, index, reload))
+        # The start screen is ready before the cache entries of banks loaded in full are
+        # written (a few hundred ms for a large bank): written here, they save the next start.
+        for write in writes:
+            write()
 
     def on_banks_loading(self, message: BanksLoading) -> None:
         start = self._start_screen()

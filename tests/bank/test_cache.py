@@ -7,6 +7,7 @@ from __future__ import annotations
 import gc
 import os
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -190,3 +191,30 @@ def test_load_for_study_uses_the_cache_folder_of_the_environment(
         assert full_loads == [str(bank)]
     finally:
         gc.unfreeze()
+
+
+def test_cache_writes_can_wait_for_the_caller(bank: Path, tmp_path: Path,
+                                              full_loads: list[str]) -> None:
+    folder = tmp_path / "cache"
+    writes: list[Callable[[], None]] = []
+    first = load_library([bank], cache_dir=folder, cache_writes=writes)
+    assert first.library is not None and len(writes) == 1
+    assert entries(folder) == []  # nothing written yet: the caller decides when
+    writes[0]()
+    assert len(entries(folder)) == 1
+    again: list[Callable[[], None]] = []
+    report = load_library([bank], cache_dir=folder, cache_writes=again)
+    assert report.library is not None and again == [] and full_loads == [str(bank)]
+    assert report.library.questions == first.library.questions
+
+
+def test_the_cache_keeps_each_questions_content_hash(bank: Path, tmp_path: Path) -> None:
+    from quiz.study.identity import content_hash
+
+    folder = tmp_path / "cache"
+    for _ in range(2):  # loaded in full, then from the cache
+        library = load_library([bank], cache_dir=folder).library
+        assert library is not None
+        (loaded,) = library.banks
+        assert loaded.content_hashes == tuple(content_hash(q) for q in loaded.questions)
+        assert len(loaded.content_hashes) == len(loaded.questions) > 0

@@ -58,14 +58,14 @@ async def test_the_start_screen_shows_progress_then_the_form(tmp_path: Path,
     seen: list[LoadProgress] = []
     real = load_module.load_for_study
 
-    def held(paths: Any, *, progress: Any = None) -> Any:
+    def held(paths: Any, *, progress: Any = None, **kwargs: Any) -> Any:
         # The first paint happens before the load starts; hold the load until it is checked.
         def record(p: LoadProgress) -> None:
             seen.append(p)
             progress(p)
 
         asyncio.run_coroutine_threadsafe(gate.wait(), loop).result(timeout=10)
-        return real(paths, progress=record)
+        return real(paths, progress=record, **kwargs)
 
     monkeypatch.setattr(load_module, "load_for_study", held)
     loop = asyncio.get_running_loop()
