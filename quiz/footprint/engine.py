@@ -26,7 +26,7 @@ from quiz.footprint.activations import extra_activation_items, training_activati
 from quiz.footprint.compute import compute_items
 from quiz.footprint.inference import inference_items, kv_dtype, scheme_plan
 from quiz.footprint.offload import convention_head, gpu_state_bytes, offload_text, split_items
-from quiz.footprint.quant import SCHEMES, plan_json
+from quiz.footprint.quant import GGML_SRC, SCHEMES, plan_json
 from quiz.footprint.report import (
     Item,
     ModelSummary,
@@ -334,6 +334,9 @@ def _inference(
     if scheme is not None:
         kept = (f", {scheme.kept}" if r.counts is not None
                 else ", every parameter quantized (no architecture)")
+        layout_src = scheme.source if scheme.layout is not None else (
+            f"block sizes from {GGML_SRC}; tensor types from {scheme.source}")
+        kept += f" (layout: {layout_src})"
     elif inf.weights in ("fp8", "int8", "int4"):
         kept = (", embeddings and LM head kept 16-bit" if r.counts is not None
                 else ", every parameter quantized (no architecture)")

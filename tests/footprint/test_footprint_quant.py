@@ -320,3 +320,14 @@ def test_every_scheme_has_its_explain_notes(key: str) -> None:
     bare = FootprintSpec.from_mapping({"params": "7B", "phase": "inference",
                                        "inference": {"weights": key}})
     assert "without an architecture" in " ".join(explain_notes(estimate(bare)))
+
+
+def test_group_size_with_a_fixed_block_scheme_is_noted_unused() -> None:
+    report = estimate(inference(weights="gguf-q4_0", group_size=64))
+    assert [(u.key, u.reason) for u in report.unused] == [
+        ("inference.group_size", "the group size applies to INT8/INT4, GPTQ and AWQ weights; "
+                                 "GGUF Q4_0 (llama.cpp) fixes its own blocks")]
+    # GPTQ takes it: 64-weight groups double the groups of 128.
+    g64 = weight_plan("gptq-int4", LLAMA_2_7B, 0, 64)
+    g128 = weight_plan("gptq-int4", LLAMA_2_7B, 0, 128)
+    assert g64.matrices.scales == 2 * g128.matrices.scales == 2 * 50_593_792 * 5 // 2
