@@ -206,15 +206,35 @@ def compute_items(
         t = spec.training
         d = t.train_tokens if t.train_tokens is not None else spec.storage.dataset_tokens
         if d:  # 0 dataset tokens: nothing to train on
-            flops = training_flops(n, d)
-            items.append(Quantity("training_flops", flops,
-                                  f"6 × {n_text} × {count_noun(d, 'token')}",
-                                  f"{_KAPLAN}; {_CHINCHILLA}{active_src}"))
-            if t.recompute == "full":
+            label = "6ND"
+            if t.finetune != "full":  # adapters: no weight gradients for the frozen model
+                from quiz.footprint.lora import (
+                    ADAPTER_FLOPS_SRC,
+                    active_adapter_params,
+                    adapter_training_flops,
+                )
+
+                assert r.arch is not None  # the spec refuses adapters without one
+                na = active_adapter_params(r.arch, t.lora_rank, t.lora_targets)
+                flops, forward, label = adapter_training_flops(t, r, n, d), n + na, "(4N + 6Nₐ)D"
                 items.append(Quantity(
-                    "training_hardware_flops", 8 * n * d,
-                    f"(6 + 2) × {n_text} × {count_noun(d, 'token')}: full recomputation runs "
-                    "the forward pass twice",
+                    "training_flops", flops,
+                    f"(4 × {n_text} + 6 × {count_noun(na, 'adapter param')}) × "
+                    f"{count_noun(d, 'token')}: the frozen model runs forward and passes "
+                    "gradients back (2N + 2N) but computes no weight gradients",
+                    f"{ADAPTER_FLOPS_SRC}{active_src}"))
+            else:
+                flops, forward = training_flops(n, d), n
+                items.append(Quantity("training_flops", flops,
+                                      f"6 × {n_text} × {count_noun(d, 'token')}",
+                                      f"{_KAPLAN}; {_CHINCHILLA}{active_src}"))
+            if t.recompute == "full":
+                what = (f"(6 + 2) × {n_text} × {count_noun(d, 'token')}" if t.finetune == "full"
+                        else f"{format_count(flops)} + 2 × {count_noun(forward, 'param')} × "
+                        f"{count_noun(d, 'token')}")
+                items.append(Quantity(
+                    "training_hardware_flops", flops + 2 * forward * d,
+                    f"{what}: full recomputation runs the forward pass twice",
                     "Narayanan et al. 2021, Megatron-LM on GPU clusters, sec. 5.1"))
             elif t.recompute == "selective":
                 if r.heads and r.head_dim and r.layers:
@@ -236,7 +256,7 @@ def compute_items(
                 seconds = training_seconds(flops, g, peak, t.mfu)
                 items.append(Quantity(
                     "training_time", seconds,
-                    f"6ND {format_count(flops)} FLOPs ÷ ({count_noun(g, 'GPU')} × "
+                    f"{label} {format_count(flops)} FLOPs ÷ ({count_noun(g, 'GPU')} × "
                     f"{_tera(peak)} {TRAINING_FORMAT[t.precision].upper()} dense × MFU "
                     f"{t.mfu:g}), rounded up",
                     f"Chowdhery et al. 2022, PaLM, app. B (MFU); {_datasheet(gpu)}"))

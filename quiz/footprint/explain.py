@@ -275,12 +275,24 @@ def compute_notes(report: Report) -> list[str]:
     flops = figures.get("training_flops")
     if flops is not None:
         t = spec.training
+        d = t.train_tokens if t.train_tokens is not None else spec.storage.dataset_tokens or 0
         text = (
             "Training FLOPs: 6ND counts 2N per token forward and 4N backward and leaves out "
             "attention's context-dependent products, as Kaplan et al. (2020, sec. 2.1) and "
             "Hoffmann et al. (2022) do for their scaling laws")
+        if t.finetune != "full":
+            six = 6 * report.model.active_params * d
+            text = (
+                f"Training FLOPs with adapters: (4N + 6Nₐ)D = {format_count(flops)}, not 6ND = "
+                f"{format_count(six)} ({flops / six - 1:+.1%}): the backward pass through the "
+                "frozen weights computes the gradients of their inputs (2N) but not of the "
+                "weights (the other 2N); LoRA reports a 25 % speed-up over full fine-tuning of "
+                "GPT-3 175B (Hu et al. 2021, sec. 4.2)"
+                + (". QLoRA also dequantizes each 4-bit weight before its product, work the "
+                   "FLOP count leaves out" if t.finetune == "qlora" else "")
+                + ". Both counts leave out attention's context-dependent products, as Kaplan et "
+                "al. (2020, sec. 2.1) and Hoffmann et al. (2022) do for their scaling laws")
         if r.heads and r.head_dim and r.layers:
-            d = flops // (6 * report.model.active_params)
             attn = 6 * r.layers * t.seq_len * r.heads * r.head_dim * d
             text += (
                 f"; counting them (Kaplan's Table 1: 2 × layers × context × d_attn per token "

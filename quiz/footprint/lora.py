@@ -157,6 +157,34 @@ def rank_limit(arch: Architecture, targets: str) -> tuple[int, tuple[str, ...]]:
     return side, tuple(m.target for m in mats if min(m.d_in, m.d_out) == side)
 
 
+@lru_cache(maxsize=256)
+def active_adapter_params(arch: Architecture, rank: int, targets: str) -> int:
+    """Adapter parameters a token passes through: the attention adapters, and of a mixture of
+    experts' MLP adapters only those of its ``active_experts`` (compute, not memory)."""
+    total = 0
+    for m in adapted_matrices(arch, targets):
+        p = m.params(rank)
+        if m.target in MLP_TARGETS:
+            p = p * arch.active_experts // arch.experts
+        total += p
+    return total
+
+
+ADAPTER_FLOPS_SRC = ("Kaplan et al. 2020, sec. 2.1 (2N per token forward; the backward pass "
+                     "twice that: 2N for the gradients of the inputs, 2N for those of the "
+                     "weights); Hu et al. 2021, LoRA, sec. 4.2 (the frozen weights need no "
+                     "gradients)")
+
+
+def adapter_training_flops(t: TrainingSpec, r: ResolvedModel, n: int, tokens: int) -> int:
+    """Model FLOPs of training adapters on ``tokens`` tokens: (4N + 6Nₐ) × D. The frozen model
+    (``n`` active parameters) runs forward (2N) and passes the gradients of its inputs back
+    (2N) but computes no weight gradients; the adapters (Nₐ active) do all three (6Nₐ) —
+    :data:`ADAPTER_FLOPS_SRC`."""
+    na = active_adapter_params(_arch(r), t.lora_rank, t.lora_targets)
+    return (4 * n + 6 * na) * tokens
+
+
 # -- QLoRA's 4-bit base -----------------------------------------------------------------------
 
 

@@ -17,6 +17,7 @@ from quiz.footprint.engine import estimate
 from quiz.footprint.explain import explain_notes
 from quiz.footprint.lora import (
     activation_change,
+    active_adapter_params,
     adapted_matrices,
     adapter_params,
     qlora_base,
@@ -379,3 +380,58 @@ def test_offload_moves_the_adapters_states_and_deepspeed_counts_full_fine_tuning
          "parameter trained): use the paper convention with LoRA or QLoRA")]
     assert _errors({"model": "llama-2-7b", "training": {
         "finetune": "lora", "precision": "mixed-fp8"}})[0][0] == ("training", "precision")
+
+
+def test_training_flops_with_adapters_skip_the_frozen_weight_gradients() -> None:
+    # Kaplan et al. 2020, sec. 2.1: 2N forward + 4N backward per token, the backward half for the
+    # inputs' gradients and half for the weights'. Frozen weights skip the latter: 4N + 6Nₐ.
+    spec = FootprintSpec.from_mapping({"model": "llama-2-7b", "phase": "training",
+                                       "training": {"finetune": "lora", "lora_rank": 16,
+                                                    "train_tokens": "1B", "recompute": "full"}})
+    figures = {q.name: q.value for q in estimate(spec).compute}
+    flops = (4 * 6_738_415_616 + 6 * 39_976_960) * 10**9
+    assert figures["training_flops"] == flops == 27_193_524_224 * 10**9
+    # full recomputation runs the forward pass (model and adapters) once more
+    assert figures["training_hardware_flops"] == flops + 2 * (6_738_415_616 + 39_976_960) * 10**9
+    notes = " ".join(explain_notes(estimate(spec)))
+    assert "(4N + 6Nₐ)D = 27,193,524,224,000,000,000, not 6ND" in notes
+    # a mixture of experts: a token passes through the adapters of its 2 of 8 experts
+    mixtral = get_model("mixtral-8x7b").arch
+    assert active_adapter_params(mixtral, 8, "all") == \
+        adapter_params(mixtral, 8, "q,k,v,o") + adapter_params(mixtral, 8, "gate,up,down") // 4
+
+
+def test_the_readme_examples_print_what_the_readme_says() -> None:
+    from pathlib import Path
+
+    from quiz.footprint.units import format_bytes
+
+    readme = Path(__file__).resolve().parents[2].joinpath("README.md").read_text("utf-8")
+    lora = estimate(_spec({"finetune": "lora", "lora_targets": "q,v", "recompute": "full"},
+                          gpu="a100-40gb"))
+    qlora = estimate(_spec({"finetune": "qlora", "lora_rank": 16, "recompute": "full"},
+                           gpu="rtx-4090"))
+    bare = estimate(FootprintSpec.from_mapping({"model": "llama-2-7b", "gpu": "rtx-4090",
+                                                "training": {"finetune": "qlora"}}))
+    assert lora.training is not None and qlora.training is not None and bare.training is not None
+    states = ("adapter_weights", "gradients", "master_weights", "optimizer_states")
+
+    def size(report: Any, *names: str) -> str:
+        return format_bytes(sum(report.training.item(n).bytes for n in names))
+
+    said = [
+        "frozen BF16 base " + size(lora, "weights"),
+        "master copy and AdamW states " + size(lora, *states),
+        f"total {format_bytes(lora.training.total_bytes)}: fits on one A100 40GB",
+        f"NF4 base {size(qlora, 'weights')} + its constants {size(qlora, 'quantization_overhead')}",
+        f"{size(qlora, *states)} with",
+        f"total {format_bytes(qlora.training.total_bytes)}: fits on one RTX 4090",
+        f"the activations ({size(bare, 'activations')}) do not fit",
+    ]
+    flat = " ".join(readme.replace("#", " ").split())
+    for text in said:
+        assert text in flat, text
+    assert lora.training.gpus_needed == qlora.training.gpus_needed == 1
+    assert bare.training.gpus_needed is None
+    assert "--recompute selective gives 13.73 GB per device and --recompute full gives 5.13 GB" \
+        in bare.training.fit_advice
