@@ -36,6 +36,7 @@ from quiz.footprint.report import (
     StorageEstimate,
     Unused,
 )
+from quiz.footprint.serving import prefill_chunk, serving_items
 from quiz.footprint.spec import InferenceSpec, TrainingSpec
 from quiz.footprint.storage import storage_items
 from quiz.footprint.training import (
@@ -309,6 +310,9 @@ def _inference(
     inf = spec.inference
     items, missing = inference_items(inf, r)
     omitted.extend(missing)
+    working, missing = serving_items(inf, r, gpu)
+    items.extend(working)
+    omitted.extend(missing)
     total = sum(i.bytes for i in items)
     needed = headroom = None
     advice = ""
@@ -345,11 +349,15 @@ def _inference(
     convention = (
         f"weights {fmt}{group}{kept}; "
         f"KV cache {kv} = 2 × layers × KV heads × head dim × bytes per token; activations: one "
-        "layer's transient working set; the footprint split evenly over the GPUs needed"
+        f"layer's working set for one forward step of at most "
+        f"{count_noun(prefill_chunk(inf, gpu), 'token')} (chunked prefill"
+        f"{', vLLM' + chr(39) + 's default' if inf.prefill_chunk is None else ''}); logits for "
+        "the sampled positions; the footprint split evenly over the GPUs needed"
     )
     setup = (
         f"{fmt} weights{group}, {kv} KV cache, batch {format_count(inf.batch)} × "
-        f"{count_noun(inf.context, 'token')} of context"
+        f"{count_noun(inf.context, 'token')} of context, prefill chunks of "
+        f"{format_count(prefill_chunk(inf, gpu))}"
     )
     plan = scheme_plan(inf, r)
     return PhaseEstimate("inference", items, total, 1, needed, headroom, convention, setup,

@@ -36,6 +36,7 @@ from quiz.footprint.inference import (
 )
 from quiz.footprint.quant import scheme_notes
 from quiz.footprint.report import Report
+from quiz.footprint.serving import serving_note
 from quiz.footprint.training import (
     ADAM_8BIT_BLOCK,
     ADAM_8BIT_PAPER_BLOCK,
@@ -140,6 +141,9 @@ def explain_notes(report: Report, *, units: str = "GB") -> list[str]:
                     "attention (as many key/value heads as query heads), so counts with and "
                     "without grouped-query attention agree."
                 )
+        working = serving_note(inf, r, report.gpu, b)
+        if working is not None:
+            notes.append(working)
         bits = WEIGHT_BITS[inf.weights]
         plan = scheme_plan(inf, r)
         if plan is not None:

@@ -21,12 +21,8 @@ KV cache
     Efficiently Scaling Transformer Inference, sec. 2; grouped-query attention: Ainslie et al.
     2023); a sliding-window layer keeps at most ``window`` tokens (Jiang et al. 2023, Mistral 7B,
     sec. 2, rolling buffer cache). Llama-2-70B at 16 bits: 327,680 bytes per token.
-Activations (transient)
-    Inference keeps no activations for a backward pass; a layer's working set is freed before the
-    next layer runs. Convention: one layer's activations for the whole prefill (context × batch
-    tokens), Korthikanti et al. 2022 Table 2 without the attention-score term (fused attention):
-    sbh(16e + 2) = 34·sbh at 16 bits — the assumption of EleutherAI's calc_transformer_mem.py.
-    Logits and framework workspace are not counted.
+Activations and logits
+    The working memory of a serving engine with chunked prefill: :mod:`quiz.footprint.serving`.
 """
 
 from __future__ import annotations
@@ -36,7 +32,6 @@ from typing import TYPE_CHECKING
 from quiz.footprint.model_arch import quant_groups
 from quiz.footprint.quant import SCHEMES, WeightPlan, overhead_text, values_text, weight_plan
 from quiz.footprint.report import Item, Omitted
-from quiz.footprint.training import activation_value_bytes
 from quiz.footprint.units import count_noun, format_count
 
 if TYPE_CHECKING:
@@ -101,19 +96,6 @@ def _kv_token_layers(spec: InferenceSpec, r: ResolvedModel) -> int:
     sliding = r.sliding_layers if window else 0
     layers = r.layers or 0
     return (layers - sliding) * spec.context + sliding * min(spec.context, window)
-
-
-def inference_activation_bytes(spec: InferenceSpec, r: ResolvedModel) -> int | None:
-    """Transient activation bytes: one layer's working set for the whole prefill, context ×
-    batch × hidden × (16e + 2) (see the module docstring); ``None`` without the hidden size."""
-    if not r.hidden:
-        return None
-    return spec.context * spec.batch * r.hidden * _activation_coefficient(spec)
-
-
-def _activation_coefficient(spec: InferenceSpec) -> int:
-    """16e + 2 bytes per token and hidden unit, e from :func:`activation_value_bytes`."""
-    return 16 * activation_value_bytes(spec.weights) + 2
 
 
 def scheme_plan(spec: InferenceSpec, r: ResolvedModel) -> WeightPlan | None:
@@ -219,7 +201,6 @@ def inference_items(spec: InferenceSpec, r: ResolvedModel) -> tuple[list[Item], 
     if bits < 16 and plan is None:
         _overhead_item(spec, r, overhead, items, omitted)
     _kv_item(spec, r, items, omitted)
-    _activation_item(spec, r, items, omitted)
     return items, omitted
 
 
@@ -351,35 +332,5 @@ def _kv_item(
             f"{format_count(r.head_dim)} head dim × {count_noun(kb, 'byte')} ({dtype.upper()}) × "
             f"{seqs} × {tokens}",
             src,
-        )
-    )
-
-
-def _activation_item(
-    spec: InferenceSpec, r: ResolvedModel, items: list[Item], omitted: list[Omitted]
-) -> None:
-    n_bytes = inference_activation_bytes(spec, r)
-    if n_bytes is None or not r.hidden:
-        omitted.append(
-            Omitted(
-                "activations",
-                "transient activations need the hidden size: give a model preset or --hidden",
-                "inference",
-                "transient activations need the hidden size",
-                ("model", "hidden"),
-            )
-        )
-        return
-    coef = _activation_coefficient(spec)
-    items.append(
-        Item(
-            "activations",
-            n_bytes,
-            f"one layer at a time: {count_noun(spec.context, 'token')} × "
-            f"{count_noun(spec.batch, 'sequence')} × {format_count(r.hidden)} hidden × {coef} "
-            f"bytes (sbh·{coef}, no attention scores)",
-            "Korthikanti et al. 2022 Table 2 for one layer without the s×s scores (fused "
-            "attention); one layer's peak, as EleutherAI cookbook calc_transformer_mem.py "
-            "assumes for inference",
         )
     )

@@ -81,7 +81,7 @@ _PHASE_ITEMS = {
     "training": ("weights", "quantization_overhead", "adapter_weights", "gradients",
                  "master_weights", "optimizer_states", "activations", "embedding_activations",
                  "output_activations", "logits", "framework_overhead"),
-    "inference": ("weights", "quantization_overhead", "kv_cache", "activations",
+    "inference": ("weights", "quantization_overhead", "kv_cache", "activations", "logits",
                   "framework_overhead"),
     "storage": ("dataset", "checkpoints", "inference_artifact"),
 }

@@ -179,7 +179,10 @@ class InferenceSpec(Part):
     (:data:`quiz.footprint.quant.SCHEMES`: GPTQ, AWQ, bitsandbytes, FP8 per-channel, GGUF).
     ``group_size`` applies to INT8/INT4 and GPTQ/AWQ. ``scale_dtype`` and ``zero_point`` choose
     the per-group metadata of plain INT8/INT4 (default: an FP16 scale and a zero point of the
-    weight's width); a named scheme fixes its own, so giving them with one is an error."""
+    weight's width); a named scheme fixes its own, so giving them with one is an error.
+    ``prefill_chunk`` bounds the tokens of one forward step (chunked prefill), hence the working
+    memory; it defaults to vLLM's ``max_num_batched_tokens`` for the GPU
+    (:func:`quiz.footprint.serving.default_prefill_chunk`)."""
 
     weights: Annotated[WeightFormat, Choice("weights"),
                        Doc("weight format or quantization scheme", label="Infer weights")] = "bf16"
@@ -200,6 +203,12 @@ class InferenceSpec(Part):
     context: Annotated[int, Number(1, 10**9, "tokens"),
                        Doc("tokens held per sequence", label="Context tokens",
                            metavar="N")] = 2048
+    prefill_chunk: Annotated[int, Number(1, 10**9, "tokens"),
+                             Doc("tokens per forward step of the serving engine (chunked "
+                                 "prefill; vLLM's max_num_batched_tokens)",
+                                 label="Prefill chunk", metavar="N",
+                                 default="vLLM's: 8,192 on GPUs of 70 GiB or more other than "
+                                 "A100, else 2,048")] | None = None
 
     @model_validator(mode="after")
     def _scheme_fixes_metadata(self) -> InferenceSpec:

@@ -225,7 +225,8 @@ def test_one_is_singular(capsys: pytest.CaptureFixture[str]) -> None:
                   "1 devices", "1 checkpoints"):
         assert not re.search(rf"(?<![\d,.]){wrong}\b", out), wrong
     assert "1 layer × 2 (K and V)" not in out
-    assert "1 device in this layout" in out and "1 token × 1 sequence" in out
+    assert "1 device in this layout" in out and "the 1 token of batch × context" in out
+    assert "1 sequence sampling × 1 vocabulary entry ×" in out
     assert "1 byte per token" in out and "1 checkpoint ×" in out
     code, out, _ = cli(capsys, "--params", "1", "--width", "100")
     assert code == 0

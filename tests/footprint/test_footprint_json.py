@@ -109,7 +109,7 @@ def test_contract_llama_2_7b() -> None:
     assert names == ["weights", "gradients", "master_weights", "optimizer_states", "activations",
                      "embedding_activations", "output_activations", "logits"]
     names = [i["name"] for i in data["inference"]["per_device"]["items"]]
-    assert names == ["weights", "kv_cache", "activations"]
+    assert names == ["weights", "kv_cache", "activations", "logits"]
     assert data["training"]["devices"] == 1 and data["training"]["gpus_needed"] is None
     assert data["gpu"] is None
     # round-trips through JSON text unchanged (no floats, no NaN)

@@ -214,6 +214,7 @@ def test_omitted_items_without_architecture() -> None:
         ("training", "optimizer_states"),
         ("inference", "kv_cache"),
         ("inference", "activations"),
+        ("inference", "logits"),
         ("inference", "quantization_overhead"),
         ("storage", "dataset"),
         ("storage", "checkpoints"),

@@ -17,12 +17,12 @@ from quiz.footprint.activations import (
 from quiz.footprint.engine import estimate
 from quiz.footprint.explain import explain_notes
 from quiz.footprint.inference import (
-    inference_activation_bytes,
     kv_cache_bytes,
     plain_weight_bytes,
     weight_bytes,
 )
 from quiz.footprint.render import derivation_steps, render_report
+from quiz.footprint.serving import inference_activation_bytes, sampling_logits_bytes
 from quiz.footprint.spec import FootprintSpec
 from quiz.footprint.storage import checkpoint_bytes
 from quiz.footprint.training import (
@@ -99,7 +99,9 @@ def test_every_view_reads_the_same_quantity(data: dict[str, Any]) -> None:
     assert _bytes(inference, "weights") == weights
     assert _bytes(inference, "quantization_overhead") == (overhead or None)
     assert _bytes(inference, "kv_cache") == kv_cache_bytes(inf, r)
-    assert _bytes(inference, "activations") == inference_activation_bytes(inf, r)
+    assert _bytes(inference, "activations") == inference_activation_bytes(
+        inf, r, spec.gpu_preset)
+    assert _bytes(inference, "logits") == sampling_logits_bytes(inf, r)
 
     # storage: checkpoints = the whole model's weights, master copy and optimizer states, as the
     # training phase shows them for one device without ZeRO; the artefact = inference weights

@@ -197,7 +197,7 @@ def test_quantization_wording_says_what_is_computed() -> None:
 
 
 @pytest.mark.parametrize(("model", "gpu", "extra", "even", "needed"), [
-    ("llama-3-70b", "h100-80gb", {"context": 8192, "batch": 8}, 3, 4),  # 64 heads, 8 KV heads
+    ("llama-3-70b", "h100-80gb", {"context": 32768, "batch": 8}, 3, 4),  # 64 heads, 8 KV heads
     ("mixtral-8x7b", "a100-40gb", {}, 3, 4),  # 32 heads, 8 KV heads
     ("gpt-3-175b", "l4", {}, 15, 16),  # 96 heads
 ])
