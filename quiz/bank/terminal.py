@@ -130,6 +130,8 @@ def cell_width(text: str) -> int:
     without a terminal library); a test checks that both agree. Characters assigned after the
     Unicode version of this Python's :mod:`unicodedata` count as one cell."""
     if text.isascii():
+        if text.isprintable():  # the common case, counted in C
+            return len(text)
         return sum(1 for c in text if " " <= c <= "~")
     return sum(_char_width(c) for c in text)
 

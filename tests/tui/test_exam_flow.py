@@ -18,6 +18,7 @@ from quiz.tui.screens.question import QuestionScreen
 from quiz.tui.screens.start import StartScreen
 from quiz.tui.screens.stats import StatsScreen
 from tests.conftest import make_library, question_data
+from tests.tui.test_question_screen import revealed
 
 
 def plain(widget: Static) -> str:
@@ -157,7 +158,7 @@ async def test_practice_records_rates_and_undoes(tmp_path: Path) -> None:
         await pilot.press("u")
         await pilot.pause()
         assert store.answers() == [] and store.cards() == {}
-        assert not screen.query("#verdict")
+        assert not revealed(screen)
         await pilot.press("a")
         await pilot.pause()
         assert [(x.chosen, x.correct, x.rating) for x in store.answers()] == [

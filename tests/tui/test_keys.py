@@ -15,7 +15,7 @@ from quiz.tui.screens.question import REPEAT_GUARD, QuestionScreen
 from quiz.tui.screens.summary import SummaryScreen
 from quiz.tui.widgets.answer_options import AnswerOptions
 from tests.conftest import make_library, question_data
-from tests.tui.test_question_screen import plain, start
+from tests.tui.test_question_screen import plain, revealed, start
 
 
 def three_questions():
@@ -79,7 +79,7 @@ async def test_a_queued_or_repeated_enter_does_not_skip_a_fresh_reveal() -> None
         await asyncio.sleep(REPEAT_GUARD + 0.05)
         await pilot.press("enter")
         await pilot.pause()
-        assert app.session.position == 1 and not screen.query("#verdict")
+        assert app.session.position == 1 and not revealed(screen)
 
 
 async def test_enter_answers_once_the_highlight_was_moved() -> None:

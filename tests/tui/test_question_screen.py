@@ -12,6 +12,7 @@ from quiz.tui.screens.question import QuestionScreen
 from quiz.tui.screens.start import StartScreen
 from quiz.tui.screens.summary import SummaryScreen
 from quiz.tui.widgets.option_item import OptionItem
+from quiz.tui.widgets.reveal import Reveal
 from tests.conftest import make_library, question_data
 
 TABLE = {"table": {"columns": ["Aspect", "Training", "Inference"],
@@ -21,6 +22,12 @@ TABLE = {"table": {"columns": ["Aspect", "Training", "Inference"],
 def plain(widget: Static) -> str:
     """The text a Static shows (its visual's plain text)."""
     return widget.visual.plain  # type: ignore[union-attr]
+
+
+def revealed(screen: QuestionScreen) -> bool:
+    """True while the question screen shows a reveal (its widgets stay, hidden, between
+    answers: they are reused for the next one)."""
+    return screen.query_one(Reveal).display
 
 
 async def start(app, pilot) -> QuestionScreen:
@@ -38,9 +45,10 @@ async def test_nothing_is_revealed_before_answering_then_everything_is() -> None
     app = make_app(lib, shuffle=False)
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await start(app, pilot)
+        assert not revealed(screen)
         for sel in ("#verdict", "#short-explanation", "#infographic", "#full-explanation",
                     "#distractor-review"):
-            assert not screen.query(sel), f"{sel} visible before the answer"
+            assert not screen.query(sel), f"{sel} built before the answer"
         assert plain(screen.query_one("#stem", Static)) == "Stem of q1?"
         assert [i.option.letter for i in screen.query(OptionItem)] == ["A", "B", "C", "D"]
         await pilot.press("d")
@@ -50,6 +58,7 @@ async def test_nothing_is_revealed_before_answering_then_everything_is() -> None
         assert plain(verdict) == "✓ Correct: D."
         assert plain(screen.query_one("#short-explanation", Static)) == "Short explanation of q1."
         assert plain(screen.query_one("#full-explanation", Static)) == "Full explanation of q1."
+        assert screen.query_one("#body").scroll_y == 0  # an answered question opens at its top
         assert screen.query_one("#infographic")
         reviews = [plain(w) for w in screen.query(".distractor-why").results(Static)]
         assert reviews == ["Alpha is wrong because reasons.", "Bravo is wrong because reasons.",
@@ -130,7 +139,7 @@ async def test_multiple_response_scored_right_only_for_the_exact_set() -> None:
         assert "Choose 2" in plain(screen.query_one("#hint", Static))
         await pilot.press("a", "enter")  # one chosen: not submitted
         await pilot.pause()
-        assert not screen.query("#verdict")
+        assert not revealed(screen)
         await pilot.press("b", "b", "c", "enter")  # b toggled on and off again
         await pilot.pause()
         assert plain(screen.query_one("#verdict", Static)) == "✓ Correct: A, C."
@@ -189,7 +198,7 @@ async def test_navigation_summary_and_previous_keeps_reveal() -> None:
         await pilot.press("n")
         await pilot.pause()
         assert plain(screen.query_one("#stem", Static)) == "Stem of q2?"
-        assert not screen.query("#verdict")
+        assert not revealed(screen)
         assert "Question 2/2" in plain(screen.query_one("#status-left", Static))
         await pilot.press("p")
         await pilot.pause()
@@ -354,3 +363,67 @@ async def test_ticks_of_an_unsubmitted_question_survive_browsing() -> None:
         await pilot.press("c", "enter")
         await pilot.pause()
         assert plain(screen.query_one("#verdict", Static)) == "✓ Correct: A, C."
+
+
+async def test_the_reveal_widgets_are_reused_and_always_show_the_current_answer() -> None:
+    """The reveal is updated in place from question to question: every text, every part
+    present or absent, and the distractor review's length follow the question shown."""
+    diagram = {"text": "GPU ── HBM", "caption": "A diagram"}
+    lib = make_library(
+        question_data("q1", answer="D", infographic=TABLE, references=["Ref one"]),
+        question_data("q2", answer=["A", "C"], options={"A": "Ant", "B": "Bee", "C": "Cat",
+                                                         "D": "Dog", "E": "Eel"},
+                      full_explanation="Line.\n\n" * 15),
+        question_data("q3", answer="A", infographic=diagram))
+    app = make_app(lib, shuffle=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await start(app, pilot)
+
+        def shown(selector: str) -> bool:
+            widget = screen.query_one(selector)
+            return all(w.display for w in (widget, *widget.ancestors_with_self)
+                       if hasattr(w, "display"))
+
+        def reviews() -> list[str]:
+            return [plain(w) for w in screen.query(".distractor-option").results(Static)]
+
+        await pilot.press("a")  # wrong
+        await pilot.pause()
+        assert plain(screen.query_one("#verdict", Static)).startswith("✗")
+        assert shown("#verdict-detail") and shown("#infographic") and shown("#references")
+        assert reviews() == ["A  Alpha  (your choice)", "B  Bravo", "C  Charlie"]
+        await pilot.press("n")
+        await pilot.pause()
+        assert not revealed(screen)
+        assert [i.text for i in screen.query(OptionItem)] == ["Ant", "Bee", "Cat", "Dog", "Eel"]
+        await pilot.press("a", "c", "enter")  # right
+        await pilot.pause()
+        assert revealed(screen)
+        # Scrolled to the verdict, as after the first answer (the reveal was hidden, not new).
+        assert screen.query_one("#body").scroll_y > 0
+        body_top = screen.query_one("#body").region.y
+        assert screen.query_one("#verdict").region.y == body_top + 1  # below its top margin
+        assert plain(screen.query_one("#verdict", Static)) == "✓ Correct: A, C."
+        assert "-correct" in screen.query_one("#verdict").classes
+        assert not shown("#verdict-detail") and not shown("#infographic")
+        assert not shown("#references")
+        assert plain(screen.query_one("#short-explanation", Static)) == "Short explanation of q2."
+        assert reviews() == ["B  Bee", "D  Dog", "E  Eel"]
+        await pilot.press("n", "b")  # q3, wrong: a diagram where q1 had a table
+        await pilot.pause()
+        assert plain(screen.query_one("#infographic .preformatted", Static)) == "GPU ── HBM"
+        assert shown("#infographic") and not shown("#references")
+        assert reviews() == ["B  Bravo  (your choice)", "C  Charlie", "D  Delta"]
+        assert [i.text for i in screen.query(OptionItem)] == ["Alpha", "Bravo", "Charlie",
+                                                             "Delta"]
+        await pilot.press("p", "p")  # back to q1: its own reveal again
+        await pilot.pause()
+        assert plain(screen.query_one("#verdict", Static)).startswith("✗ Not quite")
+        assert plain(screen.query_one("#full-explanation", Static)) == "Full explanation of q1."
+        assert screen.query_one("#body").scroll_y == 0  # an answered question opens at its top
+        assert shown("#verdict-detail") and shown("#references")
+        assert screen.query_one("#infographic .table")
+        assert reviews() == ["A  Alpha  (your choice)", "B  Bravo", "C  Charlie"]
+        assert "-wrong" in screen.query_one("#option-A").classes
+        assert "-right" in screen.query_one("#option-D").classes
+        assert "-right" not in screen.query_one("#option-C").classes

@@ -69,7 +69,8 @@ class QuestionScreen(Screen[None]):
             yield Prose("", id="stem")
             yield Static(id="hint", markup=False)
             yield AnswerOptions(id="options")
-            yield Vertical(id="reveal")
+            with Vertical(id="reveal"):
+                yield Reveal()
         yield Footer()
 
     async def on_mount(self) -> None:
@@ -94,10 +95,10 @@ class QuestionScreen(Screen[None]):
         await self.options.show(shown, ticked=self._ticks_by_question.get(shown.question.id, ()),
                                 outcome=outcome)
         self.options.focus()
-        reveal = self.query_one("#reveal", Vertical)
-        await reveal.remove_children()
+        reveal = self.query_one(Reveal)
         if outcome is not None:
-            await reveal.mount(Reveal(outcome))
+            await reveal.show(outcome)
+        reveal.display = outcome is not None
         self.query_one("#body", VerticalScroll).scroll_home(animate=False)
 
     def _draw_status(self) -> None:
@@ -172,15 +173,28 @@ class QuestionScreen(Screen[None]):
         self.options.reveal(outcome)
         self._draw_status()
         self._show_hint()
-        await self.query_one("#reveal", Vertical).mount(Reveal(outcome))
+        reveal = self.query_one(Reveal)
+        await reveal.show(outcome)
+        reveal.display = True
         self._enter_guard_until = get_time() + REPEAT_GUARD
-        self.call_after_refresh(self._scroll_to_verdict)
+        # Through the verdict's own queue: behind its request for a layout, so the screen has
+        # that request before this callback (see _scroll_to_verdict).
+        self.query_one("#verdict").call_after_refresh(self._scroll_to_verdict,
+                                                      self.session.position)
 
-    def _scroll_to_verdict(self) -> None:
-        verdict = self.query("#verdict")
-        if verdict:
-            self.query_one("#body", VerticalScroll).scroll_to_widget(
-                verdict.first(), animate=False, top=True)
+    def _scroll_to_verdict(self, position: int, tries: int = 5) -> None:
+        """Scroll the verdict of the question at ``position`` to the top, once the layout has
+        placed it. Should a refresh still run before that layout (the screen runs the
+        callbacks of a refresh as soon as it is idle), this tries again a frame later, at
+        most ``tries`` times."""
+        if position != self.session.position or not self.query_one(Reveal).display:
+            return  # the student has moved on
+        verdict = self.query_one("#verdict")
+        if not verdict.region and tries > 1:
+            self.set_timer(1 / 60, partial(self._scroll_to_verdict, position, tries - 1))
+            return
+        self.query_one("#body", VerticalScroll).scroll_to_widget(verdict, animate=False,
+                                                                 top=True)
 
     # -- keys -------------------------------------------------------------------------------
     # The options widget takes its keys first, in its own queue; the keys it does not take come

@@ -117,11 +117,17 @@ class AnswerOptions(Vertical, can_focus=True):
         self.ticked = set(ticked)
         self.revealed = False
         self.highlighted = None
-        await self.remove_children()
         multiple = shown.question.multiple_response
-        await self.mount_all(
-            OptionItem(opt, multiple=multiple, id=f"option-{opt.letter}") for opt in shown.options
-        )
+        # The option rows are updated in place; only a different number of options mounts or
+        # removes rows (a new widget costs far more than new text in an old one).
+        items = self.items
+        for item, opt in zip(items, shown.options, strict=False):
+            item.set_option(opt, multiple=multiple)
+        if len(items) > len(shown.options):
+            await self.remove_children(items[len(shown.options):])
+        elif len(items) < len(shown.options):
+            await self.mount_all(OptionItem(opt, multiple=multiple, id=f"option-{opt.letter}")
+                                 for opt in shown.options[len(items):])
         for item in self.items:
             item.chosen = item.option.letter in self.ticked
         if outcome is not None:

@@ -63,6 +63,18 @@ class OptionItem(Horizontal):
         yield Prose(self.option.text, classes="option-text")
         yield Static("", classes="verdict-mark", markup=False)
 
+    def set_option(self, option: ShownOption, *, multiple: bool = False) -> None:
+        """Show ``option`` instead, neither highlighted, chosen nor marked (the widgets stay:
+        moving to the next question updates them in place)."""
+        self.option = option
+        self.multiple = multiple
+        self.highlighted = False
+        self.chosen = False
+        self.verdict = ""
+        for marker in self.query(".marker").results(Static):
+            marker.update(self._marker())
+        self.query_one(".option-text", Prose).set_text(option.text)
+
     @property
     def text(self) -> str:
         """The option text as shown."""

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from textual.content import Content
+from textual.geometry import Size
+from textual.visual import Visual
 from textual.widgets import Static
 
 from quiz.bank.terminal import terminal_safe
@@ -15,6 +17,10 @@ class Prose(Static):
 
     With ``lines=True`` every line of ``text`` is its own block (derivation steps): nothing is
     joined, long lines wrap with a hanging indent of ``hang`` cells.
+
+    The text is laid out for a width when Textual asks the widget's height at that width
+    (:meth:`get_content_height`, during the layout), so a new text or a new width costs one
+    layout, not a layout, a resize and another layout.
     """
 
     def __init__(self, text: str, *, style: str = "", lines: bool = False, hang: int = 4,
@@ -23,7 +29,15 @@ class Prose(Static):
         self._text_style = style
         self._per_line = lines
         self._hang = hang
-        super().__init__(self._content(None), id=id, classes=classes, markup=False)
+        self._width: int | None = None
+        """The width the text is laid out for (None: not laid out yet)."""
+        self._laid_out = self._content(None)
+        super().__init__(id=id, classes=classes, markup=False)
+
+    @property
+    def visual(self) -> Visual:
+        """The text as laid out for the widget's width."""
+        return self._laid_out
 
     def _content(self, width: int | None) -> Content:
         if self._per_line:
@@ -35,11 +49,35 @@ class Prose(Static):
         content = Content(text)
         return content.stylize(self._text_style) if self._text_style else content
 
-    def on_resize(self) -> None:
-        if self.size.width:
-            self.update(self._content(self.size.width))
+    def _lay_out(self, width: int) -> bool:
+        """Lay the text out for ``width`` cells; True if that changed it."""
+        if width == self._width:
+            return False
+        self._width = width
+        self._laid_out = self._content(width)
+        # Textual's caches of this widget's visual and height: refresh() would clear them too,
+        # but during a layout it would also look the widget up on screen, which costs more
+        # than the layout of the text.
+        self._layout_cache.clear()
+        self.clear_cached_dimensions()
+        return True
 
-    def set_text(self, text: str) -> None:
-        """Show ``text`` instead."""
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        if width:
+            self._lay_out(width)
+        return super().get_content_height(container, viewport, width)
+
+    def on_resize(self) -> None:
+        if self.size.width and self._lay_out(self.size.width):
+            self.refresh(layout=True)
+
+    def set_text(self, text: str, *, lines: bool | None = None, hang: int | None = None) -> None:
+        """Show ``text`` instead (optionally one block per line, with hanging indent
+        ``hang``), laid out for the width it was last laid out at."""
         self.source = terminal_safe(text.rstrip("\n"))
-        self.update(self._content(self.size.width or None))
+        if lines is not None:
+            self._per_line = lines
+        if hang is not None:
+            self._hang = hang
+        self._laid_out = self._content(self._width)
+        self.refresh(layout=True)

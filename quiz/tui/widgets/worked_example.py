@@ -23,12 +23,25 @@ class WorkedExampleView(Vertical):
         self.example = example
         super().__init__(id=id, classes=classes)
 
-    def compose(self) -> ComposeResult:
+    def _steps(self) -> str:
         from quiz.footprint import derivation_steps, estimate
 
         spec = self.example.footprint
-        steps = derivation_steps(estimate(spec), units=spec.units)
+        return "\n".join(derivation_steps(estimate(spec), units=spec.units))
+
+    async def show(self, example: WorkedExample) -> None:
+        """Show ``example`` instead, in the same widgets when both have a caption or neither
+        has."""
+        old, self.example = self.example, example
+        if bool(old.caption) != bool(example.caption):
+            await self.recompose()
+            return
+        if example.caption:
+            self.query_one(".caption", Prose).set_text(example.caption)
+        self.query_one(".steps", Prose).set_text(self._steps())
+
+    def compose(self) -> ComposeResult:
         if self.example.caption:
             yield Prose(self.example.caption, classes="caption")
         # One step per line; a long step wraps under itself, never between a number and its unit.
-        yield Prose("\n".join(steps), lines=True, hang=4, classes="steps")
+        yield Prose(self._steps(), lines=True, hang=4, classes="steps")
