@@ -15,6 +15,7 @@ and written with :func:`quiz.yamlio.dump`, so the generated files are in the doc
 from __future__ import annotations
 
 import copy
+import hashlib
 import itertools
 from pathlib import Path
 from typing import Any
@@ -93,11 +94,13 @@ def bank_text(questions: int, *, bank_id: str = "bench", start: int = 0) -> str:
 
 def write_library(folder: Path, questions: int) -> Path:
     """Write a library of ``questions`` questions into ``folder`` (created), as files of at most
-    :data:`PER_FILE` questions; return the folder. Files already there with the right size
-    marker are reused. Raises ``RuntimeError`` if the first file does not load cleanly."""
+    :data:`PER_FILE` questions; return the folder. Files already there with the right marker
+    (the size and a digest of the sources) are reused. Raises ``RuntimeError`` if the first
+    file does not load cleanly."""
     folder.mkdir(parents=True, exist_ok=True)
     stamp = folder / ".complete"
-    if stamp.exists() and stamp.read_text() == str(questions):
+    mark = f"{questions} {_sources_digest()}"
+    if stamp.exists() and stamp.read_text() == mark:
         return folder
     for old in folder.glob("*.yaml"):
         old.unlink()
@@ -115,5 +118,15 @@ def write_library(folder: Path, questions: int) -> Path:
     if not report.ok:
         raise RuntimeError("the generated bank does not load: "
                            + "; ".join(str(d) for d in report.errors[:5]))
-    stamp.write_text(str(questions))
+    stamp.write_text(mark)
     return folder
+
+
+def _sources_digest() -> str:
+    """A digest of what a generated library is made from: the bundled banks and this module. A
+    library left by an older run is written again when either changed (a bundled worked
+    example's figures follow the calculator, so an old copy may no longer load)."""
+    digest = hashlib.sha256(Path(__file__).read_bytes())
+    for path in sorted(bundled_bank_dir().glob("*.yaml")):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]

@@ -109,19 +109,28 @@ class ShownQuestion:
 class PreparedQuestions(Sequence[ShownQuestion]):
     """A session's questions in session order, each prepared as a :class:`ShownQuestion` the
     first time it is read (then kept), so starting a session over 100,000 questions does not
-    build 100,000 of them.
+    build 100,000 of them, nor shuffle their options.
 
-    ``questions`` are the bank's questions in session order; ``orders`` gives, per question,
-    its option keys in the order shown (``None``: bank order for every question). Reading by
-    index prepares one question; iterating prepares them all (use :attr:`questions` and
-    :meth:`keys_shown` to look without preparing).
+    ``questions`` are the bank's questions in session order. A question's options are shown in
+    the order ``orders`` gives for it; where ``orders`` is ``None`` (or its entry is), they are
+    shuffled by a generator seeded with ``option_seed`` and the question's id — the same letters
+    for the same seed, whichever questions are read and in whichever order — or, without
+    ``option_seed``, kept in bank order. A question that
+    :attr:`~quiz.bank.model.Question.keeps_order` is never shuffled. Reading by index prepares
+    one question; iterating prepares them all (use :attr:`questions` and :meth:`keys_shown`
+    to look without preparing).
     """
 
     def __init__(self, questions: Sequence[Question],
-                 orders: Sequence[tuple[str, ...]] | None = None) -> None:
+                 orders: Sequence[tuple[str, ...] | None] | None = None, *,
+                 option_seed: int | None = None) -> None:
         self.questions: tuple[Question, ...] = tuple(questions)
         """The bank's questions in session order."""
+        self.option_seed = option_seed
+        """Seed of the option shuffles (``None``: options in bank order where no order is
+        given)."""
         self._orders = orders
+        self._drawn: dict[int, tuple[str, ...]] = {}
         self._prepared: list[ShownQuestion | None] = [None] * len(self.questions)
 
     def __len__(self) -> int:
@@ -153,9 +162,26 @@ class PreparedQuestions(Sequence[ShownQuestion]):
 
     def keys_shown(self, index: int) -> tuple[str, ...]:
         """The option keys of question ``index`` in the order shown (without preparing it)."""
-        if self._orders is None:
-            return tuple(self.questions[index].options)
-        return self._orders[index]
+        given = self._orders[index] if self._orders is not None else None
+        if given is not None:
+            return given
+        drawn = self._drawn.get(index)
+        if drawn is None:
+            q = self.questions[index]
+            rng = (random.Random(f"{self.option_seed}:{q.id}")
+                   if self.option_seed is not None else None)
+            drawn = self._drawn[index] = _option_order(q, rng)
+        return drawn
+
+    @property
+    def has_given_orders(self) -> bool:
+        """True when some question has its option order given (see :meth:`given_order`)."""
+        return self._orders is not None
+
+    def given_order(self, index: int) -> bool:
+        """True when question ``index`` has its option order given (from a stored plan), not
+        drawn from :attr:`option_seed` or bank order."""
+        return self._orders is not None and self._orders[index] is not None
 
     def index_of(self, question_id: str) -> int:
         """The 0-based position of the question with this id. Raises ``ValueError`` if the
@@ -381,10 +407,11 @@ class StudySession:
             rng.shuffle(pool)
         if config.count is not None:
             pool = pool[: config.count]
-        # Option orders are drawn now, in session order, so a seed gives the same letters
-        # whichever questions are visited; the questions themselves are prepared when read.
-        orders = [_option_order(q, rng if config.shuffle else None) for q in pool]
-        shown = PreparedQuestions(pool, orders)
+        # Each question's options are shuffled when it is first read, by its own generator
+        # (this seed and its id): a seed gives the same letters whichever questions are visited,
+        # and starting a session costs nothing per question.
+        option_seed = rng.getrandbits(64) if config.shuffle else None
+        shown = PreparedQuestions(pool, option_seed=option_seed)
         return cls(shown=shown, topic_names=dict(topic_names or {}))
 
     @classmethod
@@ -401,18 +428,34 @@ class StudySession:
         kept = [(by_id[qid], keys) for qid, keys in plan.get("questions", ()) if qid in by_id]
         if not kept:
             raise SessionError("none of this session's questions is in the bank any more")
-        orders = [tuple(keys) if sorted(keys) == sorted(q.options) else tuple(q.options)
-                  for q, keys in kept]
-        shown = PreparedQuestions([q for q, _ in kept], orders)
+        seed = plan.get("option_seed")
+        option_seed = int(seed) if isinstance(seed, int | str) and str(seed).isdigit() else None
+
+        def order(q: Question, keys: str) -> tuple[str, ...] | None:
+            if keys and sorted(keys) == sorted(q.options):
+                return tuple(keys)
+            if not keys and option_seed is not None:
+                return None  # drawn from the seed, as when the session began
+            return tuple(q.options)  # the question's options changed since: bank order
+
+        orders = [order(q, keys) for q, keys in kept]
+        shown = PreparedQuestions([q for q, _ in kept], orders, option_seed=option_seed)
         return cls(shown=shown, topic_names=dict(topic_names or {}))
 
     def plan(self) -> dict[str, Any]:
         """What was drawn, as JSON data for the store: ``questions`` is a list of
-        ``[question id, option keys in the order shown]``."""
+        ``[question id, option keys in the order shown]``, where the keys are ``""`` for a
+        question whose order is drawn when it is shown: from ``option_seed`` (a string of
+        digits: some JSON readers lose 64-bit integers), or bank order without one."""
         shown = self.shown
-        if isinstance(shown, PreparedQuestions):  # without preparing every question
-            return {"questions": [[q.id, "".join(shown.keys_shown(i))]
-                                  for i, q in enumerate(shown.questions)]}
+        if isinstance(shown, PreparedQuestions):  # without preparing or drawing any question
+            plan: dict[str, Any] = {"questions": (
+                [[q.id, ""] for q in shown.questions] if not shown.has_given_orders else
+                [[q.id, "".join(shown.keys_shown(i)) if shown.given_order(i) else ""]
+                 for i, q in enumerate(shown.questions)])}
+            if shown.option_seed is not None:
+                plan["option_seed"] = str(shown.option_seed)
+            return plan
         return {"questions": [[s.question.id, "".join(o.key for o in s.options)]
                               for s in shown]}
 

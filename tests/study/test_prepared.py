@@ -1,19 +1,14 @@
-"""A session prepares a question when it is read, not every question at the start; the letters
-a seed gives are the same as when every question was prepared up front."""
+"""A session prepares a question when it is read, not every question at the start, and draws its
+option order then: a seed gives the same letters whichever questions are read."""
 
 from __future__ import annotations
 
-import random
+import json
 
 import pytest
 
 from quiz.bank.library import Library
-from quiz.study.session import (
-    PreparedQuestions,
-    SessionConfig,
-    StudySession,
-    _shown_options,
-)
+from quiz.study.session import PreparedQuestions, SessionConfig, StudySession
 from tests.conftest import make_library, question_data
 
 
@@ -44,32 +39,67 @@ def test_starting_a_session_prepares_no_question_and_moving_prepares_one() -> No
     assert _prepared(s) == [0, 1, 30]
 
 
-def test_lazy_letters_are_the_letters_of_an_eager_draw() -> None:
+def test_a_seed_gives_the_same_letters_whichever_questions_are_read() -> None:
     lib = _library(25)
-    config = SessionConfig(seed=11)
-    s = StudySession.from_questions(lib.questions, config, lib.topics)
-    # The eager draw as it was: shuffle the pool, then each question's options in turn.
-    rng = random.Random(11)
-    pool = list(lib.questions)
-    rng.shuffle(pool)
-    eager = [_shown_options(q, rng) for q in pool]
-    for i in reversed(range(len(pool))):  # read back to front: the order of reading is free
-        assert s.shown[i].options == eager[i]
-        assert (s.shown[i].number, s.shown[i].total) == (i + 1, 25)
-    assert s.shown[-1] is s.shown[24]
-    assert [x.question.id for x in s.shown[2:5]] == [q.id for q in pool[2:5]]
+    first = StudySession.from_questions(lib.questions, SessionConfig(seed=11), lib.topics)
+    again = StudySession.from_questions(lib.questions, SessionConfig(seed=11), lib.topics)
+    other = StudySession.from_questions(lib.questions, SessionConfig(seed=12), lib.topics)
+    forward = [first.shown[i].options for i in range(25)]
+    backward = [again.shown[i].options for i in reversed(range(25))][::-1]
+    assert forward == backward  # the order of reading is free
+    assert [q.id for q in first.questions] == [q.id for q in again.questions]
+    # Shuffled: some questions show their options out of bank order, under letters A, B, ...
+    keys = ["".join(o.key for o in options) for options in forward]
+    assert any(k != "".join(sorted(k)) for k in keys)
+    assert all([o.letter for o in options] == list("ABCD"[: len(options)])
+               for options in forward)
+    # Another seed draws another session.
+    assert ([q.id for q in other.questions] != [q.id for q in first.questions]
+            or [other.shown[i].options for i in range(25)] != forward)
+    assert (first.shown[3].number, first.shown[3].total) == (4, 25)
+    assert first.shown[-1] is first.shown[24]
+    assert [x.question.id for x in first.shown[2:5]] == [q.id for q in first.questions[2:5]]
     with pytest.raises(IndexError):
-        s.shown[25]
+        first.shown[25]
+
+
+def test_unshuffled_sessions_and_fixed_questions_keep_bank_order() -> None:
+    lib = make_library(question_data("fixed", shuffle=False), question_data("free"))
+    plain = StudySession.from_questions(lib.questions, SessionConfig(shuffle=False))
+    assert ["".join(o.key for o in s.options) for s in plain.shown] == ["ABCD", "ABCD"]
+    for seed in range(30):
+        s = StudySession.from_questions(lib.questions, SessionConfig(seed=seed))
+        fixed = next(x for x in s.shown if x.question.id == "fixed")
+        assert "".join(o.key for o in fixed.options) == "ABCD"
+
+
+def test_starting_a_session_over_many_questions_draws_no_option_order() -> None:
+    lib = _library(200)
+    s = StudySession.from_questions(lib.questions, SessionConfig(seed=4), lib.topics)
+    plan = s.plan()
+    shown = s.shown
+    assert isinstance(shown, PreparedQuestions)
+    assert shown._drawn == {} and _prepared(s) == []
+    assert all(keys == "" for _, keys in plan["questions"])
+    assert plan["option_seed"].isdigit()
 
 
 def test_plan_resume_and_score_by_topic_agree_with_the_prepared_questions() -> None:
     lib = _library(12)
     s = StudySession.from_questions(lib.questions, SessionConfig(seed=5), lib.topics)
-    plan = s.plan()
-    assert plan["questions"] == [[x.question.id, "".join(o.key for o in x.options)]
-                                 for x in s.shown]
+    plan = json.loads(json.dumps(s.plan()))  # as the store keeps it
+    assert [qid for qid, _ in plan["questions"]] == [x.question.id for x in s.shown]
     again = StudySession.from_plan(lib.questions, plan, lib.topics)
     assert [x.options for x in again.shown] == [x.options for x in s.shown]
+    # Resumed without a question the bank lost, the others keep their letters.
+    fewer = [q for q in lib.questions if q.id != s.shown[0].question.id]
+    shorter = StudySession.from_plan(fewer, plan, lib.topics)
+    assert [x.options for x in shorter.shown] == [x.options for x in s.shown][1:]
+    # A plan that lists every order (as stored before orders were drawn lazily) still resumes.
+    listed = {"questions": [[x.question.id, "".join(o.key for o in x.options)]
+                            for x in s.shown]}
+    assert [x.options for x in StudySession.from_plan(lib.questions, listed).shown] == [
+        x.options for x in s.shown]
     s.answer(s.current.letters[: s.current.choose])
     s.go(4)
     s.answer(["D"] if s.current.choose == 1 else ["A", "D"])
