@@ -155,14 +155,20 @@ def test_use_more_bits_layers() -> None:
 
 # TheBloke's GGUF model cards list each file's size in GB (10^9 bytes, two decimals):
 # https://huggingface.co/TheBloke/Llama-2-7B-GGUF (Q4_0 3.83 GB, Q4_K_M 4.08 GB, Q6_K 5.53 GB,
-# Q8_0 7.16 GB) and https://huggingface.co/TheBloke/Llama-2-70B-GGUF (Q4_0 38.87 GB, Q4_K_M
-# 41.42 GB). Tolerance 0.01 GB: the card rounds to 0.01 GB (±0.005) and the file adds a header
+# Q8_0 7.16 GB), https://huggingface.co/TheBloke/Llama-2-13B-GGUF (Q4_0 7.37 GB, Q4_K_M
+# 7.87 GB, Q6_K 10.68 GB, Q8_0 13.83 GB) and https://huggingface.co/TheBloke/Llama-2-70B-GGUF
+# (Q4_0 38.87 GB, Q4_K_M 41.42 GB: the LLM_TYPE_70B rule gives attn_v Q5_K). Tolerance
+# 0.01 GB: the card rounds to 0.01 GB (±0.005) and the file adds a header
 # (tokenizer of 32,000 entries and hyperparameters, under 1 MB) and 32-byte tensor alignment.
 GGUF_PUBLISHED = [
     ("llama-2-7b", "gguf-q4_0", 3.83, 3_825_065_984),
     ("llama-2-7b", "gguf-q4_k_m", 4.08, 4_080_263_168),
     ("llama-2-7b", "gguf-q6_k", 5.53, 5_528_453_120),
     ("llama-2-7b", "gguf-q8_0", 7.16, 7_160_348_672),
+    ("llama-2-13b", "gguf-q4_0", 7.37, None),
+    ("llama-2-13b", "gguf-q4_k_m", 7.87, None),
+    ("llama-2-13b", "gguf-q6_k", 10.68, None),
+    ("llama-2-13b", "gguf-q8_0", 13.83, None),
     ("llama-2-70b", "gguf-q4_0", 38.87, None),
     ("llama-2-70b", "gguf-q4_k_m", 41.42, None),
 ]
