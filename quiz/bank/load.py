@@ -29,17 +29,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
-
-from quiz.bank import display_checks, validation_messages, yaml_messages, yaml_reader
-from quiz.bank.field_checks import cross_field_errors
 from quiz.bank.library import Diagnostic, Library, LoadedBank, LoadReport
-from quiz.bank.model import BankFile
 from quiz.bank.problems import Problem, mark_position
-from quiz.bank.text_checks import decode, flagged_problems, normalise, resolve_tabs
 
 if TYPE_CHECKING:
+    from quiz.bank import yaml_reader
     from quiz.bank.cache import BankCache
+    from quiz.bank.model import BankFile
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
 """Largest bank file read, in bytes (a 10,000-question bank is about 9 MB)."""
@@ -427,6 +423,15 @@ def _load_text(text: str | bytes, path: str, pure_python: bool,
 
 def _load_into(result: _FileResult, raw: str | bytes, pure_python: bool,
                tracker: _Tracker | None = None) -> None:
+    # The parser and the validation are imported here, not with this module: a start served
+    # from the cache needs neither.
+    from pydantic import ValidationError
+
+    from quiz.bank import display_checks, validation_messages, yaml_messages, yaml_reader
+    from quiz.bank.field_checks import cross_field_errors
+    from quiz.bank.model import BankFile
+    from quiz.bank.text_checks import decode, flagged_problems, normalise, resolve_tabs
+
     problems = result.problems
     if isinstance(raw, bytes):
         decoded, problem = decode(raw)

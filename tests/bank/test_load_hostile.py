@@ -17,6 +17,7 @@ import pytest
 import quiz.bank.load as load_module
 from quiz import yamlio
 from quiz.bank.load import load_bank_text, load_library
+from quiz.bank.model import BankFile
 from quiz.bank.yaml_reader import MAX_DEPTH
 
 from .helpers import HEAD, bank, found, only_error, question
@@ -178,7 +179,7 @@ def test_unexpected_exception_becomes_an_internal_error(monkeypatch: pytest.Monk
     def boom(*args: Any, **kwargs: Any) -> Any:
         raise RecursionError("maximum recursion depth exceeded")
 
-    monkeypatch.setattr(load_module.BankFile, "model_validate", boom)
+    monkeypatch.setattr(BankFile, "model_validate", boom)
     report = load_bank_text(bank(), "broken.yaml", pure_python=pure)
     assert report.library is None
     assert [str(d) for d in report.diagnostics] == [
@@ -192,7 +193,7 @@ def test_quiz_debug_shows_the_traceback_behind_an_internal_error(
     def boom(*args: Any, **kwargs: Any) -> Any:
         raise RecursionError("maximum recursion depth exceeded")
 
-    monkeypatch.setattr(load_module.BankFile, "model_validate", boom)
+    monkeypatch.setattr(BankFile, "model_validate", boom)
     monkeypatch.delenv("QUIZ_DEBUG", raising=False)
     load_bank_text(bank(), "broken.yaml", pure_python=pure)
     assert "Traceback" not in capsys.readouterr().err

@@ -162,7 +162,7 @@ class StartScreen(Screen[None]):
                 yield Static(literal("Loading the question banks", "bold"), id="bank-title",
                              markup=False)
                 yield ProgressBar(id="load-bar", show_eta=False)
-                yield Static("Finding the bank files", id="load-status", markup=False)
+                yield Static("Opening the banks", id="load-status", markup=False)
             with Horizontal(id="start-actions"):
                 yield Button("Start", id="start", variant="primary", disabled=True)
             yield Footer()
