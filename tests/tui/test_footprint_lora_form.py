@@ -37,6 +37,11 @@ async def test_the_form_switches_to_qlora_and_reports_bad_targets() -> None:
             "finetune": "qlora", "lora_rank": 16, "lora_targets": "q,v"}}))
         assert expected.training is not None
         assert format_bytes(expected.training.total_bytes) in text
+        screen.query_one("#fp-training-lora-alpha").value = "32"
+        await pilot.pause()
+        assert screen.spec.training.lora_alpha == 32
+        assert "alpha 32 (scale alpha/r = 2)" in " ".join(report_text(screen).split())
+        assert format_bytes(expected.training.total_bytes) in report_text(screen)  # same bytes
         screen.query_one("#fp-training-double-quant", Select).value = "false"
         await pilot.pause()
         assert screen.spec.training.double_quant is False
