@@ -8,7 +8,13 @@ from textual.widgets import OptionList, Static
 from quiz.study.session import Score
 from quiz.tui.app import make_app
 from quiz.tui.screens.question import QuestionScreen
-from quiz.tui.screens.summary import REVIEW_LIST_LIMIT, SummaryScreen, pass_line, score_line
+from quiz.tui.screens.summary import (
+    REVIEW_LIST_LIMIT,
+    ReviewEntry,
+    SummaryScreen,
+    pass_line,
+    score_line,
+)
 from tests.conftest import make_library, question_data
 from tests.tui.test_question_screen import plain, start
 
@@ -79,7 +85,8 @@ async def test_a_long_review_list_is_capped_and_each_entry_opens_its_question() 
             f"… and {n - REVIEW_LIST_LIMIT:,} more questions. r retries all these; Ctrl+N "
             "starts a new session.")
         first = entries.get_option_at_index(0).prompt
-        assert "1. (wrong)" in str(first.columns[0]._cells[0])  # type: ignore[union-attr]
+        assert isinstance(first, ReviewEntry)
+        assert (first.label, first.text) == ("  1. (wrong)", "Stem of q0?")
         await pilot.press("down", "down", "enter")  # the third entry: question 3
         await pilot.pause()
         assert isinstance(app.screen, QuestionScreen)
@@ -91,3 +98,32 @@ async def test_a_long_review_list_is_capped_and_each_entry_opens_its_question() 
         await pilot.pause()
         assert app.session.position == 0
         assert plain(app.screen.query_one("#verdict", Static)).startswith("✗")
+
+
+def test_review_entries_wrap_as_the_two_column_grid_did() -> None:
+    """The review list's entries were two-column Rich grids (a label, then the stem wrapping
+    under itself); ReviewEntry lays them out without a table and must look the same."""
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+
+    console = Console(width=100, color_system=None, legacy_windows=False)
+    cases = [("  3. (wrong)", "A team serves Llama-2-7B in BF16 to one user at a time, with up "
+                              "to 2,048 tokens of context, on an NVIDIA L4 (24 GB). How much…"),
+             (" 61. (not answered)", "Short stem?"),
+             ("100. (wrong)", "Averyveryverylongwordwithoutanyspacethatmustbefoldedsomewhere "
+                              "then — unicode: 显存 and emoji ✓ fits"),
+             ("  1. (wrong)", "")]
+    for label, text in cases:
+        for width in (24, 33, 40, 53, 61, 73, 78, 113):  # the list at 31 to 120 columns
+            grid = Table.grid(padding=(0, 1))
+            grid.add_column(no_wrap=True)
+            grid.add_column(ratio=1)
+            grid.add_row(Text(label), Text(text))
+            lines = console.render_lines(grid, console.options.update_width(width), pad=False)
+            expected = ["".join(s.text for s in line).rstrip() for line in lines]
+            entry = ReviewEntry(label, text)
+            shown = [line.rstrip() for line in entry._content(width).plain.split("\n")]
+            assert shown == expected, (label, text, width)
+            assert entry.get_height({}, width) == len(expected)  # type: ignore[arg-type]

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+from rich.cells import cell_len
+from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.css.styles import RulesMap
 from textual.screen import Screen
+from textual.strip import Strip
+from textual.style import Style
+from textual.visual import RenderOptions, Visual
 from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -48,6 +55,44 @@ def pass_line(score: Score, pass_mark: float) -> str:
     mark = score.percents(pass_mark)[1]
     verdict = "Pass" if score.passed(pass_mark) else "Below the pass mark"
     return f"{verdict}: {needed:,} right of {score.total:,} needed (pass mark {mark})"
+
+
+class ReviewEntry(Visual):
+    """One entry of the review list: a label (``  3. (wrong)``), a space, and a stem line that
+    wraps under itself, not under the label — as a two-column Rich grid would lay it out, but
+    wrapped once per width instead of measured as a table (a hundred tables made opening the
+    summary several times slower)."""
+
+    def __init__(self, label: str, text: str) -> None:
+        self.label = label
+        self.text = text
+        self._by_width: dict[int, Content] = {}
+
+    def _content(self, width: int) -> Content:
+        content = self._by_width.get(width)
+        if content is None:
+            indent = cell_len(self.label) + 1
+            # "ellipsis": what a table column does with a word longer than the column.
+            lines = Text(self.text).wrap(_CONSOLE, max(1, width - indent), overflow="ellipsis")
+            first, *rest = [line.plain.rstrip() for line in lines] or [""]
+            content = Content("\n".join([f"{self.label} {first}",
+                                          *(" " * indent + line for line in rest)]))
+            self._by_width[width] = content
+        return content
+
+    def render_strips(self, width: int, height: int | None, style: Style,
+                      options: RenderOptions) -> list[Strip]:
+        return self._content(width).render_strips(width, height, style, options)
+
+    def get_optimal_width(self, rules: RulesMap, container_width: int) -> int:
+        return cell_len(self.label) + 1 + cell_len(self.text)
+
+    def get_height(self, rules: RulesMap, width: int) -> int:
+        return len(self._content(width).plain.split("\n"))
+
+
+_CONSOLE = Console(width=80, legacy_windows=False, force_terminal=False, color_system=None)
+"""Only its text settings are used: :meth:`rich.text.Text.wrap` asks a console for them."""
 
 
 class SummaryScreen(Screen[None]):
@@ -119,12 +164,8 @@ class SummaryScreen(Screen[None]):
         first = shown.question.stem.strip().split("\n")[0]
         if len(first) > STEM_PREVIEW:
             first = first[: STEM_PREVIEW - 1].rstrip() + "…"
-        # Two columns, so a wrapped stem continues under itself, not under the number.
-        grid = Table.grid(padding=(0, 1))
-        grid.add_column(no_wrap=True)
-        grid.add_column(ratio=1)
-        grid.add_row(Text(f"{shown.number:>3}. ({state})"), Text(terminal_safe(first)))
-        return Option(grid, id=f"missed-{shown.number - 1}")
+        return Option(ReviewEntry(f"{shown.number:>3}. ({state})", terminal_safe(first)),
+                      id=f"missed-{shown.number - 1}")
 
     def on_mount(self) -> None:
         self.title = "Summary"
