@@ -107,7 +107,9 @@ def _question(q: dict[str, Any], at: Loc, known: _Known,
     info = q.get("infographic")
     if isinstance(info, dict):
         kinds = [k for k in ("table", "text", "footprint") if k in info]
-        found += prefixed(infographic_kind_errors(kinds), ("infographic",))
+        compute = info.get("compute")
+        on = compute is True or (isinstance(compute, str) and compute.strip().lower() in _TRUE)
+        found += prefixed(infographic_kind_errors(kinds, on), ("infographic",))
         table = info.get("table")
         if isinstance(table, dict):
             columns, rows = table.get("columns"), table.get("rows")
@@ -116,6 +118,10 @@ def _question(q: dict[str, Any], at: Loc, known: _Known,
                 found += prefixed(row_length_errors(len(columns), rows),
                                   ("infographic", "table"))
     return found
+
+
+_TRUE = frozenset({"1", "on", "t", "true", "y", "yes"})
+"""Text pydantic reads as ``True`` for a ``bool`` field (lax mode)."""
 
 
 def _keys(value: Any, loc: Loc, known: _Known) -> list[str] | None:

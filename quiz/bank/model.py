@@ -2,9 +2,9 @@
 
 The YAML loader (:mod:`quiz.bank.load`) builds plain values in which every scalar is the string
 the author typed, then validates them with :meth:`BankFile.model_validate`. Only a few fields are
-coerced from text (``version``, ``pass_mark``, ``time_limit``, ``shuffle``); every other text
-field must be a string, so a list or a mapping where text belongs is an error rather than a
-rendered Python ``repr``.
+coerced from text (``version``, ``pass_mark``, ``time_limit``, ``shuffle``, an infographic's
+``compute``); every other text field must be a string, so a list or a mapping where text
+belongs is an error rather than a rendered Python ``repr``.
 
 Cross-field rules (the answer key names an option; one distractor review per wrong option and none
 for a right one; ...) are plain functions in :mod:`quiz.bank.rules`, called by the after-validators
@@ -114,17 +114,21 @@ class TableInfographic(_Strict):
 
 class Infographic(_Strict):
     """An infographic: exactly one of ``table``, ``text`` (a preformatted diagram) or
-    ``footprint`` (a calculator scenario drawn by :mod:`quiz.footprint`)."""
+    ``footprint`` (a calculator scenario drawn by :mod:`quiz.footprint`). ``compute: true`` (a
+    footprint only) also shows the scenario's time and throughput beside its memory bars
+    (:func:`quiz.footprint.render.compute_lines`); off by default, because a chart shown with
+    the question must not give away an answer about time or throughput."""
 
     table: TableInfographic | None = None
     text: Text | None = None
     footprint: FootprintSpec | None = None
     caption: StrictStr | None = None
+    compute: bool = False
 
     @model_validator(mode="after")
     def _exactly_one_kind(self) -> Infographic:
         kinds = [k for k in ("table", "text", "footprint") if getattr(self, k) is not None]
-        raise_if_any("Infographic", infographic_kind_errors(kinds))
+        raise_if_any("Infographic", infographic_kind_errors(kinds, self.compute))
         return self
 
     @property

@@ -97,9 +97,15 @@ def same_options_errors(options: Mapping[str, str]) -> list[InitErrorDetails]:
     return errors
 
 
-def infographic_kind_errors(kinds: Collection[str]) -> list[InitErrorDetails]:
+def infographic_kind_errors(kinds: Collection[str],
+                            compute: bool = False) -> list[InitErrorDetails]:
     """An infographic holds exactly one of ``table``, ``text`` and ``footprint``: ``kinds`` are
-    those present."""
+    those present; ``compute: true`` (time and throughput beside the bars) needs a
+    ``footprint``."""
+    if compute and kinds and "footprint" not in kinds:
+        return [error(("compute",), "infographic_compute", "'compute: true' shows the time and "
+                      "throughput of a 'footprint' chart; this infographic is a {what}", True,
+                      what=" and ".join(kinds))]
     if len(kinds) == 1:
         return []
     return [error((), "infographic_kind", "an infographic needs exactly one of 'table', 'text' "

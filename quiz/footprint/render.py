@@ -255,12 +255,15 @@ def _bars_block(
     return lines
 
 
-def render_bars(report: Report, *, width: int, units: str = "GB") -> str:
+def render_bars(report: Report, *, width: int, units: str = "GB", timing: bool = False) -> str:
     """The stacked bars of a report with their legend — the "footprint" infographic.
 
     One bar per memory phase, training and inference on the same scale (with the GPU's memory
     marked when a GPU preset is set); then, when there is storage, one storage bar on its own
-    scale. Every line fits in ``width`` cells (at least :data:`MIN_WIDTH`).
+    scale. Every line fits in ``width`` cells (at least :data:`MIN_WIDTH`). With ``timing``,
+    the time and throughput figures go beside the memory bars (:func:`compute_lines`): the
+    report of ``quiz footprint`` and the app's calculator show them, a bank's infographic with
+    ``compute: true``.
     """
     width = max(width, MIN_WIDTH)
     lines: list[str] = []
@@ -274,12 +277,57 @@ def render_bars(report: Report, *, width: int, units: str = "GB") -> str:
         if host:
             lines.append("")
             lines += _bars_block(host, width, units, "Offloaded, per GPU, own scale")
+    timed = compute_lines(report, width) if timing else []
+    if timed:
+        if lines:
+            lines.append("")
+        lines += timed
     if report.storage and report.storage.items:
         if lines:
             lines.append("")
         rows = [("storage", report.storage.items, report.storage.total_bytes)]
         lines += _bars_block(rows, width, units, "Storage on disk, own scale")
     return "\n".join(lines)
+
+
+def compute_lines(report: Report, width: int) -> list[str]:
+    """The chart's time and throughput beside its memory bars (issue 12 §5): one short line per
+    compute figure of the report — the training time with its GPUs and MFU, the FLOPs, the decode
+    upper bound and its crossover batch — each within ``width`` cells; ``[]`` when the report
+    has neither a training time nor a decode throughput (both need a GPU preset)."""
+    from quiz.footprint.compute import duration_text
+
+    figures = {q.name: q.value for q in report.compute}
+    if "training_time" not in figures and "decode_tokens_per_s" not in figures:
+        return []  # FLOPs alone are neither a time nor a throughput
+    spec = report.spec
+    out: list[str] = []
+
+    def flops(n: int) -> str:
+        return f"{n:.3g}".replace("e+", "e") + " FLOPs"
+
+    if "training_time" in figures:
+        t = spec.training
+        out.append(f"training  {duration_text(figures['training_time'])} on "
+                   f"{count_noun(t.devices, 'GPU')} at MFU {t.mfu:g}"
+                   + (f" ({flops(figures['training_flops'])})" if "training_flops" in figures
+                      else ""))
+    elif "training_flops" in figures:
+        out.append(f"training  {flops(figures['training_flops'])}")
+    if "prefill_flops" in figures:
+        inf = spec.inference
+        out.append(f"prefill   {flops(figures['prefill_flops'])} for batch "
+                   f"{format_count(inf.batch)} × {count_noun(inf.context, 'token')}")
+    if "decode_tokens_per_s" in figures:
+        text = f"decode    ≤ {format_count(figures['decode_tokens_per_s'])} tokens/s"
+        if "decode_crossover_batch" in figures:
+            text += (f", memory-bound below batch "
+                     f"{format_count(figures['decode_crossover_batch'])}")
+        out.append(text)
+    lines = _wrap("Time and throughput (formulas in the report):", width)
+    for line in out:
+        lines += textwrap.wrap(line, width, subsequent_indent=" " * 10, break_on_hyphens=False)
+    return lines
 
 
 def _phase_total_label(phase: PhaseEstimate) -> str:
@@ -416,7 +464,7 @@ def render_report(
         hint = missing_inputs(report.spec, name)
         if hint:
             out += _wrap(f"(more: {hint})", width, "  ")
-    bars = render_bars(report, width=width, units=units)
+    bars = render_bars(report, width=width, units=units, timing=True)
     if bars:
         out.append("")
         out.append(bars)

@@ -140,7 +140,8 @@ def test_an_infographic_with_an_unknown_key_still_needs_one_kind(pure: bool) -> 
     assert found(load_bank_text(text, pure_python=pure)) == [
         (14, 18, "error", "an infographic needs exactly one of 'table', 'text' or 'footprint' "
                           "(found none)"),
-        (14, 31, "error", "unknown key 'colour' (allowed here: table, text, footprint, caption)"),
+        (14, 31, "error", "unknown key 'colour' (allowed here: table, text, footprint, caption, "
+                          "compute)"),
     ]
 
 
@@ -175,3 +176,14 @@ def test_a_header_error_does_not_hide_question_errors(pure: bool) -> None:
         (3, 10, "error", "bank.title: expected text, found a list"),
         (10, 13, "error", "the answer E is not one of the options (A, B)"),
     ]
+
+
+def test_compute_beside_the_chart_needs_a_footprint(pure: bool) -> None:
+    # issue 12 §5: `compute: true` draws time and throughput beside a footprint chart only
+    text = bank(question(extra="    infographic: {text: x, compute: true}\n"))
+    assert only_error(load_bank_text(text, pure_python=pure)) == (
+        14, 37, "'compute: true' shows the time and throughput of a 'footprint' chart; this "
+                "infographic is a text")
+    text = bank(question(extra="    infographic: {footprint: {model: llama-2-7b, gpu: l4}, "
+                               "compute: true}\n"))
+    assert found(load_bank_text(text, pure_python=pure)) == []

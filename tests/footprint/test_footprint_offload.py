@@ -290,3 +290,29 @@ def test_fp8_training_time_uses_the_fp8_peak() -> None:
                for n in explain_notes(report))
     with pytest.raises(ValidationError):
         FootprintSpec.from_mapping(_with({"precision": "mixed-fp8", "convention": "deepspeed"}))
+
+
+# The chart: time and throughput beside memory (issue 12 §5) ----------------------------------
+
+def test_chart_shows_time_and_throughput_beside_memory() -> None:
+    spec = FootprintSpec.from_mapping({"model": "llama-2-7b", "gpu": "h100-80gb",
+                                       "training": {"zero": 3, "dp": 64, "train_tokens": "2T"}})
+    report = estimate(spec)
+    chart = render_bars(report, width=60, timing=True)
+    lines = chart.splitlines()
+    assert all(len(line) <= 60 for line in lines)
+    start = lines.index("Time and throughput (formulas in the report):")
+    assert lines.index(next(x for x in lines if x.startswith("Storage on disk"))) > start
+    # 6ND = 8.086e22 FLOPs on 64 H100s at 989.4 TFLOP/s BF16 × 0.4: ⌈3,192,472.5⌉ s = 36 d 22 h
+    assert report.figure("compute.training_time") == 3_192_473
+    text = "\n".join(lines[start:])
+    assert "training  36 d 22 h on 64 GPUs at MFU 0.4 (8.09e22 FLOPs)" in text
+    decode = report.figure("compute.decode_tokens_per_s")
+    crossover = report.figure("compute.decode_crossover_batch")
+    assert f"decode    ≤ {decode:,} tokens/s, memory-bound below batch {crossover:,}" in text
+    # the report shows them under its bars; a bank chart only with compute: true
+    assert render_report(report, width=100).count("Time and throughput") == 1
+    assert "Time and throughput" not in render_bars(report, width=80, timing=False)
+    # without a GPU preset there is no time or throughput to show
+    assert "Time and throughput" not in render_bars(
+        estimate(spec.replace({"gpu": None})), width=80, timing=True)

@@ -231,3 +231,15 @@ async def test_calculator_offers_the_quantization_schemes() -> None:
         await pilot.pause()
         error = screen.query_one("#fp-error", Static).visual.plain  # type: ignore[union-attr]
         assert "Scale dtype: applies to plain int4/int8 weights only" in error
+
+
+def test_a_bank_chart_shows_time_and_throughput_only_when_asked() -> None:
+    # issue 12 §5: the infographic can show time and throughput beside memory (compute: true)
+    from quiz.footprint import FootprintSpec
+    from quiz.tui.widgets.infographic import FootprintChart
+
+    spec = FootprintSpec.from_mapping({"model": "llama-2-7b", "phase": "inference",
+                                       "gpu": "h100-80gb"})
+    shown = FootprintChart(spec, compute=True).render_chart(80)
+    assert "Time and throughput" in shown and "tokens/s" in shown
+    assert "tokens/s" not in FootprintChart(spec).render_chart(80)

@@ -40,18 +40,20 @@ def table_renderable(columns: list[str], rows: list[list[str]]) -> Table:
 
 class FootprintChart(Static):
     """Stacked bars for a footprint scenario, drawn by the calculator at the widget's width
-    (training and inference on one scale). Like :class:`~quiz.tui.widgets.prose.Prose`, it
-    draws for a width when the layout asks its height there (one layout, not two)."""
+    (training and inference on one scale); with ``compute``, the time and throughput beside
+    them. Like :class:`~quiz.tui.widgets.prose.Prose`, it draws for a width when the layout asks
+    its height there (one layout, not two)."""
 
     DEFAULT_CSS = """
     FootprintChart { text-wrap: nowrap; }
     """
 
-    def __init__(self, spec: FootprintSpec, *, id: str | None = None,
+    def __init__(self, spec: FootprintSpec, *, compute: bool = False, id: str | None = None,
                  classes: str | None = None) -> None:
         from quiz.footprint import estimate
 
         self.spec = spec
+        self.compute = compute
         self.report = estimate(spec)
         self._width: int | None = None
         self._chart = Content("")
@@ -81,11 +83,12 @@ class FootprintChart(Static):
         if self.size.width and self._draw(self.size.width):
             self.refresh(layout=True)
 
-    def set_spec(self, spec: FootprintSpec) -> None:
-        """Chart ``spec`` instead."""
+    def set_spec(self, spec: FootprintSpec, *, compute: bool = False) -> None:
+        """Chart ``spec`` instead (with its time and throughput when ``compute``)."""
         from quiz.footprint import estimate
 
         self.spec = spec
+        self.compute = compute
         self.report = estimate(spec)
         width, self._width = self._width, None
         if width:
@@ -96,7 +99,7 @@ class FootprintChart(Static):
         """The chart as plain text at ``width`` columns."""
         from quiz.footprint import render_bars
 
-        return render_bars(self.report, width=width, units=self.spec.units)
+        return render_bars(self.report, width=width, units=self.spec.units, timing=self.compute)
 
 
 class InfographicView(Vertical):
@@ -130,7 +133,7 @@ class InfographicView(Vertical):
             body.update(literal(infographic.text))
         else:
             assert isinstance(body, FootprintChart) and infographic.footprint is not None
-            body.set_spec(infographic.footprint)
+            body.set_spec(infographic.footprint, compute=infographic.compute)
         caption = _caption(infographic)
         if caption:
             prose = self.children[1]
@@ -148,7 +151,7 @@ class InfographicView(Vertical):
             caption = info.caption
         else:
             assert info.footprint is not None
-            yield FootprintChart(info.footprint, classes="footprint")
+            yield FootprintChart(info.footprint, compute=info.compute, classes="footprint")
             caption = info.caption
         if caption:
             yield Prose(caption, classes="caption")
