@@ -205,3 +205,35 @@ async def test_r_reloads_through_the_cache(tmp_path: Path, monkeypatch: pytest.M
         assert text_of(app.screen, "#bank-count") == "3 questions in 1 topic"
         assert not app.screen.query_one("#start", Button).disabled
 
+
+
+async def test_an_interrupted_session_is_offered_once_the_banks_are_loaded(tmp_path: Path,
+                                                                          ) -> None:
+    from quiz.study.store import Store
+    from quiz.tui.screens.confirm import ConfirmScreen
+    from quiz.tui.screens.question import QuestionScreen
+
+    banks = tmp_path / "banks"
+    banks.mkdir()
+    (banks / "a.yaml").write_text(bank_text("a", "q1", "q2"), encoding="utf-8")
+    path = tmp_path / "p.db"
+    store = Store.open(path)
+    app = make_app(None, shuffle=False, store=store, paths=[str(banks)])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settled(app, pilot)
+        await pilot.press("enter", "a")  # start, answer the first question
+        await pilot.pause()
+        assert isinstance(app.screen, QuestionScreen)
+    store.close()  # as if killed: the session was never finished
+
+    store = Store.open(path)
+    app = make_app(None, shuffle=False, store=store, paths=[str(banks)])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settled(app, pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        assert "1 of 2 answered" in app.screen.question
+        await pilot.press("y")
+        await pilot.pause()
+        assert isinstance(app.screen, QuestionScreen) and app.session is not None
+        assert app.session.position == 1
+    store.close()
