@@ -287,7 +287,7 @@ def _fewest_training_gpus(t: TrainingSpec, r: ResolvedModel, memory: int) -> int
     mp = t.tp * t.pp
     if fits(1):
         return mp
-    if t.zero == 0:
+    if t.zero == 0 or other > memory:  # the activations alone fill a GPU at every dp
         return None
     hi = 2
     while not fits(hi):

@@ -250,7 +250,6 @@ def base_bytes(t: TrainingSpec, r: ResolvedModel) -> tuple[int, int]:
     """``(weights, constants)``: bytes of the frozen base of the whole model, unsharded.
     LoRA: every parameter in the working dtype, no constants. QLoRA: the NF4 codes plus the
     parameters kept in the working dtype, and the NF4 block constants."""
-
     wb = _BYTES[weight_dtype(t)]
     if t.finetune != "qlora":
         return r.params * wb, 0
@@ -258,20 +257,11 @@ def base_bytes(t: TrainingSpec, r: ResolvedModel) -> tuple[int, int]:
     return base.weights + base.kept * wb, base.constants
 
 
-def base_bytes_per_device(t: TrainingSpec, r: ResolvedModel, dp: int) -> tuple[int, int]:
-    """:func:`base_bytes` split over tp × pp and, under ZeRO-3, over ``dp`` (largest shard)."""
-
-    weights, constants = base_bytes(t, r)
-    return (shard_count(t, weights, 3, dp),
-            shard_count(t, constants, 3, dp) if constants else 0)
-
-
 def adapter_optimizer_bytes(t: TrainingSpec, r: ResolvedModel) -> int:
     """Optimizer-state bytes of all adapters, unsharded: SGD 0; momentum 1 and Adam/AdamW 2
     values per parameter; 8-bit Adam 2 × (1 byte per value + a 4-byte absmax per block of 256,
     counted over all adapter values as :func:`~quiz.footprint.training.optimizer_bytes_per_device`
     counts a model's); Adafactor r + c statistics for each r × c matrix."""
-
     arch, sb, opt = _arch(r), state_bytes(t), t.optimizer
     n = trainable_params(t, r)
     if opt == "sgd":
@@ -315,20 +305,35 @@ class AdapterStates:
                 + self.optimizer)
 
 
+_WHOLE: dict[tuple[object, ...], tuple[int, int, int, int]] = {}
+"""Unsharded ``(Pₐ, base bytes, NF4 constant bytes, optimizer bytes)`` by what they depend on:
+the fewest-GPU search asks for the states at many data-parallel sizes."""
+
+
+def _whole(t: TrainingSpec, r: ResolvedModel) -> tuple[int, int, int, int]:
+    key = (r.arch, r.params, t.finetune, t.lora_rank, t.lora_targets, t.double_quant,
+           t.precision, t.optimizer)
+    found = _WHOLE.get(key)
+    if found is None:
+        if len(_WHOLE) >= 256:
+            _WHOLE.clear()
+        found = _WHOLE[key] = (trainable_params(t, r), *base_bytes(t, r),
+                               adapter_optimizer_bytes(t, r))
+    return found
+
+
 def adapter_states(t: TrainingSpec, r: ResolvedModel, dp: int) -> AdapterStates:
     """The model states per device with ``dp`` data-parallel devices: the frozen base (ZeRO-3
     shards it), the adapters' working weights (ZeRO-3), gradients (ZeRO-2), FP32 master copy and
     optimizer states (ZeRO-1), each split over tp × pp first."""
-
-    n = trainable_params(t, r)
-    base, constants = base_bytes_per_device(t, r, dp)
+    n, weights, constants, optimizer = _whole(t, r)
     return AdapterStates(
-        base=base,
-        constants=constants,
+        base=shard_count(t, weights, 3, dp),
+        constants=shard_count(t, constants, 3, dp) if constants else 0,
         adapter=shard_count(t, n, 3, dp) * _BYTES[weight_dtype(t)],
         gradients=shard_count(t, n, 2, dp) * _BYTES[grad_dtype(t)],
         master=shard_count(t, n, 1, dp) * 4 if has_master(t) else 0,
-        optimizer=shard_count(t, adapter_optimizer_bytes(t, r), 1, dp),
+        optimizer=shard_count(t, optimizer, 1, dp),
     )
 
 
