@@ -63,7 +63,11 @@ def review(scheduler: Scheduler, previous: StoredCard | None, question_id: str,
     if previous is not None and previous.content_hash == content_hash:
         card = Card.from_dict(previous.card)  # type: ignore[arg-type]
     else:
-        card = Card(due=when)
+        # fsrs numbers a card by the epoch milliseconds of its creation; left to choose, it
+        # reads the clock and sleeps 1 ms so the next card differs, which made the first answer
+        # to every question take over 1 ms to commit. Cards are stored by question id here, so
+        # the time of the answer serves.
+        card = Card(card_id=int(when.timestamp() * 1000), due=when)
     card, _log = scheduler.review_card(card, rating, review_datetime=when,
                                        review_duration=int(round(seconds * 1000)))
     return StoredCard(question_id=question_id, content_hash=content_hash,

@@ -13,6 +13,7 @@ from quiz.study.progress import QuestionIndex, Recorder
 from quiz.study.scheduling import (
     fast_seconds,
     rating_for,
+    review,
     review_queue,
 )
 from quiz.study.session import SessionConfig, SessionError, StudySession
@@ -228,3 +229,14 @@ def test_multiple_response_verdict_names_right_wrong_and_missed_ticks() -> None:
                            "wrong D; missed C.")
     s2 = StudySession.from_questions(lib.questions, SessionConfig(shuffle=False))
     assert s2.answer(["C", "B", "A"]).verdict == "Correct: A, B, C."
+
+
+def test_a_new_card_is_numbered_by_the_answer_time_without_fsrs_waiting() -> None:
+    """fsrs, left to number a new card, reads the clock and sleeps 1 ms (longer than the
+    1 ms an answer may take to commit); the card takes the answer's time instead."""
+    when = datetime(2026, 3, 1, 9, 30, 15, 250_000, tzinfo=UTC)
+    card = review(Scheduler(), None, "q1", "hash", Rating.Good, when, 12.0)
+    assert card.card["card_id"] == int(when.timestamp() * 1000) == 1772357415250
+    assert card.card["last_review"] == when.isoformat()
+    again = review(Scheduler(), card, "q1", "hash", Rating.Good, when + timedelta(days=3), 9.0)
+    assert again.card["card_id"] == card.card["card_id"]  # a review keeps the card's number

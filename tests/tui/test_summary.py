@@ -107,7 +107,6 @@ def test_review_entries_wrap_as_the_two_column_grid_did() -> None:
     from rich.table import Table
     from rich.text import Text
 
-
     console = Console(width=100, color_system=None, legacy_windows=False)
     cases = [("  3. (wrong)", "A team serves Llama-2-7B in BF16 to one user at a time, with up "
                               "to 2,048 tokens of context, on an NVIDIA L4 (24 GB). How much…"),
