@@ -43,17 +43,22 @@ _LETTER_END = re.compile(r"[A-H](?!\w)")
 """A capital A–H that ends a word (searched fast: the pattern starts with a character set)."""
 
 
-def _has_letter_word(text: str) -> bool:
-    """True when a capital A–H stands as a word of its own (``\\b[A-H]\\b``): every match of
-    the first three patterns has one, so most texts skip them."""
+def _letter_words(text: str) -> int:
+    """How many capitals A–H stand as words of their own (``\\b[A-H]\\b``), counted up to 2:
+    every match of the first three patterns has one, and of the third (a list such as "A and
+    B") two, so most texts skip them."""
+    found = 0
     for match in _LETTER_END.finditer(text):
         start = match.start()
-        if start == 0:
-            return True
-        before = text[start - 1]
-        if not (before.isalnum() or before == "_"):  # what \\w matches
-            return True
-    return False
+        if start == 0 or not (text[start - 1].isalnum() or text[start - 1] == "_"):  # not \w
+            found += 1
+            if found == 2:
+                break
+    return found
+
+
+_OPTION_WORDS = ("option", "answer", "choice")
+"""One of these is in every match of the first pattern: in an ASCII text, in its lower case."""
 
 _POSITION_WORDS = ("above", "below", "these")
 """One of these, case-folded, is in every match of the last pattern (``re.IGNORECASE`` matches a
@@ -76,10 +81,18 @@ def letter_references(text: str, letters: Collection[str]) -> list[LetterReferen
     found: list[LetterReference] = []
     # Quick tests first (this runs on every text of every question as a bank loads): the
     # patterns that need a capital letter, or a word of position, are skipped without one.
-    lettered = _has_letter_word(text)
+    words = _letter_words(text)
     folded = text.casefold()
-    positional = any(word in folded for word in _POSITION_WORDS)
-    for pattern in (*(_PATTERNS[:3] if lettered else ()), *(_PATTERNS[3:] if positional else ())):
+    patterns = []
+    if words:
+        if not text.isascii() or any(word in folded for word in _OPTION_WORDS):
+            patterns.append(_PATTERNS[0])
+        patterns.append(_PATTERNS[1])
+        if words > 1:
+            patterns.append(_PATTERNS[2])
+    if any(word in folded for word in _POSITION_WORDS):
+        patterns.append(_PATTERNS[3])
+    for pattern in patterns:
         for match in pattern.finditer(text):
             named = match.groupdict().get("letters")
             if named is not None and not set(re.findall(r"[A-H]", named)) <= set(letters):
