@@ -39,7 +39,7 @@ _WHAT = {
     "params": "parameters of the model (every expert of a mixture of experts)",
     "active_params": "parameters active per token (mixture of experts)",
     "training.total": "training memory per device, every item summed",
-    "training.devices": "devices in the training layout (dp × tp × pp)",
+    "training.devices": "devices in the training layout (dp × tp × pp × cp)",
     "training.adapter_weights": "LoRA/QLoRA adapters A and B (`finetune` lora or qlora)",
     "training.quantization_overhead": "QLoRA: the NF4 base's block constants and code tables",
     "training.gpus_needed": "fewest GPUs of the `gpu` preset that hold the training job",

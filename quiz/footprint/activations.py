@@ -34,6 +34,7 @@ counted here).
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from quiz.footprint.report import Item, Omitted
@@ -66,6 +67,12 @@ def _split(t: TrainingSpec) -> int:
     return t.tp if _sp(t) else 1
 
 
+def _tokens(t: TrainingSpec) -> int:
+    """Tokens of a micro-batch on one device: s × b, ÷ cp with context parallelism (each rank
+    keeps its s/cp tokens; the spec checks that cp divides s)."""
+    return t.seq_len // t.cp * t.micro_batch
+
+
 def embedding_activation_bytes(t: TrainingSpec, r: ResolvedModel) -> int | None:
     """The embedding dropout mask on the first pipeline stage: s × b × h × p bytes (1 byte per
     value, p micro-batches in flight), ÷ t with sequence parallelism, rounded up
@@ -76,7 +83,7 @@ def embedding_activation_bytes(t: TrainingSpec, r: ResolvedModel) -> int | None:
         return None
     if t.finetune != "full":  # a frozen embedding gets no gradient: no mask is kept
         return 0
-    return -(-t.seq_len * t.micro_batch * r.hidden * t.pp // _split(t))
+    return -(-_tokens(t) * r.hidden * t.pp // _split(t))
 
 
 def output_activation_bytes(t: TrainingSpec, r: ResolvedModel) -> int | None:
@@ -91,7 +98,7 @@ def output_activation_bytes(t: TrainingSpec, r: ResolvedModel) -> int | None:
         return 0
     e = activation_value_bytes(t.precision)
     kept = 1 if t.finetune != "full" else 2  # a frozen LM head keeps no input (LoRA, QLoRA)
-    return -(-kept * e * t.seq_len * t.micro_batch * r.hidden // _split(t))
+    return -(-kept * e * _tokens(t) * r.hidden // _split(t))
 
 
 def logit_value_bytes(t: TrainingSpec) -> int:
@@ -109,7 +116,65 @@ def logits_bytes(t: TrainingSpec, r: ResolvedModel) -> int | None:
         return None
     if t.pp > 1:
         return 0
-    return -(-t.seq_len * t.micro_batch * r.vocab * logit_value_bytes(t) // t.tp)
+    return -(-_tokens(t) * r.vocab * logit_value_bytes(t) // t.tp)
+
+
+MOE_SRC = (
+    "mixture of experts, derived here: Korthikanti's dense 4h MLP replaced by the router and "
+    "top-k experts (Fedus et al. 2022, Switch Transformers, sec. 2; Jiang et al. 2024, Mixtral, "
+    "sec. 2: softmax over the top-k router logits; Megatron-LM moe token dispatcher: each token "
+    "copied to its k experts); tokens spread evenly over the experts and expert-parallel ranks"
+)
+
+
+def moe_layer_change(t: TrainingSpec, r: ResolvedModel) -> Fraction:
+    """What a mixture-of-experts layer keeps beyond Korthikanti's dense layer, per layer, in
+    bytes (recomputation none or selective; full recomputation keeps only the layer input).
+
+    For T = s/cp × b tokens, k active of E experts, MLP size f per expert, e-byte activations,
+    tensor-parallel size t (``split`` = t with sequence parallelism, else 1):
+
+    * minus the dense 4h MLP's GeLU input and output, 8e·Th/t (Korthikanti sec. 4.1);
+    * plus each token's k copies through the experts: the dispatched input and the expert
+      output (scaled by its routing weight, which keeps it for the backward pass), 2e·Tkh/split,
+      and the first projection's outputs and the activation output, e·Tk·3f/t for a gated
+      (SwiGLU) expert, e·Tk·2f/t without a gate;
+    * plus the router: FP32 probabilities over E experts kept for the softmax's backward, the
+      top-k FP32 weights and int64 expert indices, T(4E + 12k)/split.
+
+    The router's input (the norm's output) and the MLP's dropout mask are already in Table 2.
+    ``0`` for a dense model.
+    """
+    arch = r.arch
+    if arch is None or arch.experts <= 1:
+        return Fraction(0)
+    e = activation_value_bytes(t.precision)
+    tokens = _tokens(t)
+    h, f, k, n = arch.hidden, arch.ffn, arch.active_experts, arch.experts
+    inner = 3 * f if arch.gated_mlp else 2 * f
+    split = _split(t)
+    return (Fraction(-8 * e * tokens * h, t.tp)
+            + Fraction(2 * e * tokens * k * h + tokens * (4 * n + 12 * k), split)
+            + Fraction(e * tokens * k * inner, t.tp))
+
+
+def moe_formula(t: TrainingSpec, r: ResolvedModel) -> str:
+    """The words of :func:`moe_layer_change` with this case's numbers, appended to the layers'
+    formula."""
+    arch = r.arch
+    assert arch is not None
+    e = activation_value_bytes(t.precision)
+    k, n, f = arch.active_experts, arch.experts, arch.ffn
+    inner = 3 if arch.gated_mlp else 2
+    per = "/t" if t.tp > 1 else ""
+    split = "/t" if _sp(t) else ""
+    change = moe_layer_change(t, r)
+    per_layer = format_count(-(-change.numerator // change.denominator))
+    return (f"; mixture of experts ({count_noun(n, 'expert')}, top-{k}), per layer: − {8 * e}"
+            f"sbh{per} (Table 2's dense 4h MLP) + {2 * e}sbkh{split} (each token's k copies in "
+            f"and out) + {e * inner}sbkf{per} (f = {format_count(f)}, "
+            f"{'gate, up and activation outputs' if inner == 3 else 'both projections'}) + "
+            f"sb(4E + 12k){split} (router) = {per_layer} bytes per layer")
 
 
 def extra_activation_bytes(t: TrainingSpec, r: ResolvedModel) -> int:
@@ -141,12 +206,15 @@ def extra_activation_items(
     omitted: list[Omitted] = []
     if not (r.layers and r.hidden and r.heads):
         return items, omitted
-    s, b, h = t.seq_len, t.micro_batch, r.hidden
+    s, b, h = t.seq_len // t.cp, t.micro_batch, r.hidden
     e = activation_value_bytes(t.precision)
     sp = _sp(t)
     tt = format_count(t.tp)
     per_t = f" / t ({tt}, sequence parallel)" if sp else ""
-    where = f"s = {format_count(s)}, b = {format_count(b)}, h = {format_count(h)}"
+    where = f"s = {format_count(s)}"
+    if t.cp > 1:
+        where += f" ({format_count(t.seq_len)} / cp {format_count(t.cp)})"
+    where += f", b = {format_count(b)}, h = {format_count(h)}"
     emb = embedding_activation_bytes(t, r)
     assert emb is not None
     frozen = t.finetune != "full"
@@ -203,7 +271,7 @@ def extra_activation_items(
     items.append(Item(
         "logits", lg,
         f"sbv{'/t' if t.tp > 1 else ''} × {logit_value_bytes(t)} bytes ({kept}) with "
-        f"s = {format_count(s)}, b = {format_count(b)}, v = {format_count(v)}: "
+        f"{where.split(', h =')[0]}, v = {format_count(v)}: "
         f"{format_count(s * b * v)} × {logit_value_bytes(t)}{tp_text}",
         LOGITS_SRC))
     return items, omitted
@@ -216,6 +284,8 @@ __all__ = [
     "extra_activation_items",
     "logit_value_bytes",
     "logits_bytes",
+    "moe_formula",
+    "moe_layer_change",
     "output_activation_bytes",
     "training_activation_bytes",
 ]

@@ -150,7 +150,7 @@ def unused(spec: FootprintSpec) -> list[Unused]:
             out.append(Unused("training.sequence_parallel", "sequence parallelism splits "
                               "activations over the tensor-parallel group, and tensor "
                               "parallelism is 1"))
-        if "zero" in t.model_fields_set and t.zero and t.dp == 1:
+        if "zero" in t.model_fields_set and t.zero and t.dp * t.cp == 1:
             out.append(Unused("training.zero", "ZeRO partitions over data-parallel devices, and "
                               "data parallelism is 1"))
         if t.finetune == "full":
@@ -242,7 +242,8 @@ def _training(
         )
     )
     setup = (
-        f"{count_noun(t.devices, 'device')} = dp {dp} × tp {tp} × pp {pp}, "
+        f"{count_noun(t.devices, 'device')} = dp {dp} × tp {tp} × pp {pp}"
+        f"{f' × cp {format_count(t.cp)}' if t.cp > 1 else ''}, "
         f"ZeRO-{t.zero}, {t.precision}, {t.optimizer}, micro-batch {format_count(t.micro_batch)} "
         f"× {count_noun(t.seq_len, 'token')}, {recompute}"
         + (f", offload {t.offload}" if t.offload != "none" else "")
@@ -261,14 +262,15 @@ def _training(
 def _training_fit_advice(t: TrainingSpec, needed: int | None) -> str:
     """What the fewest-GPU figure keeps fixed, or what to change when no count is enough."""
     tp, pp = format_count(t.tp), format_count(t.pp)
+    cp = f" × cp {format_count(t.cp)}" if t.cp > 1 else ""
     if needed is not None:
-        return f"tp {tp} × pp {pp}, ZeRO-{t.zero}, data-parallel size varied"
+        return f"tp {tp} × pp {pp}{cp}, ZeRO-{t.zero}, data-parallel size varied"
     if t.zero == 0:
         return ("ZeRO-0 keeps every model state on every device, so more data-parallel GPUs do "
                 "not help: try --zero 1, 2 or 3, or more tensor/pipeline parallelism")
     higher = ", a higher ZeRO stage" if t.zero < 3 else ""
     return (f"what ZeRO-{t.zero} does not partition (the activations above) does not fit at "
-            f"any data-parallel size: try recomputation, more tensor/pipeline "
+            f"any data-parallel size: try recomputation, more tensor/pipeline/context "
             f"parallelism{higher} or a smaller micro-batch")
 
 
@@ -284,7 +286,7 @@ def _fewest_training_gpus(t: TrainingSpec, r: ResolvedModel, memory: int) -> int
         value = states(dp)
         return value is not None and value + other <= memory
 
-    mp = t.tp * t.pp
+    mp = t.tp * t.pp * t.cp
     if fits(1):
         return mp
     if t.zero == 0 or other > memory:  # the activations alone fill a GPU at every dp

@@ -41,6 +41,7 @@ from quiz.footprint.training import (
     ADAM_8BIT_BLOCK,
     ADAM_8BIT_PAPER_BLOCK,
     activation_bytes,
+    activation_value_bytes,
     bytes_per_param,
     grad_dtype,
     has_master,
@@ -215,6 +216,38 @@ def overhead_note(overhead: int, b: Callable[[int], str]) -> str:
             "calc_transformer_mem.py has flags for buckets and a miscellaneous overhead.")
 
 
+def parallel_notes(report: Report, b: Callable[[int], str]) -> list[str]:
+    """``--explain`` notes on context parallelism (what it splits, the ring's K/V buffers it
+    leaves out) and on a mixture of experts' activations (the router and the top-k copies)."""
+    spec, notes = report.spec, list[str]()
+    t, r = spec.training, spec.resolved
+    if t.cp > 1 and r.layers and r.head_dim:
+        kv = (r.kv_heads or r.heads or 0) * r.head_dim
+        e = activation_value_bytes(t.precision)
+        ring = 2 * 2 * (t.seq_len // t.cp) * t.micro_batch * kv * e // t.tp
+        notes.append(
+            f"Context parallelism: each of the {format_count(t.cp)} ranks keeps the activations "
+            f"of {count_noun(t.seq_len // t.cp, 'token')} of every sequence (Megatron-LM "
+            "--context-parallel-size; the sequence is cut into 2 × cp chunks and each rank "
+            "takes two, for load balance), and its attention scores span all "
+            f"{count_noun(t.seq_len, 'key')}. The weights are replicated over the cp ranks, "
+            "and ZeRO (Megatron's distributed optimizer) shards over dp × cp. Not counted: the "
+            "ring's K/V exchange buffers, the chunk being received while the current one is "
+            f"used, 2 × 2 × s/cp × b × KV width × e = {b(ring)} per layer in flight, freed "
+            "after each layer, nor DeepSpeed Ulysses, which splits heads instead.")
+    if r.arch is not None and r.arch.experts > 1 and t.recompute != "full":
+        notes.append(
+            f"Mixture of experts: Korthikanti's Table 2 assumes one dense 4h MLP; this estimate "
+            f"replaces it with the router (FP32 probabilities over "
+            f"{count_noun(r.arch.experts, 'expert')}) and each token's "
+            f"{format_count(r.arch.active_experts)} copies through its experts, assuming the "
+            "router spreads tokens evenly (capacity factor 1, no dropped tokens); expert "
+            "parallelism moves tokens between devices but, balanced, leaves each device as many "
+            "expert activations as it has tokens × k. Imbalanced routing can make one device "
+            "hold several times that.")
+    return notes
+
+
 def activation_notes(report: Report) -> list[str]:
     """``--explain`` notes on the training activations outside the layers: the logits (with
     the FP32 copy, against Korthikanti's 4sbv/t, Megatron-LM's count and fused kernels that
@@ -234,6 +267,7 @@ def activation_notes(report: Report) -> list[str]:
     def b(n: int) -> str:
         return format_bytes(n, units)
 
+    notes += parallel_notes(report, b)
     one_layer = -(-layers // r.layers)
     if t.pp == 1:
         per = logit_value_bytes(t)

@@ -62,11 +62,13 @@ def activation_value_bytes(precision: str) -> int:
 
 def shard_count(t: TrainingSpec, n: int, stage: int, dp: int) -> int:
     """How many of ``n`` values (parameters, or Adafactor statistics) one device holds: split
-    evenly over tp × pp first, then over ``dp`` data-parallel devices when the ZeRO stage of ``t``
-    is ``stage`` or higher (3: weights, 2: gradients, 1: master copy and optimizer states;
+    evenly over tp × pp first, then over ``dp`` × cp devices (context-parallel ranks hold the
+    same weights and join the sharding, as Megatron-LM's distributed optimizer shards over the
+    data-parallel group with context parallelism) when the ZeRO stage of ``t`` is ``stage`` or
+    higher (3: weights, 2: gradients, 1: master copy and optimizer states;
     Rajbhandari et al. 2020, sec. 5). Rounded up: the largest shard.
 
     The single home of ZeRO's sharding rule: items, the fewest-GPU search and storage read it.
     """
     per = -(-n // (t.tp * t.pp))
-    return -(-per // dp) if t.zero >= stage else per
+    return -(-per // (dp * t.cp)) if t.zero >= stage else per

@@ -135,6 +135,9 @@ class TrainingSpec(Part):
                   Doc("tensor-parallel size", label="Tensor-parallel", metavar="N")] = 1
     pp: Annotated[int, Number(1, 10**6, "devices"),
                   Doc("pipeline-parallel size", metavar="N")] = 1
+    cp: Annotated[int, Number(1, 10**6, "devices"),
+                  Doc("context-parallel size: each sequence split over N devices (Megatron-LM "
+                      "--context-parallel-size)", label="Context-parallel", metavar="N")] = 1
     sequence_parallel: Annotated[bool, YES_NO, Doc(
         "Megatron sequence parallelism (needs tensor parallelism)")] = False
     micro_batch: Annotated[int, Number(1, 10**7, "sequences"),
@@ -167,8 +170,8 @@ class TrainingSpec(Part):
 
     @property
     def devices(self) -> int:
-        """Devices in the layout: dp × tp × pp."""
-        return self.dp * self.tp * self.pp
+        """Devices in the layout: dp × tp × pp × cp."""
+        return self.dp * self.tp * self.pp * self.cp
 
 
 class InferenceSpec(Part):
@@ -342,6 +345,16 @@ class FootprintSpec(ModelShape, _ModelChoice):
                     f"tensor parallel size {format_count(t.tp)} does not divide "
                     f"{count_noun(resolved.heads, 'attention head')}",
                     t.tp,
+                )
+            if t.cp > 1 and t.seq_len % (2 * t.cp):
+                problem(
+                    ("training", "cp"),
+                    "cp_seq_len",
+                    f"context parallel size {format_count(t.cp)} needs a sequence length that "
+                    f"is a multiple of 2 × cp = {format_count(2 * t.cp)} (each rank takes two "
+                    f"chunks, for load balance, as Megatron-LM requires); seq_len is "
+                    f"{format_count(t.seq_len)}",
+                    t.cp,
                 )
             if resolved.layers and resolved.layers % t.pp:
                 problem(

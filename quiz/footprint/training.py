@@ -62,6 +62,8 @@ shard_count = _regime.shard_count
 state_bytes = _regime.state_bytes
 weight_dtype = _regime.weight_dtype
 
+CP_SRC = ("Megatron-LM docs, Context parallelism (--context-parallel-size): each rank keeps the "
+          "activations of s/cp tokens; K and V are exchanged in a ring")
 KORTHIKANTI_SRC = "Korthikanti et al. 2022, Reducing Activation Recomputation, Table 2"
 
 _Add = Callable[[str, int, str, str], None]
@@ -160,8 +162,17 @@ def activation_bytes(t: TrainingSpec, r: ResolvedModel, recompute: str | None = 
     mode = t.recompute if recompute is None else recompute
     num, den = _activation_ratio(
         t.seq_len, t.micro_batch, r.hidden, r.heads, t.tp, t.sequence_parallel,
-        mode, activation_value_bytes(t.precision), is_fp8(t),
+        mode, activation_value_bytes(t.precision), is_fp8(t), t.cp,
     )
+    if r.arch is not None and r.arch.experts > 1 and mode != "full":
+        from quiz.footprint.activations import moe_layer_change
+
+        exact_moe = Fraction(r.layers * num, den) + r.layers * moe_layer_change(t, r)
+        if t.finetune != "full":
+            from quiz.footprint.lora import activation_change
+
+            exact_moe += activation_change(t, r, mode)
+        return -(-exact_moe.numerator // exact_moe.denominator)
     if t.finetune != "full":
         from quiz.footprint.lora import activation_change
 
@@ -219,11 +230,16 @@ def activation_bytes_per_layer(
 
 
 def _activation_ratio(
-    s: int, b: int, h: int, a: int, t: int, sp: bool, recompute: str, e: int, fp8: bool = False
+    s: int, b: int, h: int, a: int, t: int, sp: bool, recompute: str, e: int, fp8: bool = False,
+    cp: int = 1,
 ) -> tuple[int, int]:
-    """Per-layer activation bytes as an exact ratio ``(numerator, t)`` of integers."""
-    sbh = s * b * h
-    scores = (2 * e + 1) * a * s * s * b  # softmax output, its dropout mask and dropout output
+    """Per-layer activation bytes as an exact ratio ``(numerator, t)`` of integers. With context
+    parallelism each of the ``cp`` ranks keeps s/cp tokens, whose attention scores span all s
+    keys (``cp`` divides ``s``, as the spec checks)."""
+    local = s // cp
+    sbh = local * b * h
+    # softmax output, its dropout mask and dropout output
+    scores = (2 * e + 1) * a * local * s * b
     if recompute == "full":
         return e * sbh * (1 if sp else t), t
     if recompute not in ("none", "selective"):
@@ -236,9 +252,9 @@ def _activation_ratio(
 
 
 def _activation_formula(spec: TrainingSpec, L: int, h: int, a: int, e: int) -> str:
-    t, s, b = spec.tp, spec.seq_len, spec.micro_batch
+    t, s, b = spec.tp, spec.seq_len // spec.cp, spec.micro_batch
     sbh = s * b * h
-    score = Fraction((2 * e + 1) * a * s, h)
+    score = Fraction((2 * e + 1) * a * spec.seq_len, h)
     c_all, c_rep, c_split = layer_coefficients(e, is_fp8(spec))
     sp = spec.sequence_parallel and t > 1
     layers, tt, n_sbh = count_noun(L, "layer"), format_count(t), format_count(sbh)
@@ -261,7 +277,11 @@ def _activation_formula(spec: TrainingSpec, L: int, h: int, a: int, e: int) -> s
         head = f"{layers} × sbh({c_all}{extra})"
         nums = f"{nl} × {n_sbh} × ({c_all}"
         nums += f" + {format_number(score)})" if spec.recompute == "none" else ")"
-    where = f"s = {format_count(s)}, b = {format_count(b)}, h = {format_count(h)}, "
+    where = f"s = {format_count(s)}"
+    if spec.cp > 1:
+        where += (f" ({format_count(spec.seq_len)} / cp {format_count(spec.cp)}; the scores "
+                  f"span all {count_noun(spec.seq_len, 'key')})")
+    where += f", b = {format_count(b)}, h = {format_count(h)}, "
     where += f"a = {format_count(a)}"
     if t > 1:
         where += f", t = {tt}"
@@ -272,11 +292,13 @@ def _params_text(psi: int, m: int, t: TrainingSpec, sharded: bool, n: int) -> st
     text = count_noun(psi, "param")
     if m > 1:
         text += f" ÷ {format_count(m)} (tp {format_count(t.tp)} × pp {format_count(t.pp)})"
-    if sharded and t.dp > 1:
+    group = t.dp * t.cp  # ZeRO shards over the data-parallel and context-parallel ranks
+    if sharded and group > 1:
         dp = format_count(t.dp)
-        text += f" ÷ {dp} (ZeRO-{t.zero} over dp {dp})"
-    if m > 1 or (sharded and t.dp > 1):
-        exact = psi % (m * (t.dp if sharded else 1)) == 0
+        over = f"dp {dp}" + (f" × cp {format_count(t.cp)}" if t.cp > 1 else "")
+        text += f" ÷ {format_count(group)} (ZeRO-{t.zero} over {over})"
+    if m > 1 or (sharded and group > 1):
+        exact = psi % (m * (group if sharded else 1)) == 0
         text += f" = {format_count(n)}" + ("" if exact else " (largest shard)")
     return text
 
@@ -434,6 +456,13 @@ def _activation_item(
 
         formula += activation_change_text(t, r)
         source += f"; frozen layers: {AUTOGRAD_SRC}"
+    if r.arch is not None and r.arch.experts > 1 and t.recompute != "full":
+        from quiz.footprint.activations import MOE_SRC, moe_formula
+
+        formula += moe_formula(t, r)
+        source += f"; {MOE_SRC}"
+    if t.cp > 1:
+        source += f"; {CP_SRC}"
     add("activations", n_bytes, formula, source)
 
 

@@ -132,3 +132,59 @@ def test_no_architecture_no_extra_items_and_inference_only_no_notes() -> None:
     assert [o.item for o in report.omitted if o.phase == "training"] == ["activations"]
     notes = explain_notes(estimate(spec(model="llama-2-7b", phase="inference")))
     assert not any(n.startswith(("Logits:", "Pipeline stages:")) for n in notes)
+
+
+def test_context_parallel_splits_the_sequence() -> None:
+    # Megatron-LM docs, Context parallelism: with --context-parallel-size cp each rank keeps the
+    # activations of s/cp tokens. Llama-3-8B at 131,072 tokens over cp 8 keeps, per device, what
+    # 16,384 tokens keep without it (tp 8 with sequence parallelism, selective recomputation).
+    base = {"model": "llama-3-8b", "phase": "training",
+            "training": {"tp": 8, "sequence_parallel": True, "recompute": "selective",
+                         "zero": 1, "dp": 2}}
+    cp = estimate(spec(**{**base, "training": {**base["training"], "seq_len": 131_072,
+                                                "cp": 8}}))
+    flat = estimate(spec(**{**base, "training": {**base["training"], "seq_len": 16_384}}))
+    got, ref = items(cp.training), items(flat.training)
+    for name in ("activations", "embedding_activations", "output_activations", "logits"):
+        assert got[name] == ref[name], name
+    assert got["activations"] == 32 * 16_384 * 4096 * 34 // 8
+    # weights replicated over cp; ZeRO-1 shards the FP32 states over dp × cp = 16
+    assert got["weights"] == ref["weights"]
+    per_tp = -(-8_030_261_248 // 8)
+    assert got["master_weights"] == -(-per_tp // 16) * 4
+    assert cp.training.devices == 2 * 8 * 8
+    # without recomputation the scores of the local s/cp queries span all s keys: 5as(s/cp)b
+    none = estimate(spec(model="llama-3-8b", phase="training",
+                         training={"seq_len": 8192, "cp": 4}))
+    local = 8192 // 4
+    assert items(none.training)["activations"] == 32 * (34 * local * 4096 + 5 * 32 * local * 8192)
+    note = next(n for n in explain_notes(cp) if n.startswith("Context parallelism:"))
+    ring = 2 * 2 * 16_384 * 1024 * 2 // 8  # K and V chunks, double-buffered, KV width 1,024
+    assert f"{ring / 1e6:.2f} MB per layer in flight" in note
+
+
+def test_context_parallel_needs_a_sequence_divisible_by_2_cp() -> None:
+    with pytest.raises(Exception, match="multiple of 2 × cp = 16"):
+        spec(model="llama-3-8b", training={"seq_len": 1000, "cp": 8})
+
+
+def test_mixtral_expert_and_router_activations() -> None:
+    # Mixtral-8x7B: h = 4,096, f = 14,336 per expert (SwiGLU), E = 8, k = 2. Per token and layer,
+    # 16-bit, selective recomputation: Table 2's 34h with the dense MLP's 16h (GeLU input and
+    # output of 4h) replaced by k copies of (input h + output h) × 2 bytes, k × (gate, up,
+    # activation outputs 3f) × 2 bytes, and the router: 4E bytes of FP32 probabilities + k × (4 +
+    # 8) bytes of FP32 weights and int64 indices.
+    h, f, E, k = 4096, 14_336, 8, 2
+    per_token = 34 * h - 16 * h + 2 * k * 2 * h + 2 * k * 3 * f + 4 * E + 12 * k
+    assert per_token == 278_584  # twice the dense 139,264
+    report = estimate(spec(model="mixtral-8x7b", phase="training",
+                           training={"seq_len": 4096, "recompute": "selective"}))
+    assert items(report.training)["activations"] == 32 * 4096 * per_token
+    notes = explain_notes(report)
+    assert any(n.startswith("Mixture of experts: Korthikanti's Table 2") for n in notes)
+    dense = explain_notes(estimate(spec(model="llama-3-8b", phase="training")))
+    assert not any(n.startswith("Mixture of experts: Korthikanti") for n in dense)
+    # full recomputation keeps only each layer's input, experts or not
+    full = estimate(spec(model="mixtral-8x7b", phase="training",
+                         training={"seq_len": 4096, "recompute": "full"}))
+    assert items(full.training)["activations"] == 32 * 2 * 4096 * h
