@@ -165,7 +165,7 @@ def activation_bytes(t: TrainingSpec, r: ResolvedModel, recompute: str | None = 
         mode, activation_value_bytes(t.precision), is_fp8(t), t.cp,
     )
     if r.arch is not None and r.arch.experts > 1 and mode != "full":
-        from quiz.footprint.activations import moe_layer_change
+        from quiz.footprint.moe import moe_layer_change
 
         exact_moe = Fraction(r.layers * num, den) + r.layers * moe_layer_change(t, r)
         if t.finetune != "full":
@@ -457,7 +457,7 @@ def _activation_item(
         formula += activation_change_text(t, r)
         source += f"; frozen layers: {AUTOGRAD_SRC}"
     if r.arch is not None and r.arch.experts > 1 and t.recompute != "full":
-        from quiz.footprint.activations import MOE_SRC, moe_formula
+        from quiz.footprint.moe import MOE_SRC, moe_formula
 
         formula += moe_formula(t, r)
         source += f"; {MOE_SRC}"
