@@ -10,10 +10,11 @@ shuffled options can never contradict their explanations.
 
 from __future__ import annotations
 
+import bisect
 import operator
 import random
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Protocol, overload
@@ -373,6 +374,10 @@ class StudySession:
     clock: Callable[[], float] = time.monotonic
     _shown_at: float | None = None
     _answer_order: list[str] = field(default_factory=list)
+    _topic_totals: dict[str, int] | None = field(default=None, init=False, repr=False,
+                                                 compare=False)
+    """Questions per topic, in the order topics first appear (counted once: they never
+    change)."""
 
     def __post_init__(self) -> None:
         if self._shown_at is None:
@@ -591,22 +596,21 @@ class StudySession:
         )
 
     def score_by_topic(self) -> dict[str, Score]:
-        """Score per topic key, in the order topics first appear in the session (one pass over
-        the session's questions, none prepared)."""
-        questions = self.questions
-        totals: dict[str, list[int]] = {}
-        outcomes = self.outcomes
-        for q in questions:
-            tally = totals.get(q.topic)
-            if tally is None:
-                tally = totals[q.topic] = [0, 0, 0]
-            tally[2] += 1
-            out = outcomes.get(q.id)
-            if out is not None:
-                tally[1] += 1
-                tally[0] += out.correct
-        return {topic: Score(correct=c, answered=a, total=t)
-                for topic, (c, a, t) in totals.items()}
+        """Score per topic key, in the order topics first appear in the session. The questions
+        per topic are counted once, in one pass over the session's questions (none prepared);
+        after that the score costs one step per answer."""
+        if self._topic_totals is None:
+            totals: dict[str, int] = {}
+            for q in self.questions:
+                totals[q.topic] = totals.get(q.topic, 0) + 1
+            self._topic_totals = totals
+        tallies = {topic: [0, 0] for topic in self._topic_totals}
+        for out in self.outcomes.values():
+            tally = tallies[out.shown.question.topic]
+            tally[1] += 1
+            tally[0] += out.correct
+        return {topic: Score(correct=c, answered=a, total=self._topic_totals[topic])
+                for topic, (c, a) in tallies.items()}
 
     @property
     def finished(self) -> bool:
@@ -618,9 +622,13 @@ class StudySession:
         questions = self.questions
         return tuple(questions[i].id for i in self.missed_positions())
 
-    def missed_positions(self) -> list[int]:
+    def missed_positions(self) -> Sequence[int]:
         """0-based positions of the questions answered wrongly or left unanswered, in session
-        order (one pass over the session's questions, none prepared)."""
+        order: every position but those answered right, found from the answers alone (none
+        prepared, no pass over the session's questions)."""
+        if isinstance(self.shown, PreparedQuestions):  # numbers are positions + 1
+            right = sorted(o.shown.number - 1 for o in self.outcomes.values() if o.correct)
+            return _AllBut(self.total, right)
         outcomes = self.outcomes
         return [i for i, q in enumerate(self.questions)
                 if not (o := outcomes.get(q.id)) or not o.correct]
@@ -639,10 +647,52 @@ class StudySession:
         return [s.question for s in self.shown]
 
 
+class _AllBut(Sequence[int]):
+    """The integers ``0 … total - 1`` except the sorted ``excluded`` ones, without listing
+    them: the k-th is found by stepping over the excluded ones before it."""
+
+    def __init__(self, total: int, excluded: list[int]) -> None:
+        self._total = total
+        self._excluded = excluded
+
+    def __len__(self) -> int:
+        return self._total - len(self._excluded)
+
+    def __iter__(self) -> Iterator[int]:
+        excluded = iter(self._excluded)
+        skip = next(excluded, None)
+        for i in range(self._total):
+            if i == skip:
+                skip = next(excluded, None)
+            else:
+                yield i
+
+    @overload
+    def __getitem__(self, index: int) -> int: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[int]: ...
+
+    def __getitem__(self, index: int | slice) -> int | list[int]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        k = operator.index(index)
+        if k < 0:
+            k += len(self)
+        if not 0 <= k < len(self):
+            raise IndexError("position index out of range")
+        skipped = 0
+        while True:  # k plus the excluded numbers up to it; they only grow, so this ends
+            now = bisect.bisect_right(self._excluded, k + skipped)
+            if now == skipped:
+                return k + skipped
+            skipped = now
+
+
 class _Selected(Sequence[ShownQuestion]):
     """The questions of ``shown`` at ``positions``, read (and so prepared) one at a time."""
 
-    def __init__(self, shown: Sequence[ShownQuestion], positions: list[int]) -> None:
+    def __init__(self, shown: Sequence[ShownQuestion], positions: Sequence[int]) -> None:
         self._shown = shown
         self.positions = positions
         """0-based positions in the session, in session order."""

@@ -4,6 +4,7 @@ option order then: a seed gives the same letters whichever questions are read.""
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 
@@ -131,3 +132,31 @@ def test_missed_prepares_only_the_questions_read() -> None:
     assert s.missed_ids()[:2] == tuple(q.id for q in s.questions[1:3])
     assert len(s.missed_ids()) == 299
     assert _prepared(s) == [0, 1, 2, 3, 4, 5, 299]
+
+
+def test_missed_positions_are_every_position_but_the_right_answers() -> None:
+    lib = _library(60)
+    s = StudySession.from_questions(lib.questions, SessionConfig(seed=9), lib.topics)
+    rng = random.Random(3)
+    for position in rng.sample(range(60), 25):
+        shown = s.go(position)
+        right = [o.letter for o in shown.options if o.key in shown.question.answer_keys]
+        wrong = [o.letter for o in shown.options if o.key not in shown.question.answer_keys]
+        s.answer(right if rng.random() < 0.6 else wrong[: shown.choose])
+        missed = [i for i, q in enumerate(s.questions)
+                  if not (o := s.outcomes.get(q.id)) or not o.correct]
+        positions = s.missed_positions()
+        assert list(positions) == missed and len(positions) == len(missed)
+        assert [positions[i] for i in range(len(missed))] == missed
+        assert positions[-1] == missed[-1] and positions[2:7] == missed[2:7]
+        assert [m.number - 1 for m in s.missed()[:5]] == missed[:5]
+        by_topic = s.score_by_topic()
+        for topic, score in by_topic.items():
+            qs = [q for q in s.questions if q.topic == topic]
+            outs = [s.outcomes[q.id] for q in qs if q.id in s.outcomes]
+            assert (score.total, score.answered, score.correct) == (
+                len(qs), len(outs), sum(o.correct for o in outs))
+    s.undo()
+    assert sum(t.answered for t in s.score_by_topic().values()) == 24
+    with pytest.raises(IndexError):
+        s.missed_positions()[60]
