@@ -20,19 +20,16 @@ def _sp(t: TrainingSpec) -> bool:
     return t.sequence_parallel and t.tp > 1
 
 
-
 def _split(t: TrainingSpec) -> int:
     """The divisor of the activations outside the tensor-parallel regions: t with sequence
     parallelism, else 1 (they are replicated on every tensor-parallel rank)."""
     return t.tp if _sp(t) else 1
 
 
-
 def _tokens(t: TrainingSpec) -> int:
     """Tokens of a micro-batch on one device: s × b, ÷ cp with context parallelism (each rank
     keeps its s/cp tokens; the spec checks that cp divides s)."""
     return t.seq_len // t.cp * t.micro_batch
-
 
 
 MOE_SRC = (

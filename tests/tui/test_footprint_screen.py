@@ -243,3 +243,21 @@ def test_a_bank_chart_shows_time_and_throughput_only_when_asked() -> None:
     shown = FootprintChart(spec, compute=True).render_chart(80)
     assert "Time and throughput" in shown and "tokens/s" in shown
     assert "tokens/s" not in FootprintChart(spec).render_chart(80)
+
+
+async def test_calculator_offers_context_parallel_and_prefill_chunk() -> None:
+    # issue 12 §4: the form has the same choices as the CLI (--cp, --prefill-chunk)
+    app = make_app(make_library(question_data("q1")), shuffle=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("m")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, FootprintScreen)
+        screen.query_one("#fp-training-cp").value = "4"
+        screen.query_one("#fp-inference-prefill-chunk").value = "512"
+        await pilot.pause()
+        assert screen.spec.training.cp == 4 and screen.spec.inference.prefill_chunk == 512
+        text = report_text(screen)
+        assert "dp 1 × tp 1 × pp 1 × cp 4" in text
+        assert "512 tokens per step (the prefill chunk)" in text
