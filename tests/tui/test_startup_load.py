@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.widgets import Button, ProgressBar, Static
+from textual.widgets import Button, Input, ProgressBar, Static
 
 from quiz import cli
 from quiz.bank import load as load_module
@@ -237,3 +237,20 @@ async def test_an_interrupted_session_is_offered_once_the_banks_are_loaded(tmp_p
         assert isinstance(app.screen, QuestionScreen) and app.session is not None
         assert app.session.position == 1
     store.close()
+
+
+async def test_counts_of_a_thousand_or_more_have_thousands_separators(tmp_path: Path) -> None:
+    """The start screen writes 1,000 as the progress line does, not 1000."""
+    (tmp_path / "big.yaml").write_text(
+        bank_text("big", *(f"q{i}" for i in range(1000))), encoding="utf-8")
+    app = make_app(None, shuffle=False, paths=[str(tmp_path)])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settled(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, StartScreen)
+        assert text_of(screen, "#bank-count") == "1,000 questions in 1 topic"
+        count = screen.query_one("#count", Input)
+        count.value = "2000"
+        await pilot.pause()
+        assert text_of(screen, "#count-note") == (
+            "Only 1,000 questions match the chosen topics: the session will have 1,000.")

@@ -223,7 +223,7 @@ class StartScreen(Screen[None]):
     def _count_text(self) -> str:
         n = len(self.library.questions)
         topics = len(self.topic_counts)
-        return f"{n} question{'s' * (n != 1)} in {topics} topic{'s' * (topics != 1)}"
+        return f"{n:,} question{'s' * (n != 1)} in {topics:,} topic{'s' * (topics != 1)}"
 
     def on_resize(self) -> None:
         self.set_class(self.size.width < 60, "-narrow")
@@ -302,9 +302,9 @@ class StartScreen(Screen[None]):
         raw = self.query_one("#count", Input).value.strip()
         note = ""
         if raw.isdigit() and int(raw) > available:
-            note = (f"Only {available} question{'s' * (available != 1)} "
+            note = (f"Only {available:,} question{'s' * (available != 1)} "
                     f"{'match' if available != 1 else 'matches'} the chosen topics: the session "
-                    f"will have {available}.") if available else ""
+                    f"will have {available:,}.") if available else ""
         widget = self.query_one("#count-note", Static)
         widget.update(note)
         widget.display = bool(note)
