@@ -20,6 +20,7 @@ inference
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from quiz.footprint.activations import extra_activation_items, training_activation_bytes
@@ -287,23 +288,51 @@ def _fewest_training_gpus(t: TrainingSpec, r: ResolvedModel, memory: int) -> int
         return value is not None and value + other <= memory
 
     mp = t.tp * t.pp * t.cp
-    if fits(1):
+    one = states(1)
+    if one is not None and one + other <= memory:
         return mp
     if t.zero == 0 or other > memory:  # the activations alone fill a GPU at every dp
         return None
-    hi = 2
-    while not fits(hi):
-        hi *= 2
-        if hi > MAX_DP:
-            return None
-    lo = hi // 2  # does not fit
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if fits(mid):
-            hi = mid
+    floor = states(MAX_DP)  # what no data-parallel size shards away
+    if floor is None or one is None or floor + other > memory:
+        return None
+    # Model states per device are about floor + (one - floor) / dp: start there, then gallop
+    # and bisect to the exact smallest dp (the bytes never grow with dp, so any search that
+    # brackets the change finds the same dp as a bisection over 1 .. MAX_DP).
+    room = memory - other - floor
+    guess = MAX_DP if room <= 0 else min(MAX_DP, max(2, -(-(one - floor) // room)))
+    return smallest_fitting(fits, 1, MAX_DP, guess) * mp
+
+
+def smallest_fitting(fits: Callable[[int], bool], bad: int, good: int, guess: int) -> int:
+    """The smallest ``n`` in ``(bad, good]`` with ``fits(n)``, for a ``fits`` that is False at
+    ``bad``, True at ``good`` and never turns False again once True; ``guess`` is where to look
+    first (a few calls when it is close, about 2·log2 of the distance otherwise)."""
+    if bad < guess < good:
+        step = 1
+        if fits(guess):
+            good = guess
+            while good - step > bad:
+                probe = good - step
+                if not fits(probe):
+                    bad = probe
+                    break
+                good, step = probe, step * 2
         else:
-            lo = mid
-    return hi * mp
+            bad = guess
+            while bad + step < good:
+                probe = bad + step
+                if fits(probe):
+                    good = probe
+                    break
+                bad, step = probe, step * 2
+    while good - bad > 1:
+        mid = (bad + good) // 2
+        if fits(mid):
+            good = mid
+        else:
+            bad = mid
+    return good
 
 
 def _inference(

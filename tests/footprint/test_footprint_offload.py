@@ -316,3 +316,36 @@ def test_chart_shows_time_and_throughput_beside_memory() -> None:
     # without a GPU preset there is no time or throughput to show
     assert "Time and throughput" not in render_bars(
         estimate(spec.replace({"gpu": None})), width=80, timing=True)
+
+
+# The fewest-GPU search (benchmarks: one estimate with every option on) -------------------------
+
+@FAST
+@given(st.integers(2, 2**24), st.integers(1, 2**24))
+def test_smallest_fitting_finds_the_first_fitting_size(answer: int, guess: int) -> None:
+    from quiz.footprint.engine import MAX_DP, smallest_fitting
+
+    calls: list[int] = []
+
+    def fits(n: int) -> bool:
+        calls.append(n)
+        return n >= answer
+
+    assert smallest_fitting(fits, 1, MAX_DP, guess) == answer
+    assert len(calls) <= 2 * 25
+
+
+@FAST
+@given(SETUPS, st.sampled_from(["h100-80gb", "rtx-4090", "a100-40gb"]))
+def test_fewest_gpus_is_the_first_data_parallel_size_that_fits(s: dict, gpu: str) -> None:
+    if s["zero"] != 3:
+        s["offload_params"] = "none"
+    model = s.pop("model")
+    spec = FootprintSpec.from_mapping({"model": model, "phase": "training", "gpu": gpu,
+                                       "training": s})
+    needed = estimate(spec).training.gpus_needed
+    if needed is None:
+        return
+    fits = [estimate(spec.replace({"training": {"dp": n}})).training.headroom >= 0
+            for n in (needed, needed - 1) if n >= 1]
+    assert fits[0] and (len(fits) == 1 or not fits[1])
