@@ -40,7 +40,6 @@ decode crossover batch
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from quiz.footprint.quant import SCHEMES
@@ -91,22 +90,55 @@ _ROOFLINE = ("roofline (Williams, Waterman and Patterson 2009); Pope et al. 2022
              "Scaling Transformer Inference, sec. 2")
 
 
-@dataclass(frozen=True, slots=True)
 class Quantity:
-    """One compute figure.
+    """One compute figure (immutable).
 
     Attributes:
         name: one of :data:`COMPUTE_NAMES`.
         value: the exact ``int`` (FLOPs, seconds, tokens per second or sequences: see
             :data:`UNITS`).
-        formula: the arithmetic with the numbers filled in (without the result).
+        formula: the arithmetic with the numbers filled in (without the result); may be given
+            as a function returning it, built when first read (as
+            :class:`~quiz.footprint.report.Item`'s).
         source: where the formula and the GPU figures come from.
     """
 
+    __slots__ = ("name", "value", "_formula", "source")
     name: str
     value: int
-    formula: str
+    _formula: str | Callable[[], str]
     source: str
+
+    def __init__(self, name: str, value: int, formula: str | Callable[[], str],
+                 source: str) -> None:
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "value", value)
+        object.__setattr__(self, "_formula", formula)
+        object.__setattr__(self, "source", source)
+
+    @property
+    def formula(self) -> str:
+        """The formula text (built on first read when it was given as a function)."""
+        text = self._formula
+        if not isinstance(text, str):
+            text = text()
+            object.__setattr__(self, "_formula", text)
+        return text
+
+    def __setattr__(self, key: str, value: object) -> None:
+        raise AttributeError(f"Quantity is immutable (cannot set {key!r})")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Quantity) and (
+            self.name, self.value, self.formula, self.source) == (
+            other.name, other.value, other.formula, other.source)
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.value, self.formula, self.source))
+
+    def __repr__(self) -> str:
+        return (f"Quantity(name={self.name!r}, value={self.value!r}, "
+                f"formula={self.formula!r}, source={self.source!r})")
 
     @property
     def unit(self) -> str:
@@ -195,7 +227,9 @@ def compute_items(
     omitted: list[Omitted] = []
     n = r.active_params
     moe = r.active_params != r.params
-    n_text = count_noun(n, "active param" if moe else "param")
+    def n_text() -> str:
+        return count_noun(n, "active param" if moe else "param")
+
     active_src = ("; N = active parameters of a mixture of experts (Fedus et al. 2022, Switch "
                   "Transformer, sec. 2)" if moe else "")
 
@@ -219,22 +253,25 @@ def compute_items(
                 flops, forward, label = adapter_training_flops(t, r, n, d), n + na, "(4N + 6Nₐ)D"
                 items.append(Quantity(
                     "training_flops", flops,
-                    f"(4 × {n_text} + 6 × {count_noun(na, 'adapter param')}) × "
+                    lambda: f"(4 × {n_text()} + 6 × {count_noun(na, 'adapter param')}) × "
                     f"{count_noun(d, 'token')}: the frozen model runs forward and passes "
                     "gradients back (2N + 2N) but computes no weight gradients",
                     f"{ADAPTER_FLOPS_SRC}{active_src}"))
             else:
                 flops, forward = training_flops(n, d), n
                 items.append(Quantity("training_flops", flops,
-                                      f"6 × {n_text} × {count_noun(d, 'token')}",
+                                      lambda: f"6 × {n_text()} × {count_noun(d, 'token')}",
                                       f"{_KAPLAN}; {_CHINCHILLA}{active_src}"))
             if t.recompute == "full":
-                what = (f"(6 + 2) × {n_text} × {count_noun(d, 'token')}" if t.finetune == "full"
-                        else f"{format_count(flops)} + 2 × {count_noun(forward, 'param')} × "
-                        f"{count_noun(d, 'token')}")
+                def what(flops: int = flops, forward: int = forward) -> str:
+                    return (f"(6 + 2) × {n_text()} × {count_noun(d, 'token')}"
+                            if t.finetune == "full" else
+                            f"{format_count(flops)} + 2 × {count_noun(forward, 'param')} × "
+                            f"{count_noun(d, 'token')}")
+
                 items.append(Quantity(
                     "training_hardware_flops", flops + 2 * forward * d,
-                    f"{what}: full recomputation runs the forward pass twice",
+                    lambda: f"{what()}: full recomputation runs the forward pass twice",
                     "Narayanan et al. 2021, Megatron-LM on GPU clusters, sec. 5.1"))
             elif t.recompute == "selective":
                 if r.heads and r.head_dim and r.layers:
@@ -242,9 +279,10 @@ def compute_items(
                                                   head_dim=r.head_dim, layers=r.layers, tokens=d)
                     items.append(Quantity(
                         "training_hardware_flops", flops + extra,
-                        f"6 × {n_text} × {count_noun(d, 'token')} + 4 × {format_count(t.seq_len)}"
-                        f" seq × {count_noun(r.heads, 'head')} × {format_count(r.head_dim)} head "
-                        f"dim × {count_noun(r.layers, 'layer')} × {count_noun(d, 'token')} "
+                        lambda: f"6 × {n_text()} × {count_noun(d, 'token')} + 4 × "
+                        f"{format_count(t.seq_len)} seq × {count_noun(r.heads or 0, 'head')} × "
+                        f"{format_count(r.head_dim or 0)} head dim × "
+                        f"{count_noun(r.layers or 0, 'layer')} × {count_noun(d, 'token')} "
                         "(QKᵀ and softmax·V again)",
                         "Korthikanti et al. 2022, Reducing Activation Recomputation, sec. 5"))
                 else:
@@ -254,18 +292,21 @@ def compute_items(
             if peak is not None and gpu is not None:
                 g = t.devices
                 seconds = training_seconds(flops, g, peak, t.mfu)
+                def time_text(label: str = label, flops: int = flops, g: int = g,
+                              peak: int = peak) -> str:
+                    return (f"{label} {format_count(flops)} FLOPs ÷ ({count_noun(g, 'GPU')} × "
+                            f"{_tera(peak)} {TRAINING_FORMAT[t.precision].upper()} dense × MFU "
+                            f"{t.mfu:g}), rounded up")
+
                 items.append(Quantity(
-                    "training_time", seconds,
-                    f"{label} {format_count(flops)} FLOPs ÷ ({count_noun(g, 'GPU')} × "
-                    f"{_tera(peak)} {TRAINING_FORMAT[t.precision].upper()} dense × MFU "
-                    f"{t.mfu:g}), rounded up",
+                    "training_time", seconds, time_text,
                     f"Chowdhery et al. 2022, PaLM, app. B (MFU); {_datasheet(gpu)}"))
     if inference is not None:
         inf = spec.inference
         tokens = inf.context * inf.batch
         items.append(Quantity(
             "prefill_flops", 2 * n * tokens,
-            f"2 × {n_text} × {count_noun(inf.context, 'token')} × batch "
+            lambda: f"2 × {n_text()} × {count_noun(inf.context, 'token')} × batch "
             f"{format_count(inf.batch)}", f"{_KAPLAN} (forward pass: 2N per token)"))
         fmt = INFERENCE_FORMAT[inf.weights]
         if gpu is not None and gpu.bandwidth is None:
@@ -280,17 +321,20 @@ def compute_items(
             rate = inf.batch * gpus * bw // read
             items.append(Quantity(
                 "decode_tokens_per_s", rate,
-                f"batch {format_count(inf.batch)} × {count_noun(gpus, 'GPU')} × "
+                lambda: f"batch {format_count(inf.batch)} × {count_noun(gpus, 'GPU')} × "
                 f"{_bandwidth(bw)} ÷ {format_count(read)} bytes read per step (weights and KV "
                 "cache), rounded down; an upper bound",
                 f"{_ROOFLINE}; {_datasheet(gpu)}"))
             peak = _peak(gpu, fmt, without, "decode_crossover_batch")
             if peak is not None:
                 batch = crossover_batch(weights, n, peak, bw)
+                def crossover_text(peak: int = peak) -> str:
+                    return (f"{format_count(weights)} weight bytes × {_tera(peak)} "
+                            f"{fmt.upper()} ÷ (2 × {n_text()} × {_bandwidth(bw)}), rounded up; "
+                            "KV cache reads push it higher")
+
                 items.append(Quantity(
-                    "decode_crossover_batch", batch,
-                    f"{format_count(weights)} weight bytes × {_tera(peak)} {fmt.upper()} ÷ (2 × "
-                    f"{n_text} × {_bandwidth(bw)}), rounded up; KV cache reads push it higher",
+                    "decode_crossover_batch", batch, crossover_text,
                     f"{_ROOFLINE}; {_datasheet(gpu)}"))
     return items, omitted
 

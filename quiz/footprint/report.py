@@ -46,6 +46,7 @@ the calculator, so there is no import cycle); without it the keys are exactly th
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -120,22 +121,57 @@ bytes on disk. ``compute.<name>``: a compute figure in its unit (FLOPs, seconds,
 second, sequences; see :data:`quiz.footprint.compute.UNITS`)."""
 
 
-@dataclass(frozen=True, slots=True)
 class Item:
-    """One line of an estimate.
+    """One line of an estimate (immutable).
 
     Attributes:
         name: one of :data:`ITEM_NAMES`.
         bytes: the exact size in bytes.
         formula: the arithmetic in words with the numbers filled in (without the result), e.g.
-            ``"6,738,415,616 params × 2 bytes (BF16)"``.
+            ``"6,738,415,616 params × 2 bytes (BF16)"``. It may be given as a function that
+            returns that text: it is then built when first read and kept, so an estimate whose
+            formulas nobody shows (the fewest-GPU search, a bank's figure check) does not pay
+            for formatting them.
         source: where the formula comes from (paper and section, or documentation page).
     """
 
+    __slots__ = ("name", "bytes", "_formula", "source")
     name: str
     bytes: int
-    formula: str
+    _formula: str | Callable[[], str]
     source: str
+
+    def __init__(self, name: str, bytes: int, formula: str | Callable[[], str],
+                 source: str) -> None:
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "bytes", bytes)
+        object.__setattr__(self, "_formula", formula)
+        object.__setattr__(self, "source", source)
+
+    @property
+    def formula(self) -> str:
+        """The formula text (built on first read when it was given as a function)."""
+        text = self._formula
+        if not isinstance(text, str):
+            text = text()
+            object.__setattr__(self, "_formula", text)
+        return text
+
+    def __setattr__(self, key: str, value: object) -> None:
+        raise AttributeError(f"Item is immutable (cannot set {key!r})")
+
+    def _key(self) -> tuple[str, int, str, str]:
+        return (self.name, self.bytes, self.formula, self.source)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Item) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return (f"Item(name={self.name!r}, bytes={self.bytes!r}, formula={self.formula!r}, "
+                f"source={self.source!r})")
 
     def to_json(self) -> dict[str, Any]:
         """``{"name", "bytes", "formula", "source"}``."""

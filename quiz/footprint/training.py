@@ -66,7 +66,7 @@ CP_SRC = ("Megatron-LM docs, Context parallelism (--context-parallel-size): each
           "activations of s/cp tokens; K and V are exchanged in a ring")
 KORTHIKANTI_SRC = "Korthikanti et al. 2022, Reducing Activation Recomputation, Table 2"
 
-_Add = Callable[[str, int, str, str], None]
+_Add = Callable[[str, int, "str | Callable[[], str]", str], None]
 """``add(name, bytes, formula, source)``: appends one item (see :func:`training_items`)."""
 
 
@@ -317,7 +317,7 @@ def training_items(t: TrainingSpec, r: ResolvedModel) -> tuple[list[Item], list[
     wd, gd = weight_dtype(t), grad_dtype(t)
     wb, gb = _BYTES[wd], _BYTES[gd]
 
-    def add(name: str, n_bytes: int, formula: str, source: str) -> None:
+    def add(name: str, n_bytes: int, formula: str | Callable[[], str], source: str) -> None:
         items.append(Item(name, n_bytes, formula, source))
 
     if t.finetune != "full":  # adapters on a frozen base
@@ -327,28 +327,29 @@ def training_items(t: TrainingSpec, r: ResolvedModel) -> tuple[list[Item], list[
         _activation_item(t, r, add, omitted)
         return items, omitted
 
-    n = shard_count(t, psi, 3, dp)
+    # Formulas are built when first read (Item), each from the values bound here.
+    n3, n2, n = shard_count(t, psi, 3, dp), shard_count(t, psi, 2, dp), shard_count(t, psi, 1, dp)
     add(
         "weights",
         weight_bytes_per_device(t, r, dp),
-        f"{_params_text(psi, m, t, t.zero >= 3, n)} × {wb} bytes ({wd.upper()})",
+        lambda: f"{_params_text(psi, m, t, t.zero >= 3, n3)} × {wb} bytes ({wd.upper()})",
         f"{MIXED_SRC}; {ZERO_SRC}" if has_master(t) else ZERO_SRC,
     )
     if is_fp8(t):
-        add("fp8_weights", fp8_weight_bytes(t, r, dp), fp8_weight_formula(t, r), FP8_SRC)
-    n = shard_count(t, psi, 2, dp)
+        add("fp8_weights", fp8_weight_bytes(t, r, dp), lambda: fp8_weight_formula(t, r),
+            FP8_SRC)
     add(
         "gradients",
         gradient_bytes_per_device(t, r, dp),
-        f"{_params_text(psi, m, t, t.zero >= 2, n)} × {gb} bytes ({gd.upper()} gradients)",
+        lambda: f"{_params_text(psi, m, t, t.zero >= 2, n2)} × {gb} bytes ({gd.upper()} "
+                "gradients)",
         ZERO_SRC,
     )
-    n = shard_count(t, psi, 1, dp)
     if has_master(t):
         add(
             "master_weights",
             master_bytes_per_device(t, r, dp),
-            f"{_params_text(psi, m, t, t.zero >= 1, n)} × 4 bytes (FP32 master copy)",
+            lambda: f"{_params_text(psi, m, t, t.zero >= 1, n)} × 4 bytes (FP32 master copy)",
             f"{MIXED_SRC}; {ZERO_SRC}",
         )
     _optimizer_item(t, r, n, add, omitted)
@@ -376,7 +377,10 @@ def _optimizer_item(
     sb = state_bytes(t)
     dtype = "FP32" if sb == 4 else "BF16"
     m = t.tp * t.pp
-    ptext = _params_text(r.params, m, t, t.zero >= 1, n)
+
+    def ptext() -> str:
+        return _params_text(r.params, m, t, t.zero >= 1, n)
+
     opt = t.optimizer
     if opt == "sgd":
         add(
@@ -389,14 +393,14 @@ def _optimizer_item(
         add(
             "optimizer_states",
             n_bytes,
-            f"{ptext} × {sb} bytes ({dtype} momentum buffer)",
+            lambda: f"{ptext()} × {sb} bytes ({dtype} momentum buffer)",
             "Sutskever et al. 2013; PyTorch torch.optim.SGD momentum_buffer",
         )
     elif opt in ("adam", "adamw"):
         add(
             "optimizer_states",
             n_bytes,
-            f"{ptext} × {2 * sb} bytes ({dtype} momentum {sb} + variance {sb})",
+            lambda: f"{ptext()} × {2 * sb} bytes ({dtype} momentum {sb} + variance {sb})",
             f"Kingma & Ba 2015 (Adam), Loshchilov & Hutter 2019 (AdamW); {ZERO_SRC}",
         )
     elif opt == "adam-8bit":
@@ -404,8 +408,8 @@ def _optimizer_item(
         add(
             "optimizer_states",
             n_bytes,
-            f"2 states × ({ptext} × 1 byte + {count_noun(blocks, 'block')} of "
-            f"{format_count(ADAM_8BIT_BLOCK)} × 4-byte FP32 absmax)",
+            lambda: f"2 states × ({ptext()} × 1 byte + {count_noun(blocks, 'block')} of "
+                    f"{format_count(ADAM_8BIT_BLOCK)} × 4-byte FP32 absmax)",
             ADAM_8BIT_SRC,
         )
     else:
@@ -450,11 +454,19 @@ def _activation_item(
         source += f"; {FP8_ACT_SRC}"
     if t.pp > 1:
         source += "; first pipeline stage holds L layers' worth (sec. 4.2.3)"
-    formula = _activation_formula(t, r.layers, r.hidden, r.heads, e)
-    if t.finetune != "full":
-        from quiz.footprint.lora import AUTOGRAD_SRC, activation_change_text
+    layers, hidden, heads = r.layers, r.hidden, r.heads
 
-        formula += activation_change_text(t, r)
+    def formula() -> str:
+        text = _activation_formula(t, layers, hidden, heads, e)
+        if t.finetune != "full":
+            from quiz.footprint.lora import activation_change_text
+
+            text += activation_change_text(t, r)
+        return text
+
+    if t.finetune != "full":
+        from quiz.footprint.lora import AUTOGRAD_SRC
+
         source += f"; frozen layers: {AUTOGRAD_SRC}"
     if r.arch is not None and r.arch.experts > 1 and t.recompute != "full":
         from quiz.footprint.moe import MOE_SRC, moe_formula
