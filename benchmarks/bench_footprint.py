@@ -13,9 +13,10 @@ the TUI after the first keystroke):
 
 * ``estimate``: Llama-2-7B, both phases and storage (the default ``quiz footprint`` case);
 * ``estimate + fit``: Llama-2-70B with ZeRO-3 on H100 (searches the fewest GPUs);
-* ``estimate, every option on``: Mixtral-8x7B, both phases, a GPU fit, sequence parallelism,
-  selective recomputation, INT4 weights with an FP8 KV cache, storage, and the compute figures
-  (FLOPs, training time, decode throughput) — the issue 12 target is 100 µs on a quiet machine;
+* ``estimate, every option on``: ``benchmarks/run.py``'s ``EVERY_OPTION`` (Llama-2-70B, a GPU
+  fit with a framework overhead, tensor + sequence + ZeRO-3 parallelism, selective
+  recomputation, FP8 training with optimizer and parameter offload, INT4 weights with an FP8 KV
+  cache and chunked prefill, storage, and the compute figures) — the issue 12 target is 100 µs;
 * ``validate + estimate``: the keystroke path — build the spec from a bank-style mapping of text
   values, then estimate;
 * ``render_bars``: the infographic drawn after an answer.
@@ -71,13 +72,9 @@ def main(argv: list[str] | None = None) -> int:
         "inference": {"weights": "int4", "context": "4096", "batch": "8"},
         "storage": {"dataset_tokens": "2T"},
     }
-    every = FootprintSpec.from_mapping({
-        "model": "mixtral-8x7b", "gpu": "h100-80gb", "phase": "both",
-        "training": {"zero": 3, "dp": 64, "tp": 2, "sequence_parallel": True,
-                     "recompute": "selective", "train_tokens": "1T", "mfu": 0.45},
-        "inference": {"weights": "int4", "kv_dtype": "fp8", "batch": 16, "context": 8192},
-        "storage": {"dataset_tokens": "1T", "checkpoints": 3},
-    })
+    from run import EVERY_OPTION  # the same scenario as benchmarks/run.py
+
+    every = FootprintSpec.from_mapping(EVERY_OPTION)
     report = estimate(default)
     for spec in (default, fit, every, FootprintSpec.from_mapping(typed)):  # warm-up
         estimate(spec)
@@ -86,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     cases = {
         "estimate (llama-2-7b, both phases)": per_call(lambda: estimate(default)),
         "estimate + fit (llama-2-70b, ZeRO-3, H100)": per_call(lambda: estimate(fit)),
-        "estimate, every option on (mixtral, compute)": per_call(lambda: estimate(every)),
+        "estimate, every option on (run.py's)": per_call(lambda: estimate(every)),
         "validate + estimate (bank text values)": per_call(
             lambda: estimate(FootprintSpec.from_mapping(typed))
         ),

@@ -512,16 +512,26 @@ def main(argv: list[str] | None = None) -> int:
     return 1 if any(r.ok is False for r in rows) else 0
 
 
+EVERY_OPTION = {
+    "model": "llama-2-70b", "gpu": "h100-80gb", "overhead": "1GiB",
+    "training": {"zero": "3", "dp": "64", "tp": "2", "sequence_parallel": "true",
+                 "seq_len": "4096", "recompute": "selective", "precision": "mixed-fp8",
+                 "train_tokens": "2T", "offload": "cpu", "offload_params": "cpu"},
+    "inference": {"weights": "int4", "kv_dtype": "fp8", "context": "4096", "batch": "8",
+                  "prefill_chunk": "2048"},
+    "storage": {"dataset_tokens": "2T", "checkpoints": "3"},
+}
+"""The footprint scenario "with every option on" (issue 12's benchmark): a GPU fit with a
+framework overhead, tensor + sequence + ZeRO-3 data parallelism, selective recomputation, FP8
+training with optimizer and parameter offload, training FLOPs and time, INT4 weights with an FP8
+KV cache and chunked prefill, dataset and checkpoints (bank-style text values)."""
+
+
 def _footprint_case() -> Callable[[], float]:
     """Seconds per footprint estimate with every option on (best of 5 repeats)."""
     from quiz.footprint import FootprintSpec, estimate
 
-    spec = FootprintSpec.from_mapping({
-        "model": "llama-2-70b", "gpu": "h100-80gb",
-        "training": {"zero": "3", "dp": "64", "seq_len": "4096", "recompute": "selective"},
-        "inference": {"weights": "int4", "context": "4096", "batch": "8"},
-        "storage": {"dataset_tokens": "2T"},
-    })
+    spec = FootprintSpec.from_mapping(EVERY_OPTION)
     estimate(spec)
 
     def case() -> float:

@@ -135,12 +135,16 @@ def extra_activation_items(
     s, b, h = t.seq_len // t.cp, t.micro_batch, r.hidden
     e = activation_value_bytes(t.precision)
     sp = _sp(t)
-    tt = format_count(t.tp)
-    per_t = f" / t ({tt}, sequence parallel)" if sp else ""
-    where = f"s = {format_count(s)}"
-    if t.cp > 1:
-        where += f" ({format_count(t.seq_len)} / cp {format_count(t.cp)})"
-    where += f", b = {format_count(b)}, h = {format_count(h)}"
+    # The formulas are written when first read (Item): these build their parts.
+    def per_t() -> str:
+        return f" / t ({format_count(t.tp)}, sequence parallel)" if sp else ""
+
+    def where() -> str:
+        text = f"s = {format_count(s)}"
+        if t.cp > 1:
+            text += f" ({format_count(t.seq_len)} / cp {format_count(t.cp)})"
+        return text + f", b = {format_count(b)}, h = {format_count(h)}"
+
     emb = embedding_activation_bytes(t, r)
     assert emb is not None
     frozen = t.finetune != "full"
@@ -153,10 +157,10 @@ def extra_activation_items(
     else:
         items.append(Item(
             "embedding_activations", emb,
-            f"sbhp{'/t' if sp else ''}: the embedding's 1-byte dropout mask for "
+            lambda: f"sbhp{'/t' if sp else ''}: the embedding's 1-byte dropout mask for "
             f"{count_noun(t.pp, 'micro-batch', 'micro-batches')} in flight "
-            f"(p = {format_count(t.pp)}) with {where}: "
-            f"{format_count(s * b * h)} × {format_count(t.pp)}{per_t}",
+            f"(p = {format_count(t.pp)}) with {where()}: "
+            f"{format_count(s * b * h)} × {format_count(t.pp)}{per_t()}",
             SEC_4_3 + " (embedding dropout, sbhp/t)"))
     if t.pp > 1:
         last = (f"0 on the first pipeline stage, which this estimate describes: with pp "
@@ -170,17 +174,17 @@ def extra_activation_items(
     if frozen:
         items.append(Item(
             "output_activations", out,
-            f"{e}sbh{'/t' if sp else ''}: the input of the final norm, {e} bytes, with "
-            f"{where}: {e} × {format_count(s * b * h)}{per_t}; the frozen output projection "
-            "keeps no input (its weight needs no gradient)",
+            lambda: f"{e}sbh{'/t' if sp else ''}: the input of the final norm, {e} bytes, "
+            f"with {where()}: {e} × {format_count(s * b * h)}{per_t()}; the frozen output "
+            "projection keeps no input (its weight needs no gradient)",
             SEC_4_3 + " (2sbh/t + 2sbh/t at 16 bits, the second for the output projection's "
             "weight gradient)"))
     else:
         items.append(Item(
             "output_activations", out,
-            f"{2 * e}sbh{'/t' if sp else ''}: the inputs of the final norm and of the output "
-            f"projection, {e} bytes each, with {where}: 2 × {e} × "
-            f"{format_count(s * b * h)}{per_t}",
+            lambda: f"{2 * e}sbh{'/t' if sp else ''}: the inputs of the final norm and of the "
+            f"output projection, {e} bytes each, with {where()}: 2 × {e} × "
+            f"{format_count(s * b * h)}{per_t()}",
             SEC_4_3 + (" (2sbh/t + 2sbh/t at 16 bits)" if e == 2 else
                        " re-derived for 4-byte activations")))
     lg = logits_bytes(t, r)
@@ -191,15 +195,17 @@ def extra_activation_items(
             "training", "the logits need the vocabulary size", ("model", "vocab")))
         return items, omitted
     v = r.vocab or 0
-    kept = (f"{e}-byte logits + 4-byte FP32 copy for cross-entropy" if e < 4
-            else "FP32 logits (no copy: .float() returns them)")
-    tp_text = f" / t ({tt}, vocabulary-parallel output layer)" if t.tp > 1 else ""
-    items.append(Item(
-        "logits", lg,
-        f"sbv{'/t' if t.tp > 1 else ''} × {logit_value_bytes(t)} bytes ({kept}) with "
-        f"{where.split(', h =')[0]}, v = {format_count(v)}: "
-        f"{format_count(s * b * v)} × {logit_value_bytes(t)}{tp_text}",
-        LOGITS_SRC))
+
+    def logits_formula() -> str:
+        kept = (f"{e}-byte logits + 4-byte FP32 copy for cross-entropy" if e < 4
+                else "FP32 logits (no copy: .float() returns them)")
+        tp_text = (f" / t ({format_count(t.tp)}, vocabulary-parallel output layer)"
+                   if t.tp > 1 else "")
+        return (f"sbv{'/t' if t.tp > 1 else ''} × {logit_value_bytes(t)} bytes ({kept}) with "
+                f"{where().split(', h =')[0]}, v = {format_count(v)}: "
+                f"{format_count(s * b * v)} × {logit_value_bytes(t)}{tp_text}")
+
+    items.append(Item("logits", lg, logits_formula, LOGITS_SRC))
     return items, omitted
 
 

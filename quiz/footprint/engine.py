@@ -31,6 +31,7 @@ from quiz.footprint.quant import GGML_SRC, SCHEMES, plan_json
 from quiz.footprint.report import (
     Item,
     ModelSummary,
+    Notes,
     Omitted,
     PhaseEstimate,
     Report,
@@ -93,7 +94,7 @@ def estimate(spec: FootprintSpec) -> Report:
         inference=inference,
         storage=storage,
         omitted=omitted,
-        conventions=_conventions(spec, r, gpu),
+        conventions=Notes(lambda: _conventions(spec, r, gpu)),
         gpu=gpu,
         units=spec.units,
         spec=spec,
@@ -218,12 +219,30 @@ def _training(
             from quiz.footprint.lora_notes import fit_advice
 
             advice = fit_advice(t, r, gpu.memory_bytes - overhead) or advice
-    recompute = {
-        "none": "no recomputation",
-        "selective": "selective recomputation",
-        "full": "full recomputation",
-    }[t.recompute]
-    dp, tp, pp = format_count(t.dp), format_count(t.tp), format_count(t.pp)
+    has_activations = any(i.name == "activations" for i in items)
+
+    def convention() -> str:  # written when first read (PhaseEstimate.convention)
+        recompute = _RECOMPUTE_TEXT[t.recompute]
+        dp = format_count(t.dp)
+        return _training_convention(t, r, recompute, dp, has_activations)
+
+    def setup() -> str:  # written when first read (PhaseEstimate.setup)
+        return _training_setup(t, r, _RECOMPUTE_TEXT[t.recompute])
+
+    return PhaseEstimate("training", items, total, t.devices, needed, headroom, convention, setup,
+                         advice, {"cpu": placed["cpu"], "nvme": placed["nvme"]})
+
+
+_RECOMPUTE_TEXT = {
+    "none": "no recomputation",
+    "selective": "selective recomputation",
+    "full": "full recomputation",
+}
+
+
+def _training_convention(t: TrainingSpec, r: ResolvedModel, recompute: str, dp: str,
+                         has_activations: bool) -> str:
+    """The conventions line of a training estimate."""
     states = bytes_per_param_text(t, r)
     if t.finetune != "full":
         from quiz.footprint.lora import convention_text
@@ -238,10 +257,16 @@ def _training(
             "embedding, output-layer and logits terms of sec. 4.3"
             + (" (logits with the FP32 copy for cross-entropy)" if t.pp == 1 else
                " (the output layer and logits sit on the last pipeline stage)")
-            if any(i.name == "activations" for i in items)
+            if has_activations
             else "over tp × pp; activations not estimated (no architecture)"
         )
     )
+    return convention + offload_text(t)
+
+
+def _training_setup(t: TrainingSpec, r: ResolvedModel, recompute: str) -> str:
+    """The one-line scenario of a training estimate."""
+    dp, tp, pp = format_count(t.dp), format_count(t.tp), format_count(t.pp)
     setup = (
         f"{count_noun(t.devices, 'device')} = dp {dp} × tp {tp} × pp {pp}"
         f"{f' × cp {format_count(t.cp)}' if t.cp > 1 else ''}, "
@@ -251,13 +276,11 @@ def _training(
         + (f", offload params {t.offload_params}" if t.offload_params != "none" else "")
         + (", DeepSpeed's count" if t.convention == "deepspeed" else "")
     )
-    convention += offload_text(t)
     if t.finetune != "full":
         from quiz.footprint.lora import method_text
 
         setup += f", {method_text(t, r)}"
-    return PhaseEstimate("training", items, total, t.devices, needed, headroom, convention, setup,
-                         advice, {"cpu": placed["cpu"], "nvme": placed["nvme"]})
+    return setup
 
 
 def _training_fit_advice(t: TrainingSpec, needed: int | None) -> str:
@@ -279,7 +302,8 @@ def _fewest_training_gpus(t: TrainingSpec, r: ResolvedModel, memory: int) -> int
     def states(dp: int) -> int | None:
         return gpu_state_bytes(t, r, dp, lambda n: state_bytes_by_item(t, r, n))
 
-    if states(t.dp) is None:
+    one = states(1)
+    if one is None:  # the optimizer state is unknown (Adafactor without an architecture)
         return None
     other = training_activation_bytes(t, r) or 0  # the same for every dp
 
@@ -288,13 +312,12 @@ def _fewest_training_gpus(t: TrainingSpec, r: ResolvedModel, memory: int) -> int
         return value is not None and value + other <= memory
 
     mp = t.tp * t.pp * t.cp
-    one = states(1)
-    if one is not None and one + other <= memory:
+    if one + other <= memory:
         return mp
     if t.zero == 0 or other > memory:  # the activations alone fill a GPU at every dp
         return None
     floor = states(MAX_DP)  # what no data-parallel size shards away
-    if floor is None or one is None or floor + other > memory:
+    if floor is None or floor + other > memory:
         return None
     # Model states per device are about floor + (one - floor) / dp: start there, then gallop
     # and bisect to the exact smallest dp (the bytes never grow with dp, so any search that
@@ -359,40 +382,50 @@ def _inference(
     if overhead:
         items.append(overhead_item(overhead, needed or 1))
         total += overhead * (needed or 1)
-    group = ""
-    if inf.weights in GROUPED_WEIGHTS:
-        group = f" (groups of {format_count(inf.group_size)})"
-    kv = kv_dtype(inf).upper()
-    kept = ""
-    scheme = SCHEMES.get(inf.weights)
-    fmt = inf.weights.upper() if scheme is None else scheme.label
-    if scheme is not None:
-        kept = (f", {scheme.kept}" if r.counts is not None
-                else ", every parameter quantized (no architecture)")
-        layout_src = scheme.source if scheme.layout is not None else (
-            f"block sizes from {GGML_SRC}; tensor types from {scheme.source}")
-        kept += f" (layout: {layout_src})"
-    elif inf.weights in ("fp8", "int8", "int4"):
-        kept = (", embeddings and LM head kept 16-bit" if r.counts is not None
-                else ", every parameter quantized (no architecture)")
-        if inf.weights == "fp8":
-            kept += ", one FP32 scale per weight matrix"
-    convention = (
-        f"weights {fmt}{group}{kept}; "
-        f"KV cache {kv} = 2 × layers × KV heads × head dim × bytes per token; activations: one "
-        f"layer's working set for one forward step of at most "
-        f"{count_noun(prefill_chunk(inf, gpu), 'token')} (chunked prefill"
-        f"{', vLLM' + chr(39) + 's default' if inf.prefill_chunk is None else ''}); logits for "
-        "the sampled positions; the footprint split evenly over the GPUs needed"
-    )
-    setup = (
-        f"{fmt} weights{group}, {kv} KV cache, batch {format_count(inf.batch)} × "
-        f"{count_noun(inf.context, 'token')} of context, prefill chunks of "
-        f"{format_count(prefill_chunk(inf, gpu))}"
-    )
+
+    def texts() -> tuple[str, str]:  # written when first read (PhaseEstimate)
+        group = ""
+        if inf.weights in GROUPED_WEIGHTS:
+            group = f" (groups of {format_count(inf.group_size)})"
+        kv = kv_dtype(inf).upper()
+        kept = ""
+        scheme = SCHEMES.get(inf.weights)
+        fmt = inf.weights.upper() if scheme is None else scheme.label
+        if scheme is not None:
+            kept = (f", {scheme.kept}" if r.counts is not None
+                    else ", every parameter quantized (no architecture)")
+            layout_src = scheme.source if scheme.layout is not None else (
+                f"block sizes from {GGML_SRC}; tensor types from {scheme.source}")
+            kept += f" (layout: {layout_src})"
+        elif inf.weights in ("fp8", "int8", "int4"):
+            kept = (", embeddings and LM head kept 16-bit" if r.counts is not None
+                    else ", every parameter quantized (no architecture)")
+            if inf.weights == "fp8":
+                kept += ", one FP32 scale per weight matrix"
+        convention = (
+            f"weights {fmt}{group}{kept}; "
+            f"KV cache {kv} = 2 × layers × KV heads × head dim × bytes per token; activations: "
+            f"one layer's working set for one forward step of at most "
+            f"{count_noun(prefill_chunk(inf, gpu), 'token')} (chunked prefill"
+            f"{', vLLM' + chr(39) + 's default' if inf.prefill_chunk is None else ''}); logits "
+            "for the sampled positions; the footprint split evenly over the GPUs needed"
+        )
+        setup = (
+            f"{fmt} weights{group}, {kv} KV cache, batch {format_count(inf.batch)} × "
+            f"{count_noun(inf.context, 'token')} of context, prefill chunks of "
+            f"{format_count(prefill_chunk(inf, gpu))}"
+        )
+        return convention, setup
+
+    def convention() -> str:
+        return texts()[0]
+
+    def setup() -> str:
+        return texts()[1]
+
     plan = scheme_plan(inf, r)
     return PhaseEstimate("inference", items, total, 1, needed, headroom, convention, setup,
-                         advice, quantization=None if plan is None else plan_json(plan))
+                         advice, quantization=None if plan is None else lambda: plan_json(plan))
 
 
 def tensor_parallel_fits(t: int, heads: int, kv_heads: int) -> bool:

@@ -180,9 +180,9 @@ def inference_items(spec: InferenceSpec, r: ResolvedModel) -> tuple[list[Item], 
             Item(
                 "weights",
                 weights,
-                f"{count_noun(c.quantizable, 'quantized param')} (attention and MLP matrices) × "
-                f"{per} ({fmt.upper()}) + {count_noun(c.kept_16bit, 'param')} kept 16-bit "
-                "(embeddings, LM head, norms, biases, router) × 2 bytes",
+                lambda: f"{count_noun(c.quantizable, 'quantized param')} (attention and MLP "
+                f"matrices) × {per} ({fmt.upper()}) + {count_noun(c.kept_16bit, 'param')} kept "
+                "16-bit (embeddings, LM head, norms, biases, router) × 2 bytes",
                 GPTQ_SRC,
             )
         )
@@ -208,7 +208,7 @@ def _scheme_items(plan: WeightPlan, weights: int, overhead: int | None, items: l
                   omitted: list[Omitted]) -> None:
     """The weights and quantization_overhead items of a named scheme."""
     src = plan.scheme.source
-    items.append(Item("weights", weights, values_text(plan), src))
+    items.append(Item("weights", weights, lambda: values_text(plan), src))
     if overhead is None:
         omitted.append(
             Omitted(
@@ -221,7 +221,7 @@ def _scheme_items(plan: WeightPlan, weights: int, overhead: int | None, items: l
             )
         )
         return
-    items.append(Item("quantization_overhead", overhead, overhead_text(plan), src))
+    items.append(Item("quantization_overhead", overhead, lambda: overhead_text(plan), src))
 
 
 def _overhead_item(
@@ -255,30 +255,35 @@ def _overhead_item(
         )
         return
     g = spec.group_size
-    if r.arch is not None:
-        groups = quant_groups(r.arch, g)
-        what = (
-            f"{count_noun(groups, 'group')} (out_features × ⌈in_features / {format_count(g)}⌉ "
-            "per matrix)"
-        )
-    else:
-        groups = -(-r.params // g)
-        what = (
-            f"{count_noun(groups, 'group')} (⌈{count_noun(r.params, 'param')} / "
-            f"{format_count(g)}⌉)"
-        )
-    scale_bits, zero_bits = group_meta_bits(spec)
-    scale_dtype = (spec.scale_dtype or "fp16").upper()
-    scale = f"{_bytes(scale_bits)} {scale_dtype} scale"
-    if zero_bits:
-        zdtype = (spec.zero_point or fmt).upper()
-        meta = f"{scale} + {_bytes(zero_bits)} {zdtype} zero point"
-    else:
-        meta = f"{scale}, no zero point (symmetric)"
+    arch = r.arch
+
+    def formula() -> str:  # built when first read (Item)
+        if arch is not None:
+            groups = quant_groups(arch, g)
+            what = (
+                f"{count_noun(groups, 'group')} (out_features × ⌈in_features / "
+                f"{format_count(g)}⌉ per matrix)"
+            )
+        else:
+            groups = -(-r.params // g)
+            what = (
+                f"{count_noun(groups, 'group')} (⌈{count_noun(r.params, 'param')} / "
+                f"{format_count(g)}⌉)"
+            )
+        scale_bits, zero_bits = group_meta_bits(spec)
+        scale_dtype = (spec.scale_dtype or "fp16").upper()
+        scale = f"{_bytes(scale_bits)} {scale_dtype} scale"
+        if zero_bits:
+            zdtype = (spec.zero_point or fmt).upper()
+            meta = f"{scale} + {_bytes(zero_bits)} {zdtype} zero point"
+        else:
+            meta = f"{scale}, no zero point (symmetric)"
+        return f"{what} × ({meta})"
+
     src = GPTQ_SRC
     if spec.scale_dtype is not None or spec.zero_point is not None:
         src += "; scale dtype and zero point as chosen"
-    items.append(Item("quantization_overhead", overhead, f"{what} × ({meta})", src))
+    items.append(Item("quantization_overhead", overhead, formula, src))
 
 
 def _bytes(bits: int) -> str:
@@ -309,18 +314,25 @@ def _kv_item(
     window = r.sliding_window or 0
     sliding = r.sliding_layers if window else 0
     full_layers = r.layers - sliding
-    seqs = count_noun(batch, "sequence")
-    if sliding:
-        tokens = (
-            f"({count_noun(full_layers, 'full layer')} × {count_noun(ctx, 'token')} + "
-            f"{count_noun(sliding, 'sliding-window layer')} × min({format_count(ctx)}, window "
-            f"{format_count(window)}) tokens)"
-        )
-    else:
-        tokens = f"{count_noun(r.layers, 'layer')} × {count_noun(ctx, 'token')}"
-    gqa = ""
-    if r.heads and r.kv_heads != r.heads:
-        gqa = f" (grouped-query: {format_count(r.kv_heads)} of {count_noun(r.heads, 'head')})"
+    layers, kv_heads, head_dim = r.layers, r.kv_heads, r.head_dim
+
+    def formula() -> str:  # built when first read (Item)
+        seqs = count_noun(batch, "sequence")
+        if sliding:
+            tokens = (
+                f"({count_noun(full_layers, 'full layer')} × {count_noun(ctx, 'token')} + "
+                f"{count_noun(sliding, 'sliding-window layer')} × min({format_count(ctx)}, "
+                f"window {format_count(window)}) tokens)"
+            )
+        else:
+            tokens = f"{count_noun(layers, 'layer')} × {count_noun(ctx, 'token')}"
+        gqa = ""
+        if r.heads and kv_heads != r.heads:
+            gqa = f" (grouped-query: {format_count(kv_heads)} of {count_noun(r.heads, 'head')})"
+        return (f"2 (K and V) × {count_noun(kv_heads, 'KV head')}{gqa} × "
+                f"{format_count(head_dim)} head dim × {count_noun(kb, 'byte')} "
+                f"({dtype.upper()}) × {seqs} × {tokens}")
+
     src = KV_SRC + (
         "; Jiang et al. 2023, Mistral 7B, sec. 2 (rolling buffer cache)" if sliding else ""
     )
@@ -328,9 +340,7 @@ def _kv_item(
         Item(
             "kv_cache",
             n_bytes,
-            f"2 (K and V) × {count_noun(r.kv_heads, 'KV head')}{gqa} × "
-            f"{format_count(r.head_dim)} head dim × {count_noun(kb, 'byte')} ({dtype.upper()}) × "
-            f"{seqs} × {tokens}",
+            formula,
             src,
         )
     )

@@ -239,7 +239,7 @@ def split_items(
         where = place(t, item.name)
         if where != "gpu":
             src = INFINITY_SRC if item.name == "weights" or where == "nvme" else OFFLOAD_SRC
-            item = Item(item.name, item.bytes, item.formula, f"{item.source}; offloaded: {src}")
+            item = item.with_source(f"{item.source}; offloaded: {src}")
         out[where].append(item)
     return out
 

@@ -46,9 +46,9 @@ the calculator, so there is no import cycle); without it the keys are exactly th
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, overload
 
 if TYPE_CHECKING:
     from quiz.footprint.compute import Quantity
@@ -157,6 +157,10 @@ class Item:
             object.__setattr__(self, "_formula", text)
         return text
 
+    def with_source(self, source: str) -> Item:
+        """This item with another ``source`` (its formula still unwritten if it was)."""
+        return Item(self.name, self.bytes, self._formula, source)
+
     def __setattr__(self, key: str, value: object) -> None:
         raise AttributeError(f"Item is immutable (cannot set {key!r})")
 
@@ -181,6 +185,42 @@ class Item:
             "formula": self.formula,
             "source": self.source,
         }
+
+
+class Notes(Sequence[str]):
+    """The conventions notes of a report, written when first read (rendering reads them; the
+    fewest-GPU search, a bank's figure check and the JSON do not)."""
+
+    __slots__ = ("_build", "_notes")
+
+    def __init__(self, build: Callable[[], list[str]]) -> None:
+        self._build = build
+        self._notes: list[str] | None = None
+
+    def _all(self) -> list[str]:
+        if self._notes is None:
+            self._notes = self._build()
+        return self._notes
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | Sequence[str]:
+        return self._all()[index]
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+    def __eq__(self, other: object) -> bool:
+        return list(self) == (list(other) if isinstance(other, Sequence) else other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(self._all())
 
 
 class Omitted(NamedTuple):
@@ -228,7 +268,8 @@ class PhaseEstimate:
             "nvme": [...]}`` (:mod:`quiz.footprint.offload`); empty lists without offload. Not
             part of ``items`` or ``total_bytes``, which are GPU memory.
         quantization: inference with a named quantization scheme: its JSON object
-            (:func:`quiz.footprint.quant.plan_json`); ``None`` otherwise.
+            (:func:`quiz.footprint.quant.plan_json`), or a function that builds it when the
+            JSON is written; ``None`` otherwise.
     """
 
     phase: str
@@ -237,11 +278,30 @@ class PhaseEstimate:
     devices: int
     gpus_needed: int | None
     headroom: int | None
-    convention: str
-    setup: str
+    convention_text: str | Callable[[], str]
+    setup_text: str | Callable[[], str]
     fit_advice: str = ""
     host: dict[str, list[Item]] = field(default_factory=dict)
-    quantization: dict[str, Any] | None = None
+    quantization: dict[str, Any] | Callable[[], dict[str, Any]] | None = None
+
+    @property
+    def convention(self) -> str:
+        """How this estimate counts (given as text, or as a function that writes it when first
+        read)."""
+        text = self.convention_text
+        if not isinstance(text, str):
+            text = text()
+            object.__setattr__(self, "convention_text", text)
+        return text
+
+    @property
+    def setup(self) -> str:
+        """The scenario in one line (given as text, or as a function, like ``convention``)."""
+        text = self.setup_text
+        if not isinstance(text, str):
+            text = text()
+            object.__setattr__(self, "setup_text", text)
+        return text
 
     def item(self, name: str) -> Item | None:
         """The item called ``name``, or ``None``."""
@@ -270,7 +330,8 @@ class PhaseEstimate:
         data["headroom_bytes"] = self.headroom
         data["convention"] = self.convention
         if self.phase == "inference":
-            data["quantization"] = self.quantization
+            plan = self.quantization
+            data["quantization"] = plan() if callable(plan) else plan
         return data
 
 
@@ -311,7 +372,7 @@ class Report:
     inference: PhaseEstimate | None
     storage: StorageEstimate | None
     omitted: list[Omitted]
-    conventions: list[str]
+    conventions: Sequence[str]
     gpu: GpuPreset | None
     units: str
     spec: FootprintSpec = field(repr=False, compare=False)

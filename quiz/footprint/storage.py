@@ -74,11 +74,12 @@ def storage_items(spec: FootprintSpec, r: ResolvedModel) -> tuple[list[Item], li
         else:
             bpt = 4
             why = "int32 token ids, vocabulary unknown"
+        tokens, per = st.dataset_tokens, bpt
         items.append(
             Item(
                 "dataset",
-                st.dataset_tokens * bpt,
-                f"{count_noun(st.dataset_tokens, 'token')} × {count_noun(bpt, 'byte')} per "
+                tokens * per,
+                lambda: f"{count_noun(tokens, 'token')} × {count_noun(per, 'byte')} per "
                 f"token ({why})",
                 "Megatron-LM indexed dataset (megatron/core/datasets/indexed_dataset.py, "
                 "DType.optimal_dtype)",
@@ -113,7 +114,7 @@ def storage_items(spec: FootprintSpec, r: ResolvedModel) -> tuple[list[Item], li
             Item(
                 "inference_artifact",
                 weights + (overhead or 0),
-                f"{count_noun(weights, 'byte')} of {what}, as in the inference phase)",
+                lambda: f"{count_noun(weights, 'byte')} of {what}, as in the inference phase)",
                 src,
             )
         )
@@ -126,11 +127,13 @@ def whole_model(t: TrainingSpec) -> TrainingSpec:
     return t.model_copy(update={"dp": 1, "tp": 1, "pp": 1, "zero": 0})
 
 
-def checkpoint_bytes(spec: FootprintSpec, r: ResolvedModel) -> int | None:
+def checkpoint_bytes(spec: FootprintSpec, r: ResolvedModel,
+                     whole: TrainingSpec | None = None) -> int | None:
     """Bytes of the checkpoints kept: ``checkpoints`` × (working weights, plus for a full
     checkpoint the FP32 master copy and the optimizer states, of the whole model; gradients are
-    not saved). ``None`` for a full Adafactor checkpoint without an architecture."""
-    t, st = whole_model(spec.training), spec.storage
+    not saved). ``None`` for a full Adafactor checkpoint without an architecture. ``whole``:
+    :func:`whole_model` of the training spec, when the caller has it already."""
+    t, st = whole or whole_model(spec.training), spec.storage
     if t.finetune != "full":  # the adapters only: the frozen base is the published model
         from quiz.footprint.lora import adapter_states
 
@@ -164,7 +167,8 @@ def _checkpoint_item(
     wb = _BYTES[wd]
     n = st.checkpoints
     times = count_noun(n, "checkpoint")
-    total = checkpoint_bytes(spec, r)
+    whole = whole_model(t)
+    total = checkpoint_bytes(spec, r, whole)
     if total is None:
         omitted.append(
             Omitted(
@@ -204,14 +208,14 @@ def _checkpoint_item(
             )
         )
         return
-    opt = optimizer_bytes_per_device(whole_model(t), r, 1) or 0
+    opt = optimizer_bytes_per_device(whole, r, 1) or 0
     per_param = wb + (4 if has_master(t) else 0)
     what = f"{wd.upper()} weights" + (" + FP32 master" if has_master(t) else "")
     items.append(
         Item(
             "checkpoints",
             total,
-            f"{times} × ({count_noun(psi, 'param')} × {per_param} bytes ({what}) + "
+            lambda: f"{times} × ({count_noun(psi, 'param')} × {per_param} bytes ({what}) + "
             f"{count_noun(opt, 'byte')} of {t.optimizer} states); gradients are not saved",
             "full training state as saved by DeepSpeed / Megatron-LM to resume: model weights, "
             "FP32 master copy and optimizer states",
