@@ -455,6 +455,7 @@ def _activation_item(
     if t.pp > 1:
         source += "; first pipeline stage holds L layers' worth (sec. 4.2.3)"
     layers, hidden, heads = r.layers, r.hidden, r.heads
+    moe = r.arch is not None and r.arch.experts > 1 and t.recompute != "full"
 
     def formula() -> str:
         text = _activation_formula(t, layers, hidden, heads, e)
@@ -462,16 +463,19 @@ def _activation_item(
             from quiz.footprint.lora import activation_change_text
 
             text += activation_change_text(t, r)
+        if moe:
+            from quiz.footprint.moe import moe_formula
+
+            text += moe_formula(t, r)
         return text
 
     if t.finetune != "full":
         from quiz.footprint.lora import AUTOGRAD_SRC
 
         source += f"; frozen layers: {AUTOGRAD_SRC}"
-    if r.arch is not None and r.arch.experts > 1 and t.recompute != "full":
-        from quiz.footprint.moe import MOE_SRC, moe_formula
+    if moe:
+        from quiz.footprint.moe import MOE_SRC
 
-        formula += moe_formula(t, r)
         source += f"; {MOE_SRC}"
     if t.cp > 1:
         source += f"; {CP_SRC}"
