@@ -20,11 +20,13 @@ inference
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from quiz.footprint.activations import extra_activation_items, training_activation_bytes
 from quiz.footprint.compute import compute_items
+from quiz.footprint.ep import uses_ep
 from quiz.footprint.inference import inference_items, kv_dtype, scheme_plan
 from quiz.footprint.offload import convention_head, gpu_state_bytes, offload_text, split_items
 from quiz.footprint.quant import GGML_SRC, SCHEMES, plan_json
@@ -261,15 +263,21 @@ def _training_convention(t: TrainingSpec, r: ResolvedModel, recompute: str, dp: 
             else "over tp × pp; activations not estimated (no architecture)"
         )
     )
+    if uses_ep(t, r):
+        convention += (f"; expert parallelism: the experts over tp × pp × ep "
+                       f"{format_count(t.ep)}, their ZeRO shards over dp × cp / ep "
+                       f"(Megatron-Core MoE Parallel Folding)")
     return convention + offload_text(t)
 
 
 def _training_setup(t: TrainingSpec, r: ResolvedModel, recompute: str) -> str:
     """The one-line scenario of a training estimate."""
     dp, tp, pp = format_count(t.dp), format_count(t.tp), format_count(t.pp)
+    cp = " × cp" if t.cp > 1 else ""
     setup = (
         f"{count_noun(t.devices, 'device')} = dp {dp} × tp {tp} × pp {pp}"
-        f"{f' × cp {format_count(t.cp)}' if t.cp > 1 else ''}, "
+        f"{f' × cp {format_count(t.cp)}' if t.cp > 1 else ''}"
+        f"{f' (ep {format_count(t.ep)} within dp{cp})' if uses_ep(t, r) else ''}, "
         f"ZeRO-{t.zero}, {t.precision}, {t.optimizer}, micro-batch {format_count(t.micro_batch)} "
         f"× {count_noun(t.seq_len, 'token')}, {recompute}"
         + (f", offload {t.offload}" if t.offload != "none" else "")
@@ -302,29 +310,33 @@ def _fewest_training_gpus(t: TrainingSpec, r: ResolvedModel, memory: int) -> int
     def states(dp: int) -> int | None:
         return gpu_state_bytes(t, r, dp, lambda n: state_bytes_by_item(t, r, n))
 
-    one = states(1)
+    # With expert parallelism dp × cp must stay a multiple of ep: dp moves in steps of
+    # ep / gcd(ep, cp) (quiz.footprint.ep); ``fits(k)`` tries dp = k steps.
+    step = t.ep // math.gcd(t.ep, t.cp)
+    most = MAX_DP // step
+    one = states(step)
     if one is None:  # the optimizer state is unknown (Adafactor without an architecture)
         return None
     other = training_activation_bytes(t, r) or 0  # the same for every dp
 
-    def fits(dp: int) -> bool:
-        value = states(dp)
+    def fits(k: int) -> bool:
+        value = states(k * step)
         return value is not None and value + other <= memory
 
-    mp = t.tp * t.pp * t.cp
+    mp = t.tp * t.pp * t.cp * step
     if one + other <= memory:
         return mp
     if t.zero == 0 or other > memory:  # the activations alone fill a GPU at every dp
         return None
-    floor = states(MAX_DP)  # what no data-parallel size shards away
+    floor = states(most * step)  # what no data-parallel size shards away
     if floor is None or floor + other > memory:
         return None
     # Model states per device are about floor + (one - floor) / dp: start there, then gallop
     # and bisect to the exact smallest dp (the bytes never grow with dp, so any search that
     # brackets the change finds the same dp as a bisection over 1 .. MAX_DP).
     room = memory - other - floor
-    guess = MAX_DP if room <= 0 else min(MAX_DP, max(2, -(-(one - floor) // room)))
-    return smallest_fitting(fits, 1, MAX_DP, guess) * mp
+    guess = most if room <= 0 else min(most, max(2, -(-(one - floor) // room)))
+    return smallest_fitting(fits, 1, most, guess) * mp
 
 
 def smallest_fitting(fits: Callable[[int], bool], bad: int, good: int, guess: int) -> int:

@@ -245,6 +245,10 @@ def parallel_notes(report: Report, b: Callable[[int], str]) -> list[str]:
             "parallelism moves tokens between devices but, balanced, leaves each device as many "
             "expert activations as it has tokens × k. Imbalanced routing can make one device "
             "hold several times that.")
+    from quiz.footprint.ep import ep_note, uses_ep
+
+    if uses_ep(t, r):
+        notes.append(ep_note(t, r, b))
     return notes
 
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from quiz.footprint.ep import expert_group, uses_ep
 from quiz.footprint.units import count_noun, format_count
 
 if TYPE_CHECKING:
@@ -71,8 +72,22 @@ def fp8_weight_bytes(t: TrainingSpec, r: ResolvedModel, dp: int) -> int:
     if not is_fp8(t):
         return 0
     n, _ = gemm_weights(r)
-    per = -(-n // (t.tp * t.pp))
-    return -(-per // dp) if t.zero >= 3 else per
+    x = expert_gemm_weights(t, r)
+    per = -(-(n - x) // (t.tp * t.pp))
+    rest = -(-per // dp) if t.zero >= 3 else per
+    if not x:
+        return rest
+    per = -(-x // (t.tp * t.pp * t.ep))
+    return rest + (-(-per // expert_group(t, dp)) if t.zero >= 3 else per)
+
+
+def expert_gemm_weights(t: TrainingSpec, r: ResolvedModel) -> int:
+    """Of :func:`gemm_weights`, the routed experts' MLP weights that expert parallelism splits
+    over ``t.ep`` (:mod:`quiz.footprint.ep`); 0 without it."""
+    if not uses_ep(t, r) or r.counts is None or r.arch is None:
+        return 0
+    a = r.arch
+    return a.layers * a.experts * (3 if a.gated_mlp else 2) * a.hidden * a.ffn
 
 
 def fp8_weight_formula(t: TrainingSpec, r: ResolvedModel) -> str:
@@ -84,7 +99,12 @@ def fp8_weight_formula(t: TrainingSpec, r: ResolvedModel) -> str:
         text += f" ÷ {format_count(m)} (tp × pp)"
     if t.zero >= 3 and t.dp > 1:
         text += f" ÷ {format_count(t.dp)} (ZeRO-3 over dp {format_count(t.dp)})"
-    if m > 1 or (t.zero >= 3 and t.dp > 1):
+    x = expert_gemm_weights(t, r)
+    if x:
+        zero = " ÷ dp × cp / ep under ZeRO-3" if t.zero >= 3 else ""
+        text += (f" (the {count_noun(x, 'expert weight')} among them ÷ tp × pp × ep "
+                 f"{format_count(t.ep)}{zero} instead)")
+    if m > 1 or (t.zero >= 3 and t.dp > 1) or x:
         text += f" = {format_count(fp8_weight_bytes(t, r, t.dp))}"
     return text + " × 1 byte (FP8 E4M3 copy for the GEMMs, reused by every micro-batch)"
 

@@ -27,6 +27,7 @@ from typing import Annotated, Any
 from pydantic import ValidationError, field_validator, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
+from quiz.footprint.ep import ep_problems
 from quiz.footprint.fields import (
     CHOICES,
     MAX_PARAMS,
@@ -138,6 +139,11 @@ class TrainingSpec(Part):
     cp: Annotated[int, Number(1, 10**6, "devices"),
                   Doc("context-parallel size: each sequence split over N devices (Megatron-LM "
                       "--context-parallel-size)", label="Context-parallel", metavar="N")] = 1
+    ep: Annotated[int, Number(1, 10**6, "devices"),
+                  Doc("expert-parallel size (mixture of experts): each rank holds E/N experts "
+                      "of every MoE layer; carved out of dp × cp (Megatron-Core "
+                      "--expert-model-parallel-size)", label="Expert-parallel",
+                      metavar="N")] = 1
     sequence_parallel: Annotated[bool, YES_NO, Doc(
         "Megatron sequence parallelism (needs tensor parallelism)")] = False
     micro_batch: Annotated[int, Number(1, 10**7, "sequences"),
@@ -356,6 +362,8 @@ class FootprintSpec(ModelShape, _ModelChoice):
                     f"{format_count(t.seq_len)}",
                     t.cp,
                 )
+            for loc, kind, message, value in ep_problems(t, resolved):
+                problem(loc, kind, message, value)
             if resolved.layers and resolved.layers % t.pp:
                 problem(
                     ("training", "pp"),

@@ -124,7 +124,7 @@ def storage_items(spec: FootprintSpec, r: ResolvedModel) -> tuple[list[Item], li
 def whole_model(t: TrainingSpec) -> TrainingSpec:
     """``t`` on one device without ZeRO: a checkpoint holds every parameter's state once, so
     its sizes are the per-device quantities of this layout."""
-    return t.model_copy(update={"dp": 1, "tp": 1, "pp": 1, "zero": 0})
+    return t.model_copy(update={"dp": 1, "tp": 1, "pp": 1, "zero": 0, "ep": 1})
 
 
 def checkpoint_bytes(spec: FootprintSpec, r: ResolvedModel,

@@ -31,6 +31,14 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from quiz.footprint import regime as _regime
+from quiz.footprint.ep import (
+    EP_SRC,
+    expert_adafactor_values,
+    param_count,
+    split_count,
+    uses_ep,
+)
+from quiz.footprint.ep import params_text as ep_params_text
 from quiz.footprint.fp8 import (
     FP8_ACT_SRC,
     FP8_SRC,
@@ -72,17 +80,17 @@ _Add = Callable[[str, int, "str | Callable[[], str]", str], None]
 
 def weight_bytes_per_device(t: TrainingSpec, r: ResolvedModel, dp: int) -> int:
     """Bytes of working weights per device with ``dp`` data-parallel devices (ZeRO-3 shards)."""
-    return shard_count(t, r.params, 3, dp) * _BYTES[weight_dtype(t)]
+    return param_count(t, r, 3, dp) * _BYTES[weight_dtype(t)]
 
 
 def gradient_bytes_per_device(t: TrainingSpec, r: ResolvedModel, dp: int) -> int:
     """Bytes of gradients per device with ``dp`` data-parallel devices (ZeRO-2 shards)."""
-    return shard_count(t, r.params, 2, dp) * _BYTES[grad_dtype(t)]
+    return param_count(t, r, 2, dp) * _BYTES[grad_dtype(t)]
 
 
 def master_bytes_per_device(t: TrainingSpec, r: ResolvedModel, dp: int) -> int:
     """Bytes of the FP32 master copy per device (ZeRO-1 shards); 0 without mixed precision."""
-    return shard_count(t, r.params, 1, dp) * 4 if has_master(t) else 0
+    return param_count(t, r, 1, dp) * 4 if has_master(t) else 0
 
 
 def optimizer_bytes_per_device(t: TrainingSpec, r: ResolvedModel, dp: int) -> int | None:
@@ -99,8 +107,9 @@ def optimizer_bytes_per_device(t: TrainingSpec, r: ResolvedModel, dp: int) -> in
     if opt == "adafactor":
         if r.arch is None:
             return None
-        return shard_count(t, sum(adafactor_state_values(r.arch)), 1, dp) * sb
-    n = shard_count(t, r.params, 1, dp)
+        return split_count(t, r, sum(adafactor_state_values(r.arch)),
+                           expert_adafactor_values(r), 1, dp) * sb
+    n = param_count(t, r, 1, dp)
     if opt == "sgd":
         return 0
     if opt == "sgd-momentum":
@@ -288,6 +297,15 @@ def _activation_formula(spec: TrainingSpec, L: int, h: int, a: int, e: int) -> s
     return f"{head} with {where}: {nums}"
 
 
+def _ptext(r: ResolvedModel, m: int, t: TrainingSpec, sharded: bool, n: int) -> str:
+    """The per-device parameter count in words: :func:`_params_text`, or with expert
+    parallelism the experts' and the other parameters' splits (:func:`quiz.footprint.ep.
+    params_text`)."""
+    if uses_ep(t, r):
+        return ep_params_text(t, r, sharded, n)
+    return _params_text(r.params, m, t, sharded, n)
+
+
 def _params_text(psi: int, m: int, t: TrainingSpec, sharded: bool, n: int) -> str:
     text = count_noun(psi, "param")
     if m > 1:
@@ -311,13 +329,15 @@ def training_items(t: TrainingSpec, r: ResolvedModel) -> tuple[list[Item], list[
     Returns:
         ``(items, omitted)``: items in display order; omitted items with their reasons.
     """
-    psi, m, dp = r.params, t.tp * t.pp, t.dp
+    m, dp = t.tp * t.pp, t.dp
     items: list[Item] = []
     omitted: list[Omitted] = []
     wd, gd = weight_dtype(t), grad_dtype(t)
     wb, gb = _BYTES[wd], _BYTES[gd]
 
     def add(name: str, n_bytes: int, formula: str | Callable[[], str], source: str) -> None:
+        if name != "activations" and uses_ep(t, r):
+            source += f"; {EP_SRC}"
         items.append(Item(name, n_bytes, formula, source))
 
     if t.finetune != "full":  # adapters on a frozen base
@@ -328,11 +348,11 @@ def training_items(t: TrainingSpec, r: ResolvedModel) -> tuple[list[Item], list[
         return items, omitted
 
     # Formulas are built when first read (Item), each from the values bound here.
-    n3, n2, n = shard_count(t, psi, 3, dp), shard_count(t, psi, 2, dp), shard_count(t, psi, 1, dp)
+    n3, n2, n = param_count(t, r, 3, dp), param_count(t, r, 2, dp), param_count(t, r, 1, dp)
     add(
         "weights",
         weight_bytes_per_device(t, r, dp),
-        lambda: f"{_params_text(psi, m, t, t.zero >= 3, n3)} × {wb} bytes ({wd.upper()})",
+        lambda: f"{_ptext(r, m, t, t.zero >= 3, n3)} × {wb} bytes ({wd.upper()})",
         f"{MIXED_SRC}; {ZERO_SRC}" if has_master(t) else ZERO_SRC,
     )
     if is_fp8(t):
@@ -341,7 +361,7 @@ def training_items(t: TrainingSpec, r: ResolvedModel) -> tuple[list[Item], list[
     add(
         "gradients",
         gradient_bytes_per_device(t, r, dp),
-        lambda: f"{_params_text(psi, m, t, t.zero >= 2, n2)} × {gb} bytes ({gd.upper()} "
+        lambda: f"{_ptext(r, m, t, t.zero >= 2, n2)} × {gb} bytes ({gd.upper()} "
                 "gradients)",
         ZERO_SRC,
     )
@@ -349,7 +369,7 @@ def training_items(t: TrainingSpec, r: ResolvedModel) -> tuple[list[Item], list[
         add(
             "master_weights",
             master_bytes_per_device(t, r, dp),
-            lambda: f"{_params_text(psi, m, t, t.zero >= 1, n)} × 4 bytes (FP32 master copy)",
+            lambda: f"{_ptext(r, m, t, t.zero >= 1, n)} × 4 bytes (FP32 master copy)",
             f"{MIXED_SRC}; {ZERO_SRC}",
         )
     _optimizer_item(t, r, n, add, omitted)
@@ -379,7 +399,7 @@ def _optimizer_item(
     m = t.tp * t.pp
 
     def ptext() -> str:
-        return _params_text(r.params, m, t, t.zero >= 1, n)
+        return _ptext(r, m, t, t.zero >= 1, n)
 
     opt = t.optimizer
     if opt == "sgd":
@@ -415,11 +435,15 @@ def _optimizer_item(
     else:
         assert r.arch is not None  # optimizer_bytes_per_device returned a size
         mats, vectors = adafactor_state_values(r.arch)
-        shard_n = shard_count(t, mats + vectors, 1, t.dp)
+        shard_n = split_count(t, r, mats + vectors, expert_adafactor_values(r), 1, t.dp)
         split = ""
         if m > 1 or (t.zero >= 1 and t.dp > 1):
             devices = count_noun(m * (t.dp if t.zero >= 1 else 1), "device")
             split = f" split over {devices} = {format_count(shard_n)}"
+        if uses_ep(t, r):
+            split = (f" split ({count_noun(expert_adafactor_values(r), 'expert value')} over "
+                     f"tp × pp × ep, then dp × cp / ep; the rest over tp × pp, then dp × cp) = "
+                     f"{format_count(shard_n)}")
         add(
             "optimizer_states",
             n_bytes,
@@ -501,7 +525,7 @@ def bytes_per_param_text(t: TrainingSpec, r: ResolvedModel) -> str:
         terms += " + an FP8 copy of each GEMM weight (1 byte)"
     if t.optimizer not in ("adam-8bit", "adafactor"):
         return f"{fixed} bytes/param = {terms}"
-    whole = t.model_copy(update={"dp": 1, "tp": 1, "pp": 1, "zero": 0})
+    whole = t.model_copy(update={"dp": 1, "tp": 1, "pp": 1, "zero": 0, "ep": 1})
     opt = optimizer_bytes_per_device(whole, r, 1)
     if opt is None:
         return (f"{fixed} bytes/param = {terms}, plus Adafactor's factored states (not "

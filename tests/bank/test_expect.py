@@ -209,3 +209,20 @@ def test_format_doc_lists_every_figure_and_its_example_validates() -> None:
     report = load_bank_text(doc_bank, "FORMAT.md expect example")
     assert report.diagnostics == [], [str(d) for d in report.diagnostics]
     assert report.library.questions[0].worked_example.expect.value == "112 GB"
+
+
+def test_an_expert_parallel_footprint_validates_and_a_bad_ep_is_an_error_at_it(
+        pure: bool) -> None:
+    # Mixtral-8x7B, ep 2 within dp 2: the 1,605,636,096 non-expert params whole, half of the
+    # 45,097,156,608 expert params, 2 bytes each (BF16) = 48,308,428,800 bytes
+    mixtral = "{model: mixtral-8x7b, training: {dp: 2, ep: 2}}"
+    good = _q("{A: 48.31 GB, B: 93.41 GB}", figure="training.weights", value="48.31 GB",
+              footprint=mixtral)
+    report = load_bank_text(bank(good), "e.yaml", pure_python=pure)
+    assert report.diagnostics == []
+    assert report.library.questions[0].worked_example.figure() == 48_308_428_800
+    bad = _q("{A: 48.31 GB, B: 93.41 GB}", figure="training.weights", value="48.31 GB",
+             footprint="{model: mixtral-8x7b, training: {dp: 2, ep: 3}}")
+    errors = found(load_bank_text(bank(bad), "e.yaml", pure_python=pure))
+    assert (15, 62, "error", "expert parallel size 3 does not divide the 8 experts of each MoE "
+            "layer (each rank holds E/ep whole experts): use one of 2, 4, 8") in errors

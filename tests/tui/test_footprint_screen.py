@@ -261,3 +261,28 @@ async def test_calculator_offers_context_parallel_and_prefill_chunk() -> None:
         text = report_text(screen)
         assert "dp 1 × tp 1 × pp 1 × cp 4" in text
         assert "512 tokens per step (the prefill chunk)" in text
+
+
+async def test_calculator_offers_expert_parallel() -> None:
+    # issue 12 §4: --ep in the form; a dense model shows the field's error, Mixtral splits experts
+    app = make_app(make_library(question_data("q1")), shuffle=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("m")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, FootprintScreen)
+        screen.query_one("#fp-training-dp").value = "8"
+        screen.query_one("#fp-training-ep").value = "8"
+        await pilot.pause()
+        error = screen.query_one("#fp-error", Static)
+        assert error.has_class("-shown")
+        assert "needs a mixture-of-experts model" in error.visual.plain
+        screen.query_one("#fp-model").value = "mixtral-8x7b"
+        await pilot.pause()
+        assert not error.has_class("-shown")
+        assert screen.spec.training.ep == 8
+        text = report_text(screen)
+        assert "(ep 8 within dp)" in text
+        weights = 2 * (1_605_636_096 + 45_097_156_608 // 8)  # one expert of 8 per layer
+        assert format_bytes(weights) == "14.49 GB" and "14.49 GB" in text

@@ -1,0 +1,196 @@
+"""Expert parallelism (``--ep``): where the experts' model states live.
+
+Layout convention (Megatron-Core MoE, "MoE Parallel Folding", the default since MCore v0.10):
+the expert-parallel group is carved out of the data-parallel × context-parallel ranks of the
+attention layers ("The EPxTP group in MoE is a sub-group of DPxCPxTP in Attention"), so
+
+* the device count stays dp × tp × pp × cp, and ``ep`` must divide dp × cp;
+* each expert-parallel rank holds E/ep experts of every MoE layer (``ep`` divides E), each
+  expert split over tp × pp as the dense weights are (``--expert-tensor-parallel-size``
+  defaults to ``--tensor-model-parallel-size``);
+* the experts' gradients, FP32 master copy and optimizer states are sharded by ZeRO
+  (Megatron's distributed optimizer) over the expert data-parallel group of dp × cp / ep
+  ranks that hold the same experts; everything else (attention, embeddings, norms, the
+  router) is replicated over the ep ranks and sharded over dp × cp as without EP.
+
+DeepSpeed-MoE (Rajbhandari et al. 2022, sec. 4; DeepSpeed ``groups._create_expert_and_data_
+parallel``) uses the same arithmetic without context parallelism: the expert-parallel group is a
+sub-group of the data-parallel ranks (``ep`` divides dp) and the experts' ZeRO shards span the
+dp / ep "expert data parallel" ranks.
+
+Activations per device do not change with balanced routing: each rank sends its tokens' k
+copies out and receives as many back (the all-to-all buffers are transient and not counted).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from quiz.footprint.regime import shard_count
+from quiz.footprint.units import count_noun, format_count
+
+if TYPE_CHECKING:
+    from quiz.footprint.resolve import ResolvedModel
+    from quiz.footprint.spec import TrainingSpec
+
+EP_SRC = ("Megatron-Core MoE README, Parallelism and MoE Parallel Folding (--expert-model-"
+          "parallel-size: each EP rank holds E/ep experts of every MoE layer; the EP group is a "
+          "sub-group of dp × cp; experts' distributed-optimizer shards over dp × cp / ep)")
+
+
+def expert_params(r: ResolvedModel) -> int:
+    """Parameters of the routed experts' MLPs over all layers (weights and biases): the part of
+    the model that expert parallelism shards; 0 for a dense model or without an architecture.
+    Mixtral-8x7B: 32 layers × 8 experts × 3 × 4,096 × 14,336 = 45,097,156,608."""
+    if r.arch is None or r.counts is None or r.arch.experts <= 1:
+        return 0
+    return r.counts.mlp
+
+
+def uses_ep(t: TrainingSpec, r: ResolvedModel) -> bool:
+    """Whether expert parallelism changes anything: ``ep`` > 1 and a mixture of experts."""
+    return t.ep > 1 and expert_params(r) > 0
+
+
+def expert_group(t: TrainingSpec, dp: int) -> int:
+    """Ranks the experts' ZeRO shards span with ``dp`` data-parallel devices: dp × cp / ep
+    (at least 1; the spec checks that ep divides dp × cp)."""
+    return max(1, dp * t.cp // t.ep)
+
+
+def split_count(t: TrainingSpec, r: ResolvedModel, n: int, experts: int, stage: int,
+                dp: int) -> int:
+    """How many of ``n`` values one device holds when ``experts`` of them belong to the routed
+    experts: the rest as :func:`~quiz.footprint.regime.shard_count` (tp × pp, then ZeRO over
+    dp × cp), the experts' part over tp × pp × ep, then ZeRO over dp × cp / ep. Each part is
+    rounded up (its largest shard). Without expert parallelism, ``shard_count(t, n, ...)``."""
+    if not uses_ep(t, r) or experts <= 0:
+        return shard_count(t, n, stage, dp)
+    rest = shard_count(t, n - experts, stage, dp)
+    per = -(-experts // (t.tp * t.pp * t.ep))
+    if t.zero >= stage:
+        per = -(-per // expert_group(t, dp))
+    return rest + per
+
+
+def param_count(t: TrainingSpec, r: ResolvedModel, stage: int, dp: int) -> int:
+    """Parameters per device whose state ZeRO ``stage`` partitions (3: weights, 2: gradients,
+    1: master copy and optimizer states), with ``dp`` data-parallel devices: :func:`split_count`
+    of every parameter with :func:`expert_params` of them experts."""
+    return split_count(t, r, r.params, expert_params(r), stage, dp)
+
+
+def params_text(t: TrainingSpec, r: ResolvedModel, sharded: bool, n: int) -> str:
+    """The per-device parameter count in words with expert parallelism: ``(dense ÷ tp × pp ÷
+    ZeRO group) + (experts ÷ tp × pp × ep ÷ expert ZeRO group) = n``."""
+    x = expert_params(r)
+    dense = r.params - x
+    m = t.tp * t.pp
+    group = t.dp * t.cp
+    egroup = expert_group(t, t.dp)
+    dense_text = count_noun(dense, "non-expert param")
+    if m > 1:
+        dense_text += f" ÷ {format_count(m)} (tp × pp)"
+    over = "dp × cp" if t.cp > 1 else "dp"
+    if sharded and group > 1:
+        dense_text += f" ÷ {format_count(group)} (ZeRO-{t.zero} over {over})"
+    expert_text = (f"{count_noun(x, 'expert param')} ÷ {format_count(m * t.ep)} "
+                   f"(tp × pp × ep {format_count(t.ep)})")
+    if sharded and egroup > 1:
+        expert_text += f" ÷ {format_count(egroup)} (ZeRO-{t.zero} over {over} / ep)"
+    return f"({dense_text}) + ({expert_text}) = {format_count(n)}"
+
+
+def ep_note(t: TrainingSpec, r: ResolvedModel, size: object) -> str:
+    """``--explain``: the layout convention, what one rank holds, and what is not counted.
+    ``size`` formats bytes (a callable)."""
+    assert callable(size) and r.arch is not None
+    x = expert_params(r)
+    n, ep = r.arch.experts, t.ep
+    local = n // ep
+    egroup = expert_group(t, t.dp)
+    per_layer = x // r.arch.layers // n
+    cp = " × cp" if t.cp > 1 else ""
+    return (
+        f"Expert parallelism: each of the {format_count(ep)} expert-parallel ranks holds "
+        f"{count_noun(local, 'expert')} of every MoE layer ({format_count(n)} / ep "
+        f"{format_count(ep)}; {count_noun(per_layer, 'param')} per expert), so the "
+        f"{count_noun(x, 'expert param')} ({size(2 * x)} in 16 bits) are split over ep; "
+        f"attention, embeddings, norms and the router ({count_noun(r.params - x, 'param')}) "
+        f"are replicated over the ep ranks. Layout: Megatron-Core MoE Parallel Folding — the "
+        f"ep group is carved out of the dp{cp} ranks (ep must divide dp{cp}; the device count "
+        f"stays dp × tp × pp{cp}), each expert keeps the dense layers' tp × pp split, and the "
+        f"experts' ZeRO shards (distributed optimizer) span the dp{cp} / ep = "
+        f"{count_noun(egroup, 'rank')} holding the same experts (DeepSpeed-MoE's expert data "
+        "parallel group is the same without cp). Sources: Megatron-Core MoE README (Parallelism; "
+        "MoE Parallel Folding: \"the EPxTP group in MoE is a sub-group of DPxCPxTP in "
+        "Attention\"; Tuning Guide: EP gives 1/N weight memory in the MoE layer and 1/N "
+        "optimizer states, activation memory 1); Rajbhandari et al. 2022, DeepSpeed-MoE, sec. 4. "
+        + ("ZeRO-3 already shards every state over dp × cp, so ep changes no byte here "
+           "(up to the rounding of the shards); it changes which ranks gather and reduce the "
+           "experts. " if t.zero >= 3 else "")
+        + "Activations per device are unchanged with "
+        "balanced routing; not counted: the all-to-all dispatch and combine buffers (each "
+        "token's k copies of h values, sent and received, transient) and the imbalance of an "
+        "under-trained router, which Megatron warns can run out of memory in the first few "
+        "hundred steps.")
+
+
+def ep_problems(
+    t: TrainingSpec, r: ResolvedModel
+) -> list[tuple[tuple[str, ...], str, str, object]]:
+    """What makes ``t.ep`` impossible for model ``r``: ``(loc, kind, message, value)`` each, at
+    ``("training", "ep")``, with the fix in the message. None when ``ep`` is 1.
+
+    * a dense model (or no architecture, so no experts are known): ep must be 1;
+    * ep must divide the number of experts (each rank holds E/ep whole experts);
+    * ep must divide dp × cp (the expert-parallel group is carved out of those ranks);
+    * LoRA/QLoRA and DeepSpeed's estimator convention are not estimated with ep > 1.
+    """
+    if t.ep == 1:
+        return []
+    loc, ep = ("training", "ep"), format_count(t.ep)
+    out: list[tuple[tuple[str, ...], str, str, object]] = []
+    if r.arch is None or r.arch.experts <= 1:
+        what = ("a dense model" if r.arch is not None
+                else "a model without a known architecture (no experts are known)")
+        out.append((loc, "ep_dense",
+                    f"expert parallel size {ep} needs a mixture-of-experts model, and this is "
+                    f"{what}: set ep to 1 (or choose an MoE preset such as mixtral-8x7b)", t.ep))
+        return out
+    n = r.arch.experts
+    if n % t.ep:
+        fits = [d for d in range(2, n + 1) if n % d == 0]
+        out.append((loc, "ep_experts",
+                    f"expert parallel size {ep} does not divide the {count_noun(n, 'expert')} "
+                    f"of each MoE layer (each rank holds E/ep whole experts): use one of "
+                    f"{', '.join(format_count(d) for d in fits)}", t.ep))
+    group = t.dp * t.cp
+    if group % t.ep:
+        cp = " × cp" if t.cp > 1 else ""
+        out.append((loc, "ep_dp",
+                    f"expert parallel size {ep} must divide dp{cp} = {format_count(group)} (the "
+                    f"expert-parallel ranks are carved out of the data-parallel ranks, as in "
+                    f"Megatron-Core): set dp to a multiple of {ep}, or a smaller ep", t.ep))
+    if t.finetune != "full":
+        out.append((loc, "ep_finetune",
+                    "expert parallelism is estimated for full fine-tuning; LoRA/QLoRA adapters "
+                    "on an expert-parallel base are not: set ep to 1 or finetune to full", t.ep))
+    if t.convention == "deepspeed":
+        out.append((loc, "ep_convention",
+                    "DeepSpeed's estimator convention has no expert-parallel case: set ep to 1 "
+                    "or use the paper convention", t.ep))
+    return out
+
+
+def expert_adafactor_values(r: ResolvedModel) -> int:
+    """Of Adafactor's factored statistics (:func:`~quiz.footprint.model_arch.
+    adafactor_state_values`), those of the routed experts: per expert and layer, r + c for each
+    of its MLP matrices (gate, up, down of h × f: 3(h + f) gated, 2(h + f) without a gate) and
+    its biases' full second moments; 0 for a dense model."""
+    if r.arch is None or r.arch.experts <= 1:
+        return 0
+    a = r.arch
+    mats = 3 if a.gated_mlp else 2
+    bias = ((2 if a.gated_mlp else 1) * a.ffn + a.hidden) if a.linear_bias else 0
+    return a.layers * a.experts * (mats * (a.hidden + a.ffn) + bias)
