@@ -296,10 +296,14 @@ def _training_fit_advice(t: TrainingSpec, needed: int | None) -> str:
     tp, pp = format_count(t.tp), format_count(t.pp)
     cp = f" × cp {format_count(t.cp)}" if t.cp > 1 else ""
     if needed is not None:
-        return f"tp {tp} × pp {pp}{cp}, ZeRO-{t.zero}, data-parallel size varied"
+        step = t.ep // math.gcd(t.ep, t.cp)
+        steps = (f" in steps of {format_count(step)} (dp{' × cp' if t.cp > 1 else ''} a "
+                 f"multiple of ep {format_count(t.ep)})" if step > 1 else "")
+        return f"tp {tp} × pp {pp}{cp}, ZeRO-{t.zero}, data-parallel size varied{steps}"
     if t.zero == 0:
+        more = "/expert" if t.ep > 1 else ""
         return ("ZeRO-0 keeps every model state on every device, so more data-parallel GPUs do "
-                "not help: try --zero 1, 2 or 3, or more tensor/pipeline parallelism")
+                f"not help: try --zero 1, 2 or 3, or more tensor/pipeline{more} parallelism")
     higher = ", a higher ZeRO stage" if t.zero < 3 else ""
     return (f"what ZeRO-{t.zero} does not partition (the activations above) does not fit at "
             f"any data-parallel size: try recomputation, more tensor/pipeline/context "
