@@ -17,6 +17,8 @@ the TUI after the first keystroke):
   fit with a framework overhead, tensor + sequence + ZeRO-3 parallelism, selective
   recomputation, FP8 training with optimizer and parameter offload, INT4 weights with an FP8 KV
   cache and chunked prefill, storage, and the compute figures) — the issue 12 target is 100 µs;
+* ``estimate, every option on, QLoRA + GPTQ``: ``EVERY_OPTION_ADAPTERS``, the same with QLoRA
+  r 16 on every linear layer and GPTQ INT4 weights — the same 100 µs target;
 * ``validate + estimate``: the keystroke path — build the spec from a bank-style mapping of text
   values, then estimate;
 * ``render_bars``: the infographic drawn after an answer.
@@ -72,11 +74,12 @@ def main(argv: list[str] | None = None) -> int:
         "inference": {"weights": "int4", "context": "4096", "batch": "8"},
         "storage": {"dataset_tokens": "2T"},
     }
-    from run import EVERY_OPTION  # the same scenario as benchmarks/run.py
+    from run import EVERY_OPTION, EVERY_OPTION_ADAPTERS  # the scenarios of benchmarks/run.py
 
     every = FootprintSpec.from_mapping(EVERY_OPTION)
+    adapters = FootprintSpec.from_mapping(EVERY_OPTION_ADAPTERS)
     report = estimate(default)
-    for spec in (default, fit, every, FootprintSpec.from_mapping(typed)):  # warm-up
+    for spec in (default, fit, every, adapters, FootprintSpec.from_mapping(typed)):  # warm-up
         estimate(spec)
 
     baseline = per_call(lambda: _Trivial.model_validate({"a": 1, "b": 2, "c": 3}))
@@ -84,6 +87,7 @@ def main(argv: list[str] | None = None) -> int:
         "estimate (llama-2-7b, both phases)": per_call(lambda: estimate(default)),
         "estimate + fit (llama-2-70b, ZeRO-3, H100)": per_call(lambda: estimate(fit)),
         "estimate, every option on (run.py's)": per_call(lambda: estimate(every)),
+        "estimate, every option on, QLoRA + GPTQ": per_call(lambda: estimate(adapters)),
         "validate + estimate (bank text values)": per_call(
             lambda: estimate(FootprintSpec.from_mapping(typed))
         ),

@@ -462,7 +462,8 @@ def main(argv: list[str] | None = None) -> int:
         return run
 
     loaded = {n: load_in_process(libraries[n]) for n in sizes}
-    footprint = _footprint_case()
+    footprint = _footprint_case(EVERY_OPTION)
+    footprint_adapters = _footprint_case(EVERY_OPTION_ADAPTERS)
     for round_ in range(ns.rounds):
         print(f"round {round_ + 1}/{ns.rounds}", file=sys.stderr, flush=True)
         add("A", paint("A", [PY, "-c", FLOOR_A], (PAINT_MARKER,)).seen[PAINT_MARKER])
@@ -500,6 +501,7 @@ def main(argv: list[str] | None = None) -> int:
             for kind, values in asyncio.run(quiz_keys(loaded[n], ns.presses)).items():
                 add_all(f"key {kind} {n}", []).extend(values)
         add("footprint", footprint())
+        add("footprint adapters", footprint_adapters())
         samples.setdefault("commit", []).extend(
             commit_times(loaded[sizes[0]], work / "store", COMMITS))
 
@@ -527,11 +529,22 @@ training with optimizer and parameter offload, training FLOPs and time, INT4 wei
 KV cache and chunked prefill, dataset and checkpoints (bank-style text values)."""
 
 
-def _footprint_case() -> Callable[[], float]:
-    """Seconds per footprint estimate with every option on (best of 5 repeats)."""
+EVERY_OPTION_ADAPTERS = {
+    **EVERY_OPTION,
+    "training": {**{k: v for k, v in EVERY_OPTION["training"].items() if k != "precision"},
+                 "finetune": "qlora", "lora_rank": "16", "lora_targets": "all"},
+    "inference": {**EVERY_OPTION["inference"], "weights": "gptq-int4"},
+}
+"""The same scenario with adapters (issue 12's benchmark, second row): QLoRA r 16 on every
+linear layer (with the default mixed BF16: LoRA refuses FP8 training) and GPTQ INT4 weights
+(a named scheme, group size 128) instead of plain INT4; the rest as :data:`EVERY_OPTION`."""
+
+
+def _footprint_case(mapping: dict[str, Any]) -> Callable[[], float]:
+    """Seconds per footprint estimate of the scenario ``mapping`` (best of 5 repeats)."""
     from quiz.footprint import FootprintSpec, estimate
 
-    spec = FootprintSpec.from_mapping(EVERY_OPTION)
+    spec = FootprintSpec.from_mapping(mapping)
     estimate(spec)
 
     def case() -> float:
@@ -594,6 +607,9 @@ def table(samples: dict[str, list[float]], sizes: list[int]) -> list[Row]:
     estimate_s = med(samples["footprint"])
     rows.append(Row("one footprint estimate, all options on", f"{estimate_s * 1e6:.0f} µs",
                     estimate_s / 100e-6, "100 µs", 1.0))
+    estimate_s = med(samples["footprint adapters"])
+    rows.append(Row("one footprint estimate, all options on, QLoRA + GPTQ",
+                    f"{estimate_s * 1e6:.0f} µs", estimate_s / 100e-6, "100 µs", 1.0))
     return rows
 
 

@@ -25,10 +25,11 @@ def test_benchmark_runs_and_prints_every_figure(tmp_path: Path) -> None:
                    "key: tick, 12 questions", "key: open summary, 12 questions",
                    "key: start session, 12 questions", "imports before first paint",
                    "committing an answer",
-                   "one footprint estimate"):
+                   "one footprint estimate, all options on |",
+                   "one footprint estimate, all options on, QLoRA + GPTQ |"):
         assert f"| {figure}" in table, f"{figure!r} missing from:\n{table}"
     ratios = [float(r) for r in re.findall(r"\| (\d+\.\d\d) × ", table)]
-    assert len(ratios) == 18 and all(r > 0 for r in ratios)
+    assert len(ratios) == 19 and all(r > 0 for r in ratios)
     assert ("MISSED" in table) == (out.returncode == 1)
     # The generated bank is a valid one, with the id scheme the generator promises.
     bank = (tmp_path / "library-12" / "bank-00.yaml").read_text(encoding="utf-8")

@@ -90,6 +90,11 @@ _ROOFLINE = ("roofline (Williams, Waterman and Patterson 2009); Pope et al. 2022
              "Scaling Transformer Inference, sec. 2")
 
 
+_set = object.__setattr__
+"""Sets a slot of an immutable :class:`Quantity` (bound once, as in
+:mod:`quiz.footprint.report`)."""
+
+
 class Quantity:
     """One compute figure (immutable).
 
@@ -111,10 +116,10 @@ class Quantity:
 
     def __init__(self, name: str, value: int, formula: str | Callable[[], str],
                  source: str) -> None:
-        object.__setattr__(self, "name", name)
-        object.__setattr__(self, "value", value)
-        object.__setattr__(self, "_formula", formula)
-        object.__setattr__(self, "source", source)
+        _set(self, "name", name)
+        _set(self, "value", value)
+        _set(self, "_formula", formula)
+        _set(self, "source", source)
 
     @property
     def formula(self) -> str:
@@ -122,7 +127,7 @@ class Quantity:
         text = self._formula
         if not isinstance(text, str):
             text = text()
-            object.__setattr__(self, "_formula", text)
+            _set(self, "_formula", text)
         return text
 
     def __setattr__(self, key: str, value: object) -> None:

@@ -103,8 +103,18 @@ def scheme_plan(spec: InferenceSpec, r: ResolvedModel) -> WeightPlan | None:
     formats fp32 … int4): exact with an architecture, every parameter quantized without."""
     if spec.weights not in SCHEMES:
         return None
+    key = (spec.weights, spec.group_size)
+    if _LAST_PLAN and _LAST_PLAN[0][0] is r and _LAST_PLAN[0][1] == key:
+        return _LAST_PLAN[0][2]
     arch = r.arch if r.counts is not None else None
-    return weight_plan(spec.weights, arch, r.params, spec.group_size)
+    plan = weight_plan(spec.weights, arch, r.params, spec.group_size)
+    _LAST_PLAN[:] = [(r, key, plan)]
+    return plan
+
+
+_LAST_PLAN: list[tuple[ResolvedModel, tuple[str, int], WeightPlan]] = []
+"""The last answer of :func:`scheme_plan` with the resolved model it was for (resolutions are
+cached): an estimate asks four times, and a hit does not hash the architecture again."""
 
 
 def group_meta_bits(spec: InferenceSpec) -> tuple[int, int]:

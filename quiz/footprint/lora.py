@@ -310,15 +310,24 @@ _WHOLE: dict[tuple[object, ...], tuple[int, int, int, int]] = {}
 the fewest-GPU search asks for the states at many data-parallel sizes."""
 
 
+_LAST_WHOLE: list[tuple[ResolvedModel, tuple[object, ...], tuple[int, int, int, int]]] = []
+"""The last answer of :func:`_whole` with the resolved model it was for (resolutions are cached,
+so an estimate and the next one share it): no hashing of the architecture on a hit."""
+
+
 def _whole(t: TrainingSpec, r: ResolvedModel) -> tuple[int, int, int, int]:
-    key = (r.arch, r.params, t.finetune, t.lora_rank, t.lora_targets, t.double_quant,
-           t.precision, t.optimizer)
+    fields = (r.params, t.finetune, t.lora_rank, t.lora_targets, t.double_quant, t.precision,
+              t.optimizer)
+    if _LAST_WHOLE and _LAST_WHOLE[0][0] is r and _LAST_WHOLE[0][1] == fields:
+        return _LAST_WHOLE[0][2]
+    key = (r.arch, *fields)
     found = _WHOLE.get(key)
     if found is None:
         if len(_WHOLE) >= 256:
             _WHOLE.clear()
         found = _WHOLE[key] = (trainable_params(t, r), *base_bytes(t, r),
                                adapter_optimizer_bytes(t, r))
+    _LAST_WHOLE[:] = [(r, fields, found)]
     return found
 
 
@@ -327,12 +336,18 @@ def adapter_states(t: TrainingSpec, r: ResolvedModel, dp: int) -> AdapterStates:
     shards it), the adapters' working weights (ZeRO-3), gradients (ZeRO-2), FP32 master copy and
     optimizer states (ZeRO-1), each split over tp × pp first."""
     n, weights, constants, optimizer = _whole(t, r)
+    # shard_count depends on the stage only through zero ≥ stage: the adapters' share at stage
+    # 3 is also the one at stage 2 unless zero is 2, and at stage 2 the one at 1 unless zero is 1
+    n3 = shard_count(t, n, 3, dp)
+    n2 = shard_count(t, n, 2, dp) if t.zero == 2 else n3
+    n1 = shard_count(t, n, 1, dp) if t.zero == 1 else n2
+    wd = weight_dtype(t)
     return AdapterStates(
         base=shard_count(t, weights, 3, dp),
         constants=shard_count(t, constants, 3, dp) if constants else 0,
-        adapter=shard_count(t, n, 3, dp) * _BYTES[weight_dtype(t)],
-        gradients=shard_count(t, n, 2, dp) * _BYTES[grad_dtype(t)],
-        master=shard_count(t, n, 1, dp) * 4 if has_master(t) else 0,
+        adapter=n3 * _BYTES[wd],
+        gradients=n2 * _BYTES[grad_dtype(t)],
+        master=n1 * 4 if has_master(t) else 0,
         optimizer=shard_count(t, optimizer, 1, dp),
     )
 
@@ -367,18 +382,34 @@ def activation_change(t: TrainingSpec, r: ResolvedModel, recompute: str) -> Frac
 
     if recompute == "full" or not (r.layers and r.hidden and r.heads):
         return Fraction(0)
-    arch = _arch(r)
-    targets = set(targets_of(arch, t.lora_targets))
-    e = activation_value_bytes(t.precision)
-    sbh = t.seq_len * t.micro_batch * r.hidden
-    tp, sp = t.tp, t.sequence_parallel
+    fields = (t.lora_targets, activation_value_bytes(t.precision), t.seq_len * t.micro_batch,
+              t.tp, t.sequence_parallel, t.lora_rank)
+    if _LAST_CHANGE and _LAST_CHANGE[0][0] is r and _LAST_CHANGE[0][1] == fields:
+        return _LAST_CHANGE[0][2]
+    change = _activation_change(_arch(r), r.layers, r.hidden, *fields)
+    _LAST_CHANGE[:] = [(r, fields, change)]
+    return change
+
+
+_LAST_CHANGE: list[tuple[ResolvedModel, tuple[str, int, int, int, bool, int], Fraction]] = []
+"""The last answer of :func:`activation_change` with the resolved model it was for (an estimate
+asks twice; a hit does not hash the architecture)."""
+
+
+@lru_cache(maxsize=256)
+def _activation_change(arch: Architecture, layers: int, hidden: int, lora_targets: str, e: int,
+                       sb: int, tp: int, sp: bool, rank: int) -> Fraction:
+    """:func:`activation_change` from what it depends on (cached: an estimate asks for it for
+    the activations item and again for the fewest-GPU search)."""
+    targets = set(targets_of(arch, lora_targets))
+    sbh = sb * hidden
     replicated = (not targets & {"q", "k", "v"}) + (not targets & {"gate", "up"})
     split = (0 if "o" in targets else 1) + (0 if "down" in targets else 4)
     dropped = Fraction(e * sbh * (replicated * (1 if sp else tp) + split), tp)
     attn = len(targets & set(ATTENTION_TARGETS))
     mlp = len(targets & set(MLP_TARGETS)) * arch.active_experts
-    added = e * t.seq_len * t.micro_batch * t.lora_rank * (attn + mlp)
-    return r.layers * (added - dropped)
+    added = e * sb * rank * (attn + mlp)
+    return layers * (added - dropped)
 
 
 def activation_change_text(t: TrainingSpec, r: ResolvedModel) -> str:
@@ -471,10 +502,12 @@ def lora_items(t: TrainingSpec, r: ResolvedModel) -> list[Item]:
 
     arch = _arch(r)
     states = adapter_states(t, r, t.dp)
-    n = trainable_params(t, r)
+    n = _whole(t, r)[0]  # trainable_params, without hashing the architecture again
     wd, gd = weight_dtype(t), grad_dtype(t)
     wb, gb = _BYTES[wd], _BYTES[gd]
     items: list[Item] = []
+    # Every formula below is a function: Item writes it when first read, so an estimate whose
+    # formulas nobody shows (the fewest-GPU search, a bank's figure check) does not format them.
 
     def split(stage: int) -> str:
         parts = []
@@ -484,66 +517,81 @@ def lora_items(t: TrainingSpec, r: ResolvedModel) -> list[Item]:
             parts.append(f"÷ {format_count(t.dp)} (ZeRO-{t.zero} over dp {format_count(t.dp)})")
         return (" " + " ".join(parts) + ", largest shard") if parts else ""
 
-    adapters = count_noun(n, "adapter param")
+    def adapters() -> str:
+        return count_noun(n, "adapter param")
+
     if t.finetune == "lora":
         items.append(Item(
             "weights", states.base,
-            f"frozen base: {count_noun(r.params, 'param')} × {wb} bytes ({wd.upper()}){split(3)}"
-            "; no gradients or optimizer states",
+            lambda: f"frozen base: {count_noun(r.params, 'param')} × {wb} bytes "
+            f"({wd.upper()}){split(3)}; no gradients or optimizer states",
             f"{LORA_SRC}; {ZERO_SRC}"))
     else:
         base = qlora_base(arch, t.double_quant)
         items.append(Item(
             "weights", states.base,
-            f"frozen base: {count_noun(base.values, 'weight')} of the linear layers in NF4 × "
-            f"½ byte + {count_noun(base.kept, 'param')} (embeddings, LM head, norms) × {wb} "
-            f"bytes ({wd.upper()}){split(3)}",
+            lambda: f"frozen base: {count_noun(base.values, 'weight')} of the linear layers in "
+            f"NF4 × ½ byte + {count_noun(base.kept, 'param')} (embeddings, LM head, norms) × "
+            f"{wb} bytes ({wd.upper()}){split(3)}",
             f"{QLORA_SRC}; {BNB_LOAD_SRC}"))
-        tensors = count_noun(base.tensors, "tensor")
-        if t.double_quant:
-            const = (f"{count_noun(base.blocks, 'block')} of 64 × 1 byte (8-bit absmax) + an "
-                     f"FP32 scale per 256 blocks, and for each of {tensors} an FP32 offset and "
-                     "the 16- and 256-entry FP32 code tables")
-        else:
-            const = (f"{count_noun(base.blocks, 'block')} of 64 × 4 bytes (FP32 absmax) + the "
-                     f"16-entry FP32 code table of each of {tensors}")
-        items.append(Item("quantization_overhead", states.constants,
-                          f"NF4 constants: {const}{split(3)}", NF4_SRC))
+
+        def constants() -> str:
+            tensors = count_noun(base.tensors, "tensor")
+            if t.double_quant:
+                const = (f"{count_noun(base.blocks, 'block')} of 64 × 1 byte (8-bit absmax) + "
+                         f"an FP32 scale per 256 blocks, and for each of {tensors} an FP32 "
+                         "offset and the 16- and 256-entry FP32 code tables")
+            else:
+                const = (f"{count_noun(base.blocks, 'block')} of 64 × 4 bytes (FP32 absmax) + "
+                         f"the 16-entry FP32 code table of each of {tensors}")
+            return f"NF4 constants: {const}{split(3)}"
+
+        items.append(Item("quantization_overhead", states.constants, constants, NF4_SRC))
     items.append(Item(
         "adapter_weights", states.adapter,
-        f"{adapters} = {adapter_shapes_text(t, r)} × {wb} bytes ({wd.upper()}){split(3)}",
+        lambda: f"{adapters()} = {adapter_shapes_text(t, r)} × {wb} bytes ({wd.upper()})"
+        f"{split(3)}",
         f"{LORA_SRC}; {PEFT_SRC}"))
     items.append(Item(
         "gradients", states.gradients,
-        f"{adapters} × {gb} bytes ({gd.upper()} gradients; none for the frozen base)"
+        lambda: f"{adapters()} × {gb} bytes ({gd.upper()} gradients; none for the frozen base)"
         f"{split(2)}", f"{LORA_SRC}; {ZERO_SRC}"))
     if has_master(t):
         items.append(Item(
             "master_weights", states.master,
-            f"{adapters} × 4 bytes (FP32 master copy of the adapters){split(1)}",
+            lambda: f"{adapters()} × 4 bytes (FP32 master copy of the adapters){split(1)}",
             f"{MIXED_SRC}; {ZERO_SRC}"))
     sb = state_bytes(t)
     dtype = "FP32" if sb == 4 else "BF16"
     opt = t.optimizer
     if opt == "sgd":
-        formula, source = "plain SGD keeps no optimizer state", "PyTorch torch.optim.SGD"
+        source = "PyTorch torch.optim.SGD"
     elif opt == "sgd-momentum":
-        formula = f"{adapters} × {sb} bytes ({dtype} momentum)"
         source = "Sutskever et al. 2013; PyTorch torch.optim.SGD momentum_buffer"
     elif opt in ("adam", "adamw"):
-        formula = f"{adapters} × {2 * sb} bytes ({dtype} momentum {sb} + variance {sb})"
         source = f"Kingma & Ba 2015 (Adam), Loshchilov & Hutter 2019 (AdamW); {ZERO_SRC}"
     elif opt == "adam-8bit":
-        blocks = -(-n // ADAM_8BIT_BLOCK)
-        formula = (f"2 states × ({adapters} × 1 byte + {count_noun(blocks, 'block')} of "
-                   f"{format_count(ADAM_8BIT_BLOCK)} × 4-byte FP32 absmax)")
         source = ADAM_8BIT_SRC
     else:
-        formula = (f"row and column statistics of each A (r × d_in) and B (d_out × r) × {sb} "
-                   f"bytes ({dtype})")
         source = "Shazeer & Stern 2018, Adafactor, sec. 3 (Algorithm 4)"
-    items.append(Item("optimizer_states", states.optimizer,
-                      f"adapters only: {formula}{split(1)}", source))
+
+    def optimizer() -> str:
+        if opt == "sgd":
+            formula = "plain SGD keeps no optimizer state"
+        elif opt == "sgd-momentum":
+            formula = f"{adapters()} × {sb} bytes ({dtype} momentum)"
+        elif opt in ("adam", "adamw"):
+            formula = f"{adapters()} × {2 * sb} bytes ({dtype} momentum {sb} + variance {sb})"
+        elif opt == "adam-8bit":
+            blocks = -(-n // ADAM_8BIT_BLOCK)
+            formula = (f"2 states × ({adapters()} × 1 byte + {count_noun(blocks, 'block')} of "
+                       f"{format_count(ADAM_8BIT_BLOCK)} × 4-byte FP32 absmax)")
+        else:
+            formula = (f"row and column statistics of each A (r × d_in) and B (d_out × r) × "
+                       f"{sb} bytes ({dtype})")
+        return f"adapters only: {formula}{split(1)}"
+
+    items.append(Item("optimizer_states", states.optimizer, optimizer, source))
     return items
 
 

@@ -37,7 +37,7 @@ code table, copied per tensor; QLoRA, Dettmers et al. 2023, sec. 3 "Double Quant
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
@@ -633,6 +633,15 @@ class WeightPlan:
     kept_params: int
     kept_bits: int
     exact: bool
+    _matrices: TensorBytes = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # The sum of the groups, once: a plan is cached (weight_plan) and every estimate reads
+        # its weights and overhead bytes several times.
+        total = ZERO_BYTES
+        for g in self.groups:
+            total = total + g.bytes
+        object.__setattr__(self, "_matrices", total)
 
     @property
     def overhead_known(self) -> bool:
@@ -647,10 +656,7 @@ class WeightPlan:
     @property
     def matrices(self) -> TensorBytes:
         """Bytes of all matrices in ``groups``."""
-        total = ZERO_BYTES
-        for g in self.groups:
-            total = total + g.bytes
-        return total
+        return self._matrices
 
     @property
     def kept_bytes(self) -> int:

@@ -121,6 +121,11 @@ bytes on disk. ``compute.<name>``: a compute figure in its unit (FLOPs, seconds,
 second, sequences; see :data:`quiz.footprint.compute.UNITS`)."""
 
 
+_set = object.__setattr__
+"""Sets a slot of an immutable object (bound once: an estimate makes ~30 items, and looking
+``object.__setattr__`` up each time costs more than the assignments)."""
+
+
 class Item:
     """One line of an estimate (immutable).
 
@@ -143,10 +148,10 @@ class Item:
 
     def __init__(self, name: str, bytes: int, formula: str | Callable[[], str],
                  source: str) -> None:
-        object.__setattr__(self, "name", name)
-        object.__setattr__(self, "bytes", bytes)
-        object.__setattr__(self, "_formula", formula)
-        object.__setattr__(self, "source", source)
+        _set(self, "name", name)
+        _set(self, "bytes", bytes)
+        _set(self, "_formula", formula)
+        _set(self, "source", source)
 
     @property
     def formula(self) -> str:
@@ -154,7 +159,7 @@ class Item:
         text = self._formula
         if not isinstance(text, str):
             text = text()
-            object.__setattr__(self, "_formula", text)
+            _set(self, "_formula", text)
         return text
 
     def with_source(self, source: str) -> Item:
@@ -291,7 +296,7 @@ class PhaseEstimate:
         text = self.convention_text
         if not isinstance(text, str):
             text = text()
-            object.__setattr__(self, "convention_text", text)
+            _set(self, "convention_text", text)
         return text
 
     @property
@@ -300,7 +305,7 @@ class PhaseEstimate:
         text = self.setup_text
         if not isinstance(text, str):
             text = text()
-            object.__setattr__(self, "setup_text", text)
+            _set(self, "setup_text", text)
         return text
 
     def item(self, name: str) -> Item | None:

@@ -96,28 +96,26 @@ def storage_items(spec: FootprintSpec, r: ResolvedModel) -> tuple[list[Item], li
     if "inference" in phases:
         weights, overhead = weight_bytes(spec.inference, r)
         fmt = spec.inference.weights
-        extra = ""
-        if overhead:
-            extra = f" + {count_noun(overhead, 'byte')} of quantization scales and zero points"
         scheme = SCHEMES.get(fmt)
-        if scheme is None:
-            what = f"{fmt.upper()} weights{extra} ({WEIGHT_BITS[fmt]}-bit format"
-            src = "the served checkpoint (e.g. safetensors) holds the weights and their scales"
-        elif scheme.layout is None:
-            what = f"{scheme.label} tensors{extra} (GGUF file, without its metadata"
+        if scheme is not None and scheme.layout is None:
             src = ("the GGUF file holds the tensors and a small header (tokenizer, "
                    "hyperparameters): about a megabyte for a 32k vocabulary")
         else:
-            what = f"{scheme.label} weights{extra} ({WEIGHT_BITS[fmt]}-bit values"
             src = "the served checkpoint (e.g. safetensors) holds the weights and their scales"
-        items.append(
-            Item(
-                "inference_artifact",
-                weights + (overhead or 0),
-                lambda: f"{count_noun(weights, 'byte')} of {what}, as in the inference phase)",
-                src,
-            )
-        )
+
+        def artifact() -> str:  # built when first read (Item)
+            extra = ""
+            if overhead:
+                extra = f" + {count_noun(overhead, 'byte')} of quantization scales and zero points"
+            if scheme is None:
+                what = f"{fmt.upper()} weights{extra} ({WEIGHT_BITS[fmt]}-bit format"
+            elif scheme.layout is None:
+                what = f"{scheme.label} tensors{extra} (GGUF file, without its metadata"
+            else:
+                what = f"{scheme.label} weights{extra} ({WEIGHT_BITS[fmt]}-bit values"
+            return f"{count_noun(weights, 'byte')} of {what}, as in the inference phase)"
+
+        items.append(Item("inference_artifact", weights + (overhead or 0), artifact, src))
     return items, omitted
 
 
@@ -151,13 +149,6 @@ def checkpoint_bytes(spec: FootprintSpec, r: ResolvedModel,
     return st.checkpoints * one
 
 
-def adapter_optimizer_bytes_of(spec: FootprintSpec, r: ResolvedModel) -> int:
-    """Optimizer-state bytes of all adapters of ``spec`` (one copy, unsharded)."""
-    from quiz.footprint.lora import adapter_states
-
-    return adapter_states(whole_model(spec.training), r, 1).optimizer
-
-
 def _checkpoint_item(
     spec: FootprintSpec, r: ResolvedModel, items: list[Item], omitted: list[Omitted]
 ) -> None:
@@ -165,8 +156,7 @@ def _checkpoint_item(
     psi = r.params
     wd = weight_dtype(t)
     wb = _BYTES[wd]
-    n = st.checkpoints
-    times = count_noun(n, "checkpoint")
+    times = count_noun(st.checkpoints, "checkpoint")
     whole = whole_model(t)
     total = checkpoint_bytes(spec, r, whole)
     if total is None:
@@ -184,26 +174,30 @@ def _checkpoint_item(
     if t.finetune != "full":
         from quiz.footprint.lora import PEFT_SAVE_SRC, trainable_params
 
-        adapters = count_noun(trainable_params(t, r), "adapter param")
-        if st.checkpoint_kind == "weights":
-            what = f"{adapters} × {wb} bytes ({wd.upper()} adapters only)"
-        else:
-            opt = adapter_optimizer_bytes_of(spec, r)
-            per_param = wb + (4 if has_master(t) else 0)
-            kind = f"{wd.upper()} adapters" + (" + FP32 master" if has_master(t) else "")
-            what = (f"{adapters} × {per_param} bytes ({kind}) + {count_noun(opt, 'byte')} of "
-                    f"{t.optimizer} states")
-        items.append(Item(
-            "checkpoints", total,
-            f"{times} × ({what}); the frozen base is not saved (it is the published model)",
-            PEFT_SAVE_SRC))
+        def adapter_formula() -> str:  # built when first read (Item)
+            adapters = count_noun(trainable_params(t, r), "adapter param")
+            if st.checkpoint_kind == "weights":
+                what = f"{adapters} × {wb} bytes ({wd.upper()} adapters only)"
+            else:
+                from quiz.footprint.lora import adapter_states
+
+                opt = adapter_states(whole, r, 1).optimizer
+                per_param = wb + (4 if has_master(t) else 0)
+                kind = f"{wd.upper()} adapters" + (" + FP32 master" if has_master(t) else "")
+                what = (f"{adapters} × {per_param} bytes ({kind}) + {count_noun(opt, 'byte')} "
+                        f"of {t.optimizer} states")
+            return (f"{times} × ({what}); the frozen base is not saved (it is the published "
+                    "model)")
+
+        items.append(Item("checkpoints", total, adapter_formula, PEFT_SAVE_SRC))
         return
     if st.checkpoint_kind == "weights":
         items.append(
             Item(
                 "checkpoints",
                 total,
-                f"{times} × {count_noun(psi, 'param')} × {wb} bytes ({wd.upper()} weights only)",
+                lambda: f"{times} × {count_noun(psi, 'param')} × {wb} bytes ({wd.upper()} "
+                "weights only)",
                 "weights-only export (e.g. safetensors of the model state dict)",
             )
         )

@@ -185,8 +185,9 @@ def activation_bytes(t: TrainingSpec, r: ResolvedModel, recompute: str | None = 
     if t.finetune != "full":
         from quiz.footprint.lora import activation_change
 
-        exact = Fraction(r.layers * num, den) + activation_change(t, r, mode)
-        return -(-exact.numerator // exact.denominator)
+        change = activation_change(t, r, mode)  # ⌈L·num/den + p/q⌉ in integers
+        q = change.denominator
+        return -(-(r.layers * num * q + change.numerator * den) // (den * q))
     return -(-r.layers * num // den)
 
 
