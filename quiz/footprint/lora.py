@@ -331,10 +331,30 @@ def _whole(t: TrainingSpec, r: ResolvedModel) -> tuple[int, int, int, int]:
     return found
 
 
+_STATES: dict[tuple[object, ...], AdapterStates] = {}
+"""Answers of :func:`adapter_states` for the resolved model in :data:`_STATES_MODEL`, by ``dp``
+and every field value of the training spec (an estimate asks three to five times: items,
+fewest-GPU search, checkpoints)."""
+_STATES_MODEL: list[ResolvedModel] = []
+
+
 def adapter_states(t: TrainingSpec, r: ResolvedModel, dp: int) -> AdapterStates:
     """The model states per device with ``dp`` data-parallel devices: the frozen base (ZeRO-3
     shards it), the adapters' working weights (ZeRO-3), gradients (ZeRO-2), FP32 master copy and
     optimizer states (ZeRO-1), each split over tp × pp first."""
+    if not (_STATES_MODEL and _STATES_MODEL[0] is r):  # resolutions are cached: rarely new
+        _STATES.clear()
+        _STATES_MODEL[:] = [r]
+    key = (dp, *t.__dict__.values())  # a frozen pydantic model: its field values
+    found = _STATES.get(key)
+    if found is None:
+        if len(_STATES) >= 256:
+            _STATES.clear()
+        found = _STATES[key] = _adapter_states(t, r, dp)
+    return found
+
+
+def _adapter_states(t: TrainingSpec, r: ResolvedModel, dp: int) -> AdapterStates:
     n, weights, constants, optimizer = _whole(t, r)
     # shard_count depends on the stage only through zero ≥ stage: the adapters' share at stage
     # 3 is also the one at stage 2 unless zero is 2, and at stage 2 the one at 1 unless zero is 1
