@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from quiz import __version__
+from quiz.wording import plural as _plural
 
 if TYPE_CHECKING:
     from quiz.bank.library import Diagnostic
@@ -85,10 +86,6 @@ def _validate_parser() -> argparse.ArgumentParser:
     parser.add_argument("--rules", action="store_true",
                         help="list the lint rules with what each checks, then exit")
     return parser
-
-
-def _plural(n: int, noun: str) -> str:
-    return f"{n} {noun}{'s' * (n != 1)}"
 
 
 def _split(entries: Sequence[str]) -> list[str]:
@@ -249,15 +246,20 @@ def run_import(argv: Sequence[str]) -> int:
     for source, note in report.notes:
         where = f"{source}:{note.line}" if note.line else source
         print(f"{where}: {note.severity}: {note.message}")
-    skipped = sum(note.severity == "error" for _, note in report.notes)
+    # An error note skips one question, or (line 0) a whole file that could not be read.
+    errors = [note for _, note in report.notes if note.severity == "error"]
+    skipped = [_plural(n, noun) for n, noun in (
+        (sum(note.line > 0 for note in errors), "question"),
+        (sum(note.line == 0 for note in errors), "file")) if n]
     if not report.imported:
-        skipped_note = f" ({_plural(skipped, 'question')} skipped)" if skipped else ""
+        skipped_note = f" ({' and '.join(skipped)} skipped)" if skipped else ""
         print(f"nothing imported{skipped_note}; {to} is unchanged")
         return EXIT_ERRORS
     how = "created" if report.created else "appended to"
     print(f"{to}:{report.line}: imported {_plural(len(report.imported), 'question')} ({how} "
-          f"the bank){f', skipped {skipped}' if skipped else ''}; next: quiz validate {to}")
-    return EXIT_ERRORS if skipped else EXIT_OK
+          f"the bank){', skipped ' + ' and '.join(skipped) if skipped else ''}; "
+          f"next: quiz validate {to}")
+    return EXIT_ERRORS if errors else EXIT_OK
 
 
 def run_export(argv: Sequence[str]) -> int:

@@ -15,6 +15,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from quiz.wording import plural
+
 if TYPE_CHECKING:
     from quiz.bank.library import Diagnostic, Library
     from quiz.study.store import Store
@@ -175,15 +177,17 @@ def _reset(store: Store, *, assume_yes: bool) -> int:
             print("quiz: --reset asks for confirmation; without a terminal add --yes",
                   file=sys.stderr)
             return EXIT_USAGE
-        reply = input(f"Delete {n_sessions} sessions and {n_answers} answers, with every "
-                      "review schedule? A backup is made first. Type 'yes' to confirm: ")
+        reply = input(f"Delete {plural(n_sessions, 'session')} and "
+                      f"{plural(n_answers, 'answer')}, with every review schedule? A backup is "
+                      "made first. Type 'yes' to confirm: ")
         if reply.strip().lower() != "yes":
             print("Nothing deleted.")
             return EXIT_OK
     stamp = utc_now().strftime("%Y%m%dT%H%M%SZ")
     backup = store.backup(backups_dir(store.path.parent) / f"progress-{stamp}.db")
     store.reset()
-    print(f"Deleted {n_sessions} sessions and {n_answers} answers. Backup: {backup}")
+    print(f"Deleted {plural(n_sessions, 'session')} and {plural(n_answers, 'answer')}. "
+          f"Backup: {backup}")
     return EXIT_OK
 
 
@@ -193,7 +197,7 @@ def format_stats(stats: object) -> str:
 
     assert isinstance(stats, Stats)
     lines = [f"Questions: {stats.seen} seen, {stats.mastered} mastered, {stats.due} due today, "
-             f"of {stats.questions}; {stats.answers} answers given", ""]
+             f"of {stats.questions}; {plural(stats.answers, 'answer')} given", ""]
     width = max([len(t.name) for t in stats.topics] + [5])
     lines.append(f"{'Topic':<{width}}  {'Accuracy':>8}  {'Answers':>7}  {'Seen':>9}  "
                  f"{'Mastered':>8}  {'Due':>4}")

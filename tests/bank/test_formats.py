@@ -436,3 +436,23 @@ def test_export_refuses_to_replace_without_force(tmp_path: Path,
     assert main(["export", str(ROOT / "question_bank"), "--to", str(out), "--force"]) == 0
     assert out.read_text(encoding="utf-8").startswith("// quiz-bank: ")
     assert main(["export", str(ROOT / "question_bank"), "--to", str(tmp_path / "x.aiken")]) == 2
+
+
+def test_import_summary_counts_skipped_questions_and_unread_files_apart(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An unreadable file is one file skipped, not one question; a bad question is a question."""
+    missing = tmp_path / "nosuch.aiken"
+    bank = tmp_path / "b.yaml"
+    assert main(["import", str(missing), "--to", str(bank)]) == 1
+    assert "nothing imported (1 file skipped);" in capsys.readouterr().out
+    assert not bank.exists()
+    (tmp_path / "q.aiken").write_text(AIKEN, encoding="utf-8")
+    assert main(["import", str(tmp_path / "q.aiken"), str(missing), "--to", str(bank)]) == 1
+    out = capsys.readouterr().out
+    assert "imported 1 question (created the bank), skipped 5 questions and 1 file; next:" in out
+
+
+def test_plural_says_one_answer_and_two_answers() -> None:
+    from quiz.wording import plural
+
+    assert [plural(n, "answer") for n in (0, 1, 2)] == ["0 answers", "1 answer", "2 answers"]

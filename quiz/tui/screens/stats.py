@@ -16,6 +16,7 @@ from quiz.study.stats import Stats, compute
 from quiz.study.store import Store
 from quiz.tui.content import assemble, literal
 from quiz.tui.widgets.bars import bar, sparkline
+from quiz.wording import plural
 
 RECENT_SESSIONS = 10
 """Sessions listed on the dashboard (``quiz stats`` lists all)."""
@@ -41,7 +42,8 @@ class StatsScreen(Screen[None]):
         with VerticalScroll(id="stats-body"):
             yield Static(assemble(("Questions ", "bold"),
                                   f"{st.seen} seen · {st.mastered} mastered · {st.due} due "
-                                  f"today · of {st.questions} · {st.answers} answers given"),
+                                  f"today · of {st.questions} · "
+                                  f"{plural(st.answers, 'answer')} given"),
                          id="stats-overview", markup=False)
             yield Static("Accuracy per topic (trend: one mark per session, oldest first)",
                          classes="section-title", markup=False)
