@@ -81,7 +81,7 @@ def estimate(spec: FootprintSpec) -> Report:
     omitted: list[Omitted] = []
     training = inference = None
     if spec.phase != "inference":
-        training = _training(spec.training, r, gpu, omitted, spec.overhead)
+        training = _training(spec.training, r, gpu, omitted, spec.overhead, spec.units)
     if spec.phase != "training":
         inference = _inference(spec, r, gpu, omitted)
     s_items, s_omitted = storage_items(spec, r)
@@ -198,7 +198,7 @@ def overhead_item(overhead: int, gpus: int = 1) -> Item:
 
 def _training(
     t: TrainingSpec, r: ResolvedModel, gpu: GpuPreset | None, omitted: list[Omitted],
-    overhead: int = 0,
+    overhead: int = 0, units: str = "GB",
 ) -> PhaseEstimate:
     paper, missing = training_items(t, r)
     omitted.extend(missing)
@@ -220,7 +220,7 @@ def _training(
         if t.finetune != "full" and needed is None:
             from quiz.footprint.lora_notes import fit_advice
 
-            advice = fit_advice(t, r, gpu.memory_bytes - overhead) or advice
+            advice = fit_advice(t, r, gpu.memory_bytes - overhead, units) or advice
     has_activations = any(i.name == "activations" for i in items)
 
     def convention() -> str:  # written when first read (PhaseEstimate.convention)

@@ -62,6 +62,8 @@ def explain_notes(report: Report, *, units: str = "GB") -> list[str]:
         return format_bytes(n, units)
 
     if report.training is not None:
+        from quiz.footprint.fp8 import fp8_note, is_fp8
+
         t = spec.training
         if (t.optimizer in ("adam", "adamw") and has_master(t) and t.convention == "paper"
                 and t.finetune == "full"):
@@ -77,6 +79,8 @@ def explain_notes(report: Report, *, units: str = "GB") -> list[str]:
                 "(4-byte gradients by default); the Ultra-Scale Playbook gets 20 when FP32 "
                 f"gradient copies are kept beside the 16-bit ones → {b(20 * psi)}. "
                 "--grad-precision fp32 gives the 18-byte count."
+                + (" The FP8 copy of the GEMM weights (1 byte each, a separate item) comes on top "
+                   "of these counts." if is_fp8(t) else "")
             )
         r = spec.resolved
         vals = {mode: activation_bytes(t, r, mode) for mode in ("none", "selective", "full")}
@@ -90,7 +94,6 @@ def explain_notes(report: Report, *, units: str = "GB") -> list[str]:
                 f"'selective' does. This case: none {b(vals['none'] or 0)}, selective "
                 f"{b(vals['selective'] or 0)}, full {b(vals['full'] or 0)} per device."
             )
-        from quiz.footprint.fp8 import fp8_note, is_fp8
         from quiz.footprint.offload import convention_note, offload_note
 
         if is_fp8(t):

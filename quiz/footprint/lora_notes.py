@@ -115,10 +115,11 @@ def explain_notes(report: Report, b: Callable[[int], str]) -> list[str]:
     return notes
 
 
-def fit_advice(t: TrainingSpec, r: ResolvedModel, memory: int) -> str:
+def fit_advice(t: TrainingSpec, r: ResolvedModel, memory: int, units: str = "GB") -> str:
     """When an adapter fine-tuning does not fit in ``memory`` bytes per device at any
-    data-parallel size: the recomputation modes that would make it fit, with their totals
-    (activations are most of an adapter fine-tuning's memory); empty when none would."""
+    data-parallel size: the recomputation modes that would make it fit, with their totals in
+    ``units`` (``"GB"`` or ``"GiB"``, the report's; activations are most of an adapter
+    fine-tuning's memory); empty when none would."""
 
     from quiz.footprint.offload import gpu_state_bytes
     from quiz.footprint.training import state_bytes_by_item
@@ -130,7 +131,7 @@ def fit_advice(t: TrainingSpec, r: ResolvedModel, memory: int) -> str:
             continue
         total = states + (activation_bytes(t, r, mode) or 0) + extra_activation_bytes(t, r)
         if total <= memory:
-            fits.append(f"--recompute {mode} gives {format_bytes(total, 'GB')} per device")
+            fits.append(f"--recompute {mode} gives {format_bytes(total, units)} per device")
     if not fits:
         return ""
     return ("the adapters' states are small, the activations are not: " + " and ".join(fits)

@@ -522,15 +522,15 @@ def bytes_per_param_text(t: TrainingSpec, r: ResolvedModel) -> str:
     parts = bytes_per_param(t)
     fixed = sum(p for p, _ in parts)
     terms = " + ".join(f"{p} ({w})" for p, w in parts)
-    if is_fp8(t):
-        terms += " + an FP8 copy of each GEMM weight (1 byte)"
+    # FP8 training's copy is per GEMM weight, not per parameter: named beside the sum, not in it.
+    fp8 = ", plus an FP8 copy of each GEMM weight (1 byte per GEMM weight)" if is_fp8(t) else ""
     if t.optimizer not in ("adam-8bit", "adafactor"):
-        return f"{fixed} bytes/param = {terms}"
+        return f"{fixed} bytes/param = {terms}{fp8}"
     whole = t.model_copy(update={"dp": 1, "tp": 1, "pp": 1, "zero": 0, "ep": 1})
     opt = optimizer_bytes_per_device(whole, r, 1)
     if opt is None:
         return (f"{fixed} bytes/param = {terms}, plus Adafactor's factored states (not "
-                "estimated without an architecture)")
+                f"estimated without an architecture){fp8}")
     share = Fraction(opt, r.params)
     if t.optimizer == "adam-8bit":
         what = (f"8-bit Adam: 2 states × (1 byte + a 4-byte absmax per "
@@ -538,4 +538,5 @@ def bytes_per_param_text(t: TrainingSpec, r: ResolvedModel) -> str:
     else:
         what = "Adafactor's factored states"
     d = _places(share)
-    return f"≈{float(fixed + share):.{d}f} bytes/param = {terms} + ≈{float(share):.{d}f} ({what})"
+    return (f"≈{float(fixed + share):.{d}f} bytes/param = {terms} + ≈{float(share):.{d}f} "
+            f"({what}){fp8}")

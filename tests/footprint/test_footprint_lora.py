@@ -440,3 +440,19 @@ def test_the_readme_examples_print_what_the_readme_says() -> None:
     assert bare.training.gpus_needed is None
     assert "--recompute selective gives 13.73 GB per device and --recompute full gives 5.13 GB" \
         in bare.training.fit_advice
+
+
+def test_fit_advice_prints_the_report_units() -> None:
+    """The recomputation advice of an adapter fine-tuning that does not fit speaks the report's
+    units: 14,739,… bytes are "14.74 GB" by default and "13.73 GiB" with units GiB."""
+    by_units = {}
+    for units in ("GB", "GiB"):
+        report = estimate(FootprintSpec.from_mapping({
+            "model": "llama-2-7b", "gpu": "rtx-4090", "units": units,
+            "training": {"finetune": "lora"}}))
+        assert report.training is not None
+        by_units[units] = report.training.fit_advice
+    assert "--recompute selective gives 23.34 GB per device and --recompute full gives " \
+        "14.74 GB per device" in by_units["GB"]
+    assert "--recompute selective gives 21.74 GiB per device and --recompute full gives " \
+        "13.73 GiB per device" in by_units["GiB"]

@@ -349,3 +349,19 @@ def test_fewest_gpus_is_the_first_data_parallel_size_that_fits(s: dict, gpu: str
     fits = [estimate(spec.replace({"training": {"dp": n}})).training.headroom >= 0
             for n in (needed, needed - 1) if n >= 1]
     assert fits[0] and (len(fits) == 1 or not fits[1])
+
+
+def test_fp8_bytes_per_param_sum_equals_its_terms_and_names_the_fp8_copy_beside_it() -> None:
+    """16 = 2 + 2 + 4 + 8: the FP8 copy (1 byte per GEMM weight, not per parameter) is named
+    after the sum, never inside it, in the convention line and in the --explain note."""
+    report = estimate(FootprintSpec.from_mapping({"model": "llama-2-7b", "phase": "training",
+                                                  "training": {"precision": "mixed-fp8"}}))
+    assert report.training is not None
+    assert ("16 bytes/param = 2 (BF16 weights) + 2 (BF16 gradients) + 4 (FP32 master) + 8 "
+            "(adamw states), plus an FP8 copy of each GEMM weight (1 byte per GEMM weight)"
+            ) in report.training.convention
+    notes = " ".join(explain_notes(report))
+    assert ("--grad-precision fp32 gives the 18-byte count. The FP8 copy of the GEMM weights "
+            "(1 byte each, a separate item) comes on top of these counts.") in notes
+    bf16 = estimate(FootprintSpec.from_mapping({"model": "llama-2-7b", "phase": "training"}))
+    assert "FP8" not in " ".join(explain_notes(bf16))
