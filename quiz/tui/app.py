@@ -73,6 +73,9 @@ class QuizApp(App[int]):
 
     CSS_PATH = CSS_DIR / "app.tcss"
     TITLE = "quiz"
+    ALLOW_IN_MAXIMIZED_VIEW = "KeyBar"
+    """The key bar stays in view when a widget is maximized (the command palette's Maximize),
+    as Textual's Footer did."""
     BINDINGS = [
         Binding("ctrl+q", "request_quit", "Quit", priority=True, show=False),
         Binding("ctrl+z", "suspend", "Suspend", show=False),

@@ -20,7 +20,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Static
 
 from quiz.bank.model import OPTION_KEYS
 from quiz.bank.terminal import terminal_safe
@@ -28,7 +28,9 @@ from quiz.study.exam import ExamSession
 from quiz.study.session import SessionError
 from quiz.tui.content import assemble, literal
 from quiz.tui.widgets.bars import clock_text
+from quiz.tui.widgets.key_bar import KeyBar
 from quiz.tui.widgets.option_item import OptionItem
+from quiz.tui.widgets.title_bar import TitleBar
 
 SAVE_EVERY_TICKS = 5
 """The clock is saved every this many seconds (and on every action), so a killed exam resumes
@@ -59,7 +61,7 @@ class ExamScreen(Screen[None]):
         self._lock = asyncio.Lock()
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield TitleBar()
         with Horizontal(id="status"):
             yield Static(id="status-left", markup=False)
             yield Static(id="exam-clock", markup=False)
@@ -67,7 +69,7 @@ class ExamScreen(Screen[None]):
             yield Static(id="stem", markup=False)
             yield Static(id="hint", markup=False)
             yield Vertical(id="options")
-        yield Footer()
+        yield KeyBar()
 
     async def on_mount(self) -> None:
         self.title = terminal_safe(self.bank_title)

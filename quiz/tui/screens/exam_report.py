@@ -7,13 +7,15 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Static
 
 from quiz.study.exam import ExamItem, ExamReport
 from quiz.study.session import build_outcome
 from quiz.tui.content import assemble, literal
 from quiz.tui.widgets.bars import clock_text, score_line
+from quiz.tui.widgets.key_bar import KeyBar
 from quiz.tui.widgets.reveal import Reveal
+from quiz.tui.widgets.title_bar import TitleBar
 
 DIFFICULTY_ORDER = ("easy", "medium", "hard", "unrated")
 
@@ -39,7 +41,7 @@ class ExamReportScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         r = self.report
         s = r.score
-        yield Header()
+        yield TitleBar()
         with VerticalScroll(id="report-body"):
             yield Static(assemble(("Score ", "bold"),
                                   f"{s.correct} of {s.total} right ({r.fraction:.0%}); "
@@ -68,7 +70,7 @@ class ExamReportScreen(Screen[None]):
                          markup=False)
             for item in r.items:
                 yield self._item(item)
-        yield Footer()
+        yield KeyBar()
 
     def _item(self, item: ExamItem) -> Vertical:
         shown = item.shown

@@ -13,9 +13,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid, Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Input, Label, Select, Static
+from textual.widgets import Input, Label, Select, Static
 
 from quiz.tui.content import literal
+from quiz.tui.widgets.key_bar import KeyBar
+from quiz.tui.widgets.title_bar import TitleBar
 
 if TYPE_CHECKING:
     from quiz.footprint import FootprintSpec
@@ -106,7 +108,7 @@ class FootprintScreen(Screen["FootprintSpec"]):
         self.spec = self.base
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield TitleBar()
         with Horizontal(id="fp-main"):
             with VerticalScroll(id="fp-form-scroll"), Grid(id="fp-form"):
                 for f in self.fields:
@@ -120,7 +122,7 @@ class FootprintScreen(Screen["FootprintSpec"]):
             with VerticalScroll(id="fp-output"):
                 yield Static(id="fp-error", markup=False)
                 yield Static(id="fp-report", markup=False)
-        yield Footer()
+        yield KeyBar()
 
     def action_page_results(self, direction: int) -> None:
         """PgDn/PgUp: scroll the results a page, wherever the focus is in the form."""

@@ -18,14 +18,16 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Static
 
 from quiz.study.scheduling import RATING_NAMES
 from quiz.study.session import Outcome, SessionError, StudySession
 from quiz.tui.content import assemble, literal
 from quiz.tui.widgets.answer_options import AnswerOptions
+from quiz.tui.widgets.key_bar import KeyBar
 from quiz.tui.widgets.prose import Prose
 from quiz.tui.widgets.reveal import Reveal
+from quiz.tui.widgets.title_bar import TitleBar
 
 REPEAT_GUARD = 0.35
 """Seconds after a reveal appears during which Enter does not move on: a held or bounced Enter,
@@ -60,7 +62,7 @@ class QuestionScreen(Screen[None]):
 
     # -- layout -----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield TitleBar()
         with Horizontal(id="status"):
             yield Static(id="status-left", markup=False)
             yield Static(id="status-right", markup=False)
@@ -71,7 +73,7 @@ class QuestionScreen(Screen[None]):
             yield AnswerOptions(id="options")
             with Vertical(id="reveal"):
                 yield Reveal()
-        yield Footer()
+        yield KeyBar()
 
     async def on_mount(self) -> None:
         # The header shows the app's title: the bank title, made terminal-safe once by the app.

@@ -18,8 +18,6 @@ from textual.strip import Strip
 from textual.widgets import (
     Button,
     Checkbox,
-    Footer,
-    Header,
     Input,
     Label,
     ProgressBar,
@@ -35,7 +33,9 @@ from textual.widgets.selection_list import Selection
 from quiz.bank.library import Library
 from quiz.tui.content import assemble, literal
 from quiz.tui.messages import StartSession
+from quiz.tui.widgets.key_bar import KeyBar
 from quiz.tui.widgets.prose import Prose
+from quiz.tui.widgets.title_bar import TitleBar
 
 if TYPE_CHECKING:
     from quiz.bank.load import LoadProgress
@@ -156,7 +156,7 @@ class StartScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         lib = self.library
-        yield Header()
+        yield TitleBar()
         if self.loading_banks and not lib.banks:
             with VerticalScroll(id="start-body", can_focus=False):
                 yield Static(literal("Loading the question banks", "bold"), id="bank-title",
@@ -165,7 +165,7 @@ class StartScreen(Screen[None]):
                 yield Static("Opening the banks", id="load-status", markup=False)
             with Horizontal(id="start-actions"):
                 yield Button("Start", id="start", variant="primary", disabled=True)
-            yield Footer()
+            yield KeyBar()
             return
         # Not a focus stop itself: Tab goes from field to field, each scrolled into view.
         with VerticalScroll(id="start-body", can_focus=False):
@@ -218,7 +218,7 @@ class StartScreen(Screen[None]):
         # Outside the scroll, so focusing it never scrolls the bank's title out of view.
         with Horizontal(id="start-actions"):
             yield Button("Start", id="start", variant="primary", disabled=self.loading_banks)
-        yield Footer()
+        yield KeyBar()
 
     def _count_text(self) -> str:
         n = len(self.library.questions)

@@ -9,13 +9,15 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Static
 
 from quiz.bank.library import Library
 from quiz.study.stats import Stats, compute
 from quiz.study.store import Store
 from quiz.tui.content import assemble, literal
 from quiz.tui.widgets.bars import bar, sparkline
+from quiz.tui.widgets.key_bar import KeyBar
+from quiz.tui.widgets.title_bar import TitleBar
 from quiz.wording import plural
 
 RECENT_SESSIONS = 10
@@ -38,7 +40,7 @@ class StatsScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         st = self.stats
-        yield Header()
+        yield TitleBar()
         with VerticalScroll(id="stats-body"):
             yield Static(assemble(("Questions ", "bold"),
                                   f"{st.seen} seen · {st.mastered} mastered · {st.due} due "
@@ -81,7 +83,7 @@ class StatsScreen(Screen[None]):
                       for s in st.sessions[:RECENT_SESSIONS]]
             yield Static(literal("\n".join(recent) or "No session yet."), id="stats-sessions",
                          markup=False)
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.title = "Statistics"

@@ -15,13 +15,15 @@ from textual.screen import Screen
 from textual.strip import Strip
 from textual.style import Style
 from textual.visual import RenderOptions, Visual
-from textual.widgets import Footer, Header, OptionList, Static
+from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from quiz.bank.terminal import terminal_safe
 from quiz.study.session import Score, ShownQuestion, StudySession
 from quiz.tui.content import assemble
 from quiz.tui.messages import OpenQuestion, RetryQuestions
+from quiz.tui.widgets.key_bar import KeyBar
+from quiz.tui.widgets.title_bar import TitleBar
 
 REVIEW_LIST_LIMIT = 100
 """The review list shows at most this many questions; a line after it counts the rest (``r``
@@ -119,7 +121,7 @@ class SummaryScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         s = self.session
         score = s.score
-        yield Header()
+        yield TitleBar()
         with VerticalScroll(id="summary-body"):
             label = "This retry " if self.first_attempt is not None else "Score "
             yield Static(assemble((label, "bold"), score_line(score, self.pass_mark)),
@@ -157,7 +159,7 @@ class SummaryScreen(Screen[None]):
             else:
                 yield Static("Nothing missed. Ctrl+N starts a new session.", markup=False,
                              classes="hint")
-        yield Footer()
+        yield KeyBar()
 
     def _entry(self, shown: ShownQuestion) -> Option:
         state = "wrong" if self.session.outcome(shown) else "not answered"
