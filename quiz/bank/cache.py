@@ -4,16 +4,19 @@ user cache folder (:func:`quiz.paths.cache_dir`), so the next start skips parsin
 An entry is one file per bank path. It is served only when everything it was made from is
 unchanged: the file's resolved path, size, modification time (nanoseconds) and SHA-1 content
 hash, and the loader itself (quiz's version, the size and modification time of every module of
-``quiz.bank`` and ``quiz.footprint``, the pydantic and Python versions). The entry's own bytes
-carry a CRC-32 that is checked before they are unpickled, so a damaged entry (truncated,
-overwritten, from another version) is never served: any failure to read one is a cache miss, and
-the bank is loaded in full, as if there were no cache. Failing to write an entry (a read-only
-or full disk) is silent: the cache only ever saves time.
+``quiz.bank`` and ``quiz.footprint``, the pydantic and Python versions).
 
-Serving an entry holds neither the bank file nor the entry's bytes in memory: both are checked as
-they are read, in chunks, and the payload is unpickled from the file once its CRC matches
-(an entry is replaced by renaming, never rewritten in place, so the open file stays the one
-that was checked). The file's content hash is computed only when the rest of the key matches.
+An entry holds two sections, each with a CRC-32 of its bytes: a small **index** of plain
+values (what a start screen needs: the bank's header, question ids, topics and content hashes,
+the warnings) and the **payload** (the validated models). :meth:`BankCache.get` reads and checks
+the index only, so a start shows the library without reading or building 10,000 models, or
+even importing pydantic; :meth:`Stored.decode` reads, checks and unpickles the payload when the
+questions are first needed. A damaged entry (truncated, overwritten, from another version) is
+never served: an index that fails to read is a cache miss, and the bank is loaded in full, as
+if there were no cache; a payload that fails to read later raises, and its caller
+(:func:`quiz.bank.load.load_library`'s stored banks) loads the file in full then. Failing to
+write an entry (a read-only or full disk) is silent: the cache only ever saves time. The bank
+file is hashed only when the rest of the key matches.
 
 Entries are pickles written by this user into this user's cache folder; the CRC guards
 against damage, not against someone who can already write the user's files.
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import importlib.util
 import json
 import os
 import pickle
@@ -35,16 +39,21 @@ from typing import IO, Any
 
 from quiz import __version__
 
-FORMAT = 3
+FORMAT = 4
 """Version of the entry layout; a change makes every older entry a miss."""
 
 _MAGIC = b"quiz-bank-cache\n"
+"""An entry's first line; its second is its key (JSON); then two sections, the index and the
+payload, each a check, a length and that many bytes."""
+
 _CHECK = 4
-"""Bytes of an entry's check of its payload (a CRC-32, big-endian)."""
+"""Bytes of a section's check of its bytes (a CRC-32, big-endian: it finds every burst of up
+to 32 changed bits, and all but one in 2**32 of the rest)."""
 
+_LENGTH = 8
+"""Bytes of a section's length (big-endian), after its check."""
 
-_CHUNK = 1 << 20
-"""Bytes hashed at a time when a file is hashed as it is read."""
+_SECTION = _CHECK + _LENGTH
 
 
 def content_hash(data: bytes) -> str:
@@ -54,38 +63,100 @@ def content_hash(data: bytes) -> str:
     return hashlib.sha1(data, usedforsecurity=False).hexdigest()
 
 
-def _hash_stream(file: IO[bytes]) -> str:
-    """:func:`content_hash` of what is left to read of ``file``, read in chunks."""
-    digest = hashlib.sha1(usedforsecurity=False)
-    while chunk := file.read(_CHUNK):
-        digest.update(chunk)
-    return digest.hexdigest()
-
-
-def _crc_stream(file: IO[bytes]) -> int:
-    """The CRC-32 of what is left to read of ``file``, read in chunks (a check against damage:
-    it finds every burst of up to 32 changed bits, and all but one in 2**32 of the rest)."""
-    crc = 0
-    while chunk := file.read(_CHUNK):
-        crc = zlib.crc32(chunk, crc)
-    return crc
+def _hash_file(file: IO[bytes], size: int) -> str:
+    """:func:`content_hash` of the next ``size`` + 1 bytes of ``file`` at most (``size`` the
+    size its entry was stored for: a file that has grown since cannot give that entry's hash).
+    Read and hashed whole: both release the GIL, and in one piece they do not wait for it
+    again and again while the app's thread paints (in 1 MiB chunks, hashing a 42 MB bank took
+    80 ms in the app instead of 25 ms)."""
+    return content_hash(file.read(size + 1))
 
 
 @cache
 def code_fingerprint() -> str:
     """A digest of everything that decides what loading a bank gives: quiz's version, the size and
     modification time of each module of ``quiz.bank`` and ``quiz.footprint`` (a changed rule in a
-    source checkout invalidates the cache too), and the pydantic and Python versions."""
-    import pydantic
+    source checkout invalidates the cache too), the Python version, and pydantic's version.
 
+    pydantic is not imported (a start served from the cache never needs it): the name, size
+    and modification time of each file in its and pydantic-core's top folders stand for its
+    version (an upgrade rewrites them; pydantic-core's compiled module is among them)."""
     root = Path(__file__).resolve().parent.parent
-    parts: list[Any] = [FORMAT, __version__, pydantic.VERSION, sys.version]
+    parts: list[Any] = [FORMAT, __version__, sys.version, *_package_stamps("pydantic"),
+                        *_package_stamps("pydantic_core")]
     for package in ("bank", "footprint"):
         for path in sorted((root / package).rglob("*")):
             if path.suffix in (".py", ".yaml", ".json"):
                 info = path.stat()
                 parts.append((str(path.relative_to(root)), info.st_size, info.st_mtime_ns))
     return hashlib.blake2b(repr(parts).encode(), digest_size=16).hexdigest()
+
+
+def _package_stamps(name: str) -> list[tuple[str, int, int]]:
+    """Name, size and modification time (ns) of each file of an installed package's top
+    folder, found without importing it (empty when it is not installed)."""
+    spec = importlib.util.find_spec(name)
+    if spec is None or not spec.submodule_search_locations:
+        return []
+    stamps = []
+    for folder in spec.submodule_search_locations:
+        for entry in sorted(os.scandir(folder), key=lambda e: e.name):
+            if entry.is_file():
+                info = entry.stat()
+                stamps.append((entry.name, info.st_size, info.st_mtime_ns))
+    return stamps
+
+
+class Stored:
+    """An entry served by :meth:`BankCache.get`: its ``index``, checked and unpickled, and
+    where its payload lies (not read yet: see :meth:`decode`)."""
+
+    __slots__ = ("index", "_entry", "_offset", "_section")
+
+    def __init__(self, index: Any, entry: Path, offset: int, section: bytes) -> None:
+        self.index = index
+        self._entry = entry
+        self._offset = offset
+        self._section = section
+        """The payload section's head (check and length) as :meth:`BankCache.get` read it."""
+
+    def decode(self) -> Any:
+        """Read the payload from the entry, check it, and unpickle it (the garbage collector
+        paused meanwhile: unpickling builds many objects, none of them garbage).
+
+        Raises:
+            OSError: the entry cannot be read any more.
+            ValueError: the payload is not the one the index was stored with, or fails its
+                check (the entry was replaced or damaged since :meth:`BankCache.get`).
+            Exception: whatever unpickling raises.
+        """
+        with open(self._entry, "rb") as file:
+            file.seek(self._offset)
+            if file.read(_SECTION) != self._section:
+                raise ValueError(f"{self._entry}: this cache entry was replaced")
+            data = _read_section(file, self._section)
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return pickle.loads(data)
+        finally:
+            if enabled:
+                gc.enable()
+
+
+def _read_section(file: IO[bytes], head: bytes) -> bytes:
+    """The bytes of the section whose head (check, then length) is ``head``, read from
+    ``file`` and checked. Raises ValueError when they are cut short or fail the check."""
+    length = int.from_bytes(head[_CHECK:], "big")
+    data = file.read(length)
+    if len(data) != length or zlib.crc32(data).to_bytes(_CHECK, "big") != head[:_CHECK]:
+        raise ValueError("a cache entry's section fails its check")
+    return data
+
+
+def _section(data: bytes) -> bytes:
+    """The head of a section holding ``data``: its check, then its length."""
+    return zlib.crc32(data).to_bytes(_CHECK, "big") + len(data).to_bytes(_LENGTH, "big")
 
 
 class BankCache:
@@ -104,15 +175,18 @@ class BankCache:
         return {"path": str(path), "size": info.st_size, "mtime_ns": info.st_mtime_ns,
                 "content": digest, "code": code_fingerprint()}
 
-    def get(self, path: Path, info: os.stat_result, bank: IO[bytes]) -> tuple[Any, str | None]:
-        """The value stored for this exact file (``path`` resolved, ``info`` its ``stat``,
+    def get(self, path: Path, info: os.stat_result,
+            bank: IO[bytes]) -> tuple[Stored | None, str | None]:
+        """The entry stored for this exact file (``path`` resolved, ``info`` its ``stat``,
         ``bank`` the file open for reading, at its start), or ``None`` when there is none, it
-        was made from anything else, or it cannot be read whole and intact; with the file's
-        :func:`content_hash` when it was computed (``None`` when the rest of the key already
-        differed). ``bank`` is left anywhere: seek before reading it again."""
+        was made from anything else, or its index cannot be read whole and intact; with the
+        file's :func:`content_hash` when it was computed (``None`` when the rest of the key
+        already differed). ``bank`` is left anywhere: seek before reading it again. The
+        payload is read and checked only by :meth:`Stored.decode`."""
         digest: str | None = None
         try:
-            with open(self._entry(path), "rb") as file:
+            entry = self._entry(path)
+            with open(entry, "rb") as file:
                 if file.readline() != _MAGIC:
                     return None, None
                 stored = json.loads(file.readline())
@@ -121,37 +195,44 @@ class BankCache:
                 if not isinstance(stored, dict) or set(stored) != set(expected) or any(
                         stored[k] != v for k, v in expected.items() if k != "content"):
                     return None, None
-                digest = _hash_stream(bank)
+                digest = _hash_file(bank, info.st_size)
                 if stored["content"] != digest:
                     return None, digest
-                check = file.read(_CHECK)
-                start = file.tell()
-                if _crc_stream(file).to_bytes(_CHECK, "big") != check:
-                    return None, digest
-                file.seek(start)
-                enabled = gc.isenabled()
-                gc.disable()  # unpickling builds many objects: no collection passes over them
-                try:
-                    return pickle.load(file), digest
-                finally:
-                    if enabled:
-                        gc.enable()
+                data = _read_section(file, file.read(_SECTION))
+                offset = file.tell()
+                payload = file.read(_SECTION)
+            if len(payload) != _SECTION:
+                return None, digest
+            enabled = gc.isenabled()
+            gc.disable()
+            try:
+                index = pickle.loads(data)
+            finally:
+                if enabled:
+                    gc.enable()
+            return Stored(index, entry, offset, payload), digest
         except Exception:  # a missing, unreadable or damaged entry is a miss, never an error
             return None, digest
 
-    def put(self, path: Path, info: os.stat_result, digest: str, value: Any) -> None:
-        """Store ``value`` for this exact file (written whole to a temporary file, then renamed
-        over the entry, so a reader never sees half an entry). Failures are ignored."""
+    def put(self, path: Path, info: os.stat_result, digest: str, index: Any,
+            payload: Any) -> None:
+        """Store ``index`` (plain values, unpickled by every :meth:`get`) and ``payload``
+        (unpickled only by :meth:`Stored.decode`) for this exact file (written whole to a
+        temporary file, then renamed over the entry, so a reader never sees half an entry).
+        Failures are ignored."""
         try:
-            payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
-            header = (_MAGIC + json.dumps(self._key(path, info, digest)).encode() + b"\n"
-                      + zlib.crc32(payload).to_bytes(_CHECK, "big"))
+            head = pickle.dumps(index, protocol=pickle.HIGHEST_PROTOCOL)
+            body = pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
+            header = _MAGIC + json.dumps(self._key(path, info, digest)).encode() + b"\n"
             self.folder.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=".entry-")
             try:
                 with os.fdopen(fd, "wb") as file:
                     file.write(header)
-                    file.write(payload)
+                    file.write(_section(head))
+                    file.write(head)
+                    file.write(_section(body))
+                    file.write(body)
                 os.replace(tmp, self._entry(path))
             except BaseException:
                 os.unlink(tmp)

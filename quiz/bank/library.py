@@ -5,6 +5,9 @@ Built by :func:`quiz.bank.load.load_library`; consumed by the study session and 
 
 from __future__ import annotations
 
+import threading
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -40,15 +43,106 @@ class Diagnostic:
 
 
 @dataclass(frozen=True)
-class LoadedBank:
-    """One bank file after validation: where it came from, its header and its questions."""
+class BankHeader:
+    """A bank's ``bank:`` header as plain values (no pydantic model): what the start screen and
+    :class:`Library` read, available before a cached bank's questions are decoded.
 
-    path: Path
-    info: BankInfo
-    questions: tuple[Question, ...]
-    content_hashes: tuple[str, ...] = ()
-    """Each question's :func:`~quiz.bank.identity.content_hash`, in order, when the loader
-    computed them (empty otherwise: they are computed when needed)."""
+    ``pass_mark`` is a fraction 0–1, ``time_limit`` exam minutes (``None``: not given),
+    ``topics`` topic key → display name."""
+
+    id: str
+    title: str
+    description: str | None = None
+    pass_mark: float = 0.7
+    time_limit: float | None = None
+    topics: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, info: BankInfo) -> BankHeader:
+        """The header of a validated :class:`~quiz.bank.model.BankInfo`."""
+        return cls(info.id, info.title, info.description, info.pass_mark, info.time_limit,
+                   dict(info.topics))
+
+
+BankContent = tuple["BankInfo", tuple["Question", ...]]
+"""A bank's validated header and questions, as a stored bank decodes to."""
+
+
+class LoadedBank:
+    """One bank file after validation: where it came from, its header and its questions.
+
+    A bank loaded in full holds its models. A bank served by the validated-bank cache
+    (:mod:`quiz.bank.cache`) holds only plain values at first — :attr:`header`,
+    :attr:`question_ids`, :attr:`question_topics`, :attr:`content_hashes` — and decodes
+    :attr:`info` and :attr:`questions` when one of them is first read (once, in whichever thread
+    reads first; :meth:`Library.decode` does it ahead of time). Decoding raises whatever the
+    ``decode`` function given to :meth:`stored` raises.
+    """
+
+    __slots__ = ("path", "header", "question_ids", "question_topics", "content_hashes",
+                 "_content", "_decode", "_lock")
+
+    def __init__(self, path: Path, info: BankInfo, questions: tuple[Question, ...],
+                 content_hashes: tuple[str, ...] = ()) -> None:
+        """A bank loaded in full: ``info`` and ``questions`` validated; ``content_hashes``
+        each question's :func:`~quiz.bank.identity.content_hash`, in order, when the loader
+        computed them (empty otherwise: they are computed when needed)."""
+        self.path = path
+        self.header = BankHeader.of(info)
+        self.question_ids = tuple(q.id for q in questions)
+        self.question_topics = tuple(q.topic for q in questions)
+        self.content_hashes = content_hashes
+        self._content: BankContent | None = (info, tuple(questions))
+        self._decode: Callable[[], BankContent] | None = None
+        self._lock: threading.Lock | None = None
+
+    @classmethod
+    def stored(cls, path: Path, header: BankHeader, question_ids: tuple[str, ...],
+               question_topics: tuple[str, ...], content_hashes: tuple[str, ...],
+               decode: Callable[[], BankContent]) -> LoadedBank:
+        """A bank whose models are decoded by ``decode`` when first needed; the plain values
+        describe them (``question_ids``, ``question_topics`` and ``content_hashes`` in question
+        order, one each per question)."""
+        bank = cls.__new__(cls)
+        bank.path = path
+        bank.header = header
+        bank.question_ids = question_ids
+        bank.question_topics = question_topics
+        bank.content_hashes = content_hashes
+        bank._content = None
+        bank._decode = decode
+        bank._lock = threading.Lock()
+        return bank
+
+    def _decoded(self) -> BankContent:
+        content = self._content
+        if content is not None:
+            return content
+        assert self._lock is not None and self._decode is not None
+        with self._lock:  # two threads asking at once decode once
+            if self._content is None:
+                self._content = self._decode()
+                self._decode = None  # what it held (the entry's bytes) can go
+            return self._content
+
+    @property
+    def decoded(self) -> bool:
+        """True when :attr:`info` and :attr:`questions` are there without decoding."""
+        return self._content is not None
+
+    @property
+    def info(self) -> BankInfo:
+        """The validated ``bank:`` header (decoded first for a stored bank)."""
+        return self._decoded()[0]
+
+    @property
+    def questions(self) -> tuple[Question, ...]:
+        """The validated questions, in file order (decoded first for a stored bank)."""
+        return self._decoded()[1]
+
+    def __repr__(self) -> str:
+        return (f"LoadedBank({str(self.path)!r}, {self.header.id!r}, "
+                f"{len(self.question_ids)} questions)")
 
 
 @dataclass(frozen=True)
@@ -64,32 +158,56 @@ class Library:
 
     @cached_property
     def questions(self) -> list[Question]:
-        """Every question, in file order, bank by bank (built once)."""
+        """Every question, in file order, bank by bank (built once; decodes stored banks)."""
         return [q for bank in self.banks for q in bank.questions]
+
+    @property
+    def question_count(self) -> int:
+        """How many questions the library has (nothing is decoded)."""
+        return sum(len(bank.question_ids) for bank in self.banks)
+
+    def topic_counts(self) -> Counter[str]:
+        """Questions per topic key, in the order topics first appear (nothing is decoded)."""
+        return Counter(t for bank in self.banks for t in bank.question_topics)
+
+    def decode(self) -> None:
+        """Decode every stored bank's models now (:class:`LoadedBank`), so that no later
+        read of :attr:`questions` waits for it."""
+        for bank in self.banks:
+            bank.questions  # noqa: B018 - read for its effect
+
+    @cached_property
+    def _positions(self) -> dict[str, tuple[LoadedBank, int]]:
+        """Question id → its bank and its position there (the first, should an id repeat)."""
+        positions: dict[str, tuple[LoadedBank, int]] = {}
+        for bank in reversed(self.banks):
+            positions.update((qid, (bank, i)) for i, qid in reversed(
+                list(enumerate(bank.question_ids))))
+        return positions
 
     @property
     def title(self) -> str:
         """The bank's title, or a summary title for several banks: their shared series title
         (the text before ``": "``) when they have one, else every title."""
         if len(self.banks) == 1:
-            return self.banks[0].info.title
+            return self.banks[0].header.title
         # Banks of one series ("AI infrastructure: Memory", "AI infrastructure: Serving") are
         # titled by what they share; the topic list names the rest.
-        heads = {b.info.title.partition(": ")[0] for b in self.banks}
-        if len(heads) == 1 and all(": " in b.info.title for b in self.banks):
+        heads = {b.header.title.partition(": ")[0] for b in self.banks}
+        if len(heads) == 1 and all(": " in b.header.title for b in self.banks):
             return f"{heads.pop()} ({len(self.banks)} banks)"
-        return f"{len(self.banks)} banks: " + ", ".join(b.info.title for b in self.banks)
+        return f"{len(self.banks)} banks: " + ", ".join(b.header.title for b in self.banks)
 
     @property
     def pass_mark(self) -> float:
         """The strictest pass mark of the library's banks (a fraction 0–1)."""
-        return max((b.info.pass_mark for b in self.banks), default=0.7)
+        return max((b.header.pass_mark for b in self.banks), default=0.7)
 
     @property
     def time_limit(self) -> float | None:
         """Exam minutes from the banks' ``time_limit``: the one bank's, or the sum over several
         banks when every one declares it; ``None`` otherwise."""
-        limits = [b.info.time_limit for b in self.banks]
+        limits = [b.header.time_limit for b in self.banks]
         if not limits or any(m is None for m in limits):
             return None
         return sum(m for m in limits if m is not None)
@@ -100,10 +218,8 @@ class Library:
 
     def question(self, question_id: str) -> Question:
         """Return the question with this id. Raises ``KeyError`` if there is none."""
-        for q in self.questions:
-            if q.id == question_id:
-                return q
-        raise KeyError(question_id)
+        bank, position = self._positions[question_id]
+        return bank.questions[position]
 
 
 @dataclass

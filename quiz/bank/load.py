@@ -34,8 +34,8 @@ from quiz.bank.problems import Problem, mark_position
 
 if TYPE_CHECKING:
     from quiz.bank import yaml_reader
-    from quiz.bank.cache import BankCache
-    from quiz.bank.model import BankFile
+    from quiz.bank.cache import BankCache, Stored
+    from quiz.bank.model import BankFile, BankInfo, Question
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
 """Largest bank file read, in bytes (a 10,000-question bank is about 9 MB)."""
@@ -60,6 +60,9 @@ class _FileResult:
     """``bank: topics:`` as (key, display name, line, column of the name), where both are text."""
     hashes: tuple[str, ...] = ()
     """Each question's content hash (:mod:`quiz.bank.identity`), once the bank is valid."""
+    stored: LoadedBank | None = None
+    """The bank served by the validated-bank cache (its models decoded when first read);
+    ``bank`` is then ``None``."""
 
 
 @dataclass(frozen=True)
@@ -112,7 +115,8 @@ def load_library(paths: Sequence[str | os.PathLike[str]], *,
     and a file that loads without errors is stored there; ``pure_python`` turns the cache off.
     With ``cache_writes``, the entries to store are not written here: a function that writes
     each is appended to that list, for the caller to run when it has time (the study app runs
-    them once the start screen is ready).
+    them once the start screen is ready). A bank served by the cache has its questions decoded
+    when they are first read (:class:`~quiz.bank.library.LoadedBank`).
     ``progress``, if given, is called with a :class:`LoadProgress` as each file starts, a few
     times a second while one is read and checked, and once at the end (stage ``"done"``), in
     the thread that loads.
@@ -233,21 +237,44 @@ def load_for_study(paths: Sequence[str | os.PathLike[str]], *,
     later full collection does not scan the library again (at 100,000 questions one scan takes
     most of a second). The collector is paused while loading (what a load builds is acyclic:
     a collection would only rescan the growing heap). Meant for the long-lived study process;
-    ``progress`` and ``cache_writes`` are passed to :func:`load_library`; returns the
-    :class:`~quiz.bank.library.LoadReport`."""
+    ``progress`` is passed to :func:`load_library`.
+
+    Banks served by the cache come with their models still encoded
+    (:class:`~quiz.bank.library.LoadedBank`). Without ``cache_writes`` they are decoded here,
+    before the freeze. With ``cache_writes`` (the study app, which shows the library first),
+    the work that can wait is appended there for the caller to run once the library is on
+    screen: first decoding those banks then freezing again, then writing the cache entries of
+    the banks loaded in full (see :func:`load_library`).
+
+    Returns the :class:`~quiz.bank.library.LoadReport`."""
     from quiz.paths import cache_dir
 
+    later: list[Callable[[], None]] = []
     enabled = gc.isenabled()
     gc.disable()
     try:
         report = load_library(paths, cache_dir=cache_dir(), progress=progress,
-                              cache_writes=cache_writes)
-        if report.library is not None:
+                              cache_writes=later if cache_writes is not None else None)
+        library = report.library
+        if library is not None:
+            if cache_writes is None:
+                library.decode()
+            elif not all(bank.decoded for bank in library.banks):
+                later.insert(0, lambda: _decode_and_freeze(library))
             gc.freeze()
     finally:
         if enabled:
             gc.enable()
+    if cache_writes is not None:
+        cache_writes += later
     return report
+
+
+def _decode_and_freeze(library: Library) -> None:
+    """Decode a library's stored banks, then move what that built out of the garbage
+    collector's way (see :func:`load_for_study`)."""
+    library.decode()
+    gc.freeze()
 
 
 def load_bank_text(text: str | bytes, path: str = "<string>", *,
@@ -376,9 +403,9 @@ def _load_path(path: Path, pure_python: bool, bank_cache: BankCache | None = Non
             if not stat.S_ISREG(mode):
                 return fail(_not_regular(mode))
             if bank_cache is not None:
-                cached, digest = bank_cache.get(path.resolve(), info, file)
-                if isinstance(cached, _FileResult) and cached.bank is not None:
-                    cached.path = str(path)  # as given this time: diagnostics name it so
+                stored, digest = bank_cache.get(path.resolve(), info, file)
+                cached = None if stored is None else _from_cache(path, stored)
+                if cached is not None:
                     if tracker is not None:
                         tracker.cached(len(cached.ids))
                     return cached
@@ -389,20 +416,87 @@ def _load_path(path: Path, pure_python: bool, bank_cache: BankCache | None = Non
     if len(data) > MAX_FILE_BYTES:
         return fail(Problem(0, 0, f"this file has more than {MAX_FILE_BYTES:,} bytes; {too_big}"))
     result = _load_text(data, str(path), pure_python, tracker)
-    if bank_cache is None or result.bank is None or any(
+    bank = result.bank
+    if bank_cache is None or bank is None or any(
             p.severity == "error" for p in result.problems):
         return result
     from quiz.bank.cache import content_hash
+    from quiz.bank.library import BankHeader
 
     digest = digest or content_hash(data)
     del data
     put = bank_cache.put
     resolved = path.resolve()
+    index = {
+        "problems": [tuple(p) for p in result.problems], "ids": result.ids,
+        "bank_id": result.bank_id, "topics": result.topics, "hashes": result.hashes,
+        "header": BankHeader.of(bank.bank),
+        "question_topics": tuple(q.topic for q in bank.questions),
+    }
+
+    def write() -> None:
+        put(resolved, info, digest, index, (bank.bank, tuple(bank.questions)))
+
     if cache_writes is None:
-        put(resolved, info, digest, result)
+        write()
     else:
-        cache_writes.append(lambda: put(resolved, info, digest, result))
+        cache_writes.append(write)
     return result
+
+
+def _from_cache(path: Path, stored: Stored) -> _FileResult | None:
+    """The result of a file served by the cache (``path`` as given this time: diagnostics
+    name it so), or ``None`` when the entry's index is not what this loader writes."""
+    from quiz.bank.library import BankHeader
+
+    try:
+        index = stored.index
+        header, hashes = index["header"], tuple(index["hashes"])
+        ids = [(str(qid), int(line), int(column)) for qid, line, column in index["ids"]]
+        topics = tuple(index["question_topics"])
+        if not isinstance(header, BankHeader) or not len(hashes) == len(ids) == len(topics):
+            return None
+        result = _FileResult(
+            str(path), [Problem(*p) for p in index["problems"]], ids=ids,
+            bank_id=index["bank_id"], topics=index["topics"], hashes=hashes)
+    except (KeyError, TypeError, ValueError):
+        return None
+    question_ids = tuple(qid for qid, _, _ in ids)
+    result.stored = LoadedBank.stored(path, header, question_ids, topics, hashes,
+                                      lambda: _decode_stored(stored, path, question_ids))
+    return result
+
+
+class StoredBankError(RuntimeError):
+    """A bank served by the cache could not be decoded, and its file no longer gives the
+    same questions (the message says what to do)."""
+
+
+def _decode_stored(stored: Stored, path: Path,
+                   ids: tuple[str, ...]) -> tuple[BankInfo, tuple[Question, ...]]:
+    """The models of a bank served by the cache: its payload read, checked and unpickled; or,
+    should that fail (the entry was damaged, removed or replaced since the start), the file
+    loaded in full again, when it still has the same question ids in the same order — what
+    the library already shows (its count, topics and progress index).
+
+    Raises:
+        StoredBankError: neither works (the file changed its questions, or broke, since the
+            start). Reading the questions again tries again.
+    """
+    try:
+        info, questions = stored.decode()
+        return info, tuple(questions)
+    except Exception as exc:  # never serve a payload that does not read back whole
+        from quiz.debug import show_traceback
+
+        show_traceback(exc)
+    result = _load_path(path, False)
+    if result.bank is not None and not any(p.severity == "error" for p in result.problems) \
+            and tuple(q.id for q in result.bank.questions) == ids:
+        return result.bank.bank, tuple(result.bank.questions)
+    raise StoredBankError(f"{path}: this bank's questions could not be read back from the "
+                          "validated-bank cache, and the file has changed its questions since "
+                          "quiz started: start quiz again to load it as it is now")
 
 
 def _load_text(text: str | bytes, path: str, pure_python: bool,
@@ -581,6 +675,9 @@ def _report(results: list[_FileResult]) -> LoadReport:
         return LoadReport(library=None, diagnostics=diagnostics)
     banks = []
     for result in results:
+        if result.stored is not None:
+            banks.append(result.stored)
+            continue
         if result.bank is None:  # pragma: no cover - a file without a bank always has an error
             diagnostics.append(Diagnostic(result.path, 0, 0, "internal error: this file gave "
                                           "neither a bank nor an error; please report it"))
@@ -589,9 +686,9 @@ def _report(results: list[_FileResult]) -> LoadReport:
                                 tuple(result.bank.questions), result.hashes))
     topics: dict[str, str] = {}
     for bank in banks:
-        for key, name in bank.info.topics.items():
+        for key, name in bank.header.topics.items():
             topics.setdefault(key, name)
     for bank in banks:
-        for question in bank.questions:
-            topics.setdefault(question.topic, question.topic)
+        for topic in bank.question_topics:
+            topics.setdefault(topic, topic)
     return LoadReport(library=Library(banks=tuple(banks), topics=topics), diagnostics=diagnostics)

@@ -12,15 +12,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
-
-from fsrs import Rating, Scheduler
+from typing import TYPE_CHECKING, Any
 
 from quiz.bank.library import Library
-from quiz.study.identity import content_hash
-from quiz.study.scheduling import rating_for, review
-from quiz.study.session import Outcome
 from quiz.study.store import AnswerRecord, SessionRecord, Store, utc_now
+
+if TYPE_CHECKING:
+    from fsrs import Scheduler
+
+    from quiz.study.session import Outcome
+
+# fsrs, the question model (pydantic) and the session are imported where they are used: the
+# study app builds the QuestionIndex while its start screen is not yet ready, without them.
 
 SCHEDULING_MODES = frozenset({"practice", "review"})
 """Modes whose answers move the review schedule (exam and cram do not)."""
@@ -35,19 +38,20 @@ class QuestionIndex:
 
     @classmethod
     def of(cls, library: Library) -> QuestionIndex:
-        """Index every question of ``library`` (hashes are computed once: by the loader, kept
-        in the validated-bank cache, or here)."""
+        """Index every question of ``library``. Hashes are computed once, by the loader, and
+        kept in the validated-bank cache: nothing is decoded or hashed here for a library that
+        :mod:`quiz.bank.load` loaded (a library built otherwise has its hashes computed)."""
         bank_of: dict[str, str] = {}
         hash_of: dict[str, str] = {}
         for bank in library.banks:
+            ids = bank.question_ids
             hashes = bank.content_hashes
-            if len(hashes) == len(bank.questions):  # computed by the loader (or kept in cache)
-                bank_of.update(dict.fromkeys((q.id for q in bank.questions), bank.info.id))
-                hash_of.update(zip((q.id for q in bank.questions), hashes, strict=True))
-                continue
-            for q in bank.questions:
-                bank_of[q.id] = bank.info.id
-                hash_of[q.id] = content_hash(q)
+            if len(hashes) != len(ids):
+                from quiz.study.identity import content_hash
+
+                hashes = tuple(content_hash(q) for q in bank.questions)
+            bank_of.update(dict.fromkeys(ids, bank.header.id))
+            hash_of.update(zip(ids, hashes, strict=True))
         return cls(bank_of, hash_of)
 
 
@@ -69,7 +73,7 @@ class Recorder:
     mode: str
     index: QuestionIndex
     now: Callable[[], datetime] = utc_now
-    scheduler: Scheduler = field(default_factory=Scheduler)
+    scheduler: Scheduler = field(default_factory=lambda: _scheduler())
 
     @property
     def schedules(self) -> bool:
@@ -79,6 +83,9 @@ class Recorder:
     def record(self, outcome: Outcome, seconds: float) -> int | None:
         """Commit the answer (and its schedule change); return the fsrs rating given, or
         ``None`` when the mode does not schedule."""
+        from quiz.study.identity import content_hash
+        from quiz.study.scheduling import rating_for, review
+
         q = outcome.shown.question
         when = self.now()
         qhash = self.index.hash_of.get(q.id) or content_hash(q)
@@ -97,6 +104,10 @@ class Recorder:
 
     def rerate(self, question_id: str, rating: int) -> None:
         """Re-review the question from the card it had before this answer, with ``rating``."""
+        from fsrs import Rating
+
+        from quiz.study.scheduling import review
+
         answer = next((a for a in self.store.answers(self.session_id)
                        if a.question_id == question_id), None)
         if answer is None or not answer.scheduled:
@@ -117,6 +128,13 @@ class Recorder:
     def save_state(self, state: dict[str, Any]) -> None:
         """Keep the session's resumable state (position; an exam's clock)."""
         self.store.save_state(self.session_id, state)
+
+
+def _scheduler() -> Scheduler:
+    """An fsrs scheduler with default parameters (90 % desired retention)."""
+    from fsrs import Scheduler
+
+    return Scheduler()
 
 
 def cram_ids(store: Store, index: QuestionIndex) -> list[str]:

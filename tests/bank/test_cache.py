@@ -98,7 +98,15 @@ def test_a_changed_file_with_the_same_size_and_time_is_loaded_in_full(
     assert any("You are SIZING" in q.stem for q in again.library.questions)
 
 
-@pytest.mark.parametrize("damage", ["truncate", "flip", "garbage", "directory", "unreadable"])
+def _index_end(entry: Path) -> int:
+    """Where an entry's payload section starts (after the magic line, the key line and the
+    index section: check, length, bytes)."""
+    data = entry.read_bytes()
+    start = data.index(b"\n", data.index(b"\n") + 1) + 1
+    return start + 12 + int.from_bytes(data[start + 4:start + 12], "big")
+
+
+@pytest.mark.parametrize("damage", ["index", "garbage", "directory", "unreadable"])
 def test_a_damaged_or_unreadable_entry_means_a_full_load(
         bank: Path, tmp_path: Path, full_loads: list[str], damage: str,
         monkeypatch: pytest.MonkeyPatch) -> None:
@@ -106,10 +114,9 @@ def test_a_damaged_or_unreadable_entry_means_a_full_load(
     good = load_library([bank], cache_dir=folder)
     (entry,) = entries(folder)
     data = entry.read_bytes()
-    if damage == "truncate":
-        entry.write_bytes(data[: len(data) - 100])
-    elif damage == "flip":  # one byte of the payload changed: the digest no longer matches
-        entry.write_bytes(data[:-50] + bytes([data[-50] ^ 0x01]) + data[-49:])
+    if damage == "index":  # one byte of the index changed: its check no longer matches
+        at = _index_end(entry) - 20
+        entry.write_bytes(data[:at] + bytes([data[at] ^ 0x01]) + data[at + 1:])
     elif damage == "garbage":
         entry.write_bytes(b"\x00\xff not an entry at all")
     elif damage == "directory":
@@ -130,6 +137,60 @@ def test_a_damaged_or_unreadable_entry_means_a_full_load(
     assert full_loads == [str(bank), str(bank)]
     assert report.library is not None and good.library is not None
     assert report.library.questions == good.library.questions
+
+
+@pytest.mark.parametrize("damage", ["truncate", "flip", "replaced", "removed"])
+def test_a_payload_that_fails_to_read_later_means_a_full_load_then(
+        bank: Path, tmp_path: Path, full_loads: list[str], damage: str) -> None:
+    """The index is served at once; the questions are read, checked and decoded when first
+    needed: if the entry was damaged, replaced or removed by then, the file is loaded in full
+    (it still has the same questions), and the library reads as if nothing had happened."""
+    folder = tmp_path / "cache"
+    good = load_library([bank], cache_dir=folder)
+    report = load_library([bank], cache_dir=folder)
+    assert full_loads == [str(bank)] and report.library is not None
+    (stored,) = report.library.banks
+    assert not stored.decoded
+    (entry,) = entries(folder)
+    data = entry.read_bytes()
+    if damage == "truncate":
+        entry.write_bytes(data[: len(data) - 100])
+    elif damage == "flip":  # one byte of the payload changed: its check no longer matches
+        entry.write_bytes(data[:-50] + bytes([data[-50] ^ 0x01]) + data[-49:])
+    elif damage == "replaced":  # another entry for this file, written since
+        load_library([bank], cache_dir=tmp_path / "other")
+        (other,) = entries(tmp_path / "other")
+        fresh = other.read_bytes()
+        at = _index_end(other)
+        os.replace(other, entry)
+        # The same payload with another check: not the payload this index was read with.
+        entry.write_bytes(fresh[:at] + bytes([fresh[at] ^ 0x01]) + fresh[at + 1:])
+    else:
+        entry.unlink()
+    assert full_loads == [str(bank)] * (1 + (damage == "replaced"))
+    assert good.library is not None
+    assert report.library.questions == good.library.questions
+    assert stored.info == good.library.banks[0].info
+    assert full_loads[-1] == str(bank) and len(full_loads) == 2 + (damage == "replaced")
+
+
+def test_a_payload_lost_and_a_file_changed_since_the_start_is_an_error_naming_the_file(
+        bank: Path, tmp_path: Path) -> None:
+    from quiz.bank.load import StoredBankError
+
+    folder = tmp_path / "cache"
+    load_library([bank], cache_dir=folder)
+    report = load_library([bank], cache_dir=folder)
+    assert report.library is not None
+    entries(folder)[0].unlink()
+    text = bank.read_text(encoding="utf-8")
+    bank.write_text(text.replace("id: memory-", "id: changed-memory-", 1), encoding="utf-8")
+    with pytest.raises(StoredBankError, match="start quiz again") as raised:
+        report.library.questions  # noqa: B018
+    assert str(bank) in str(raised.value)
+    # Nothing was half taken: reading again tries again (and the file is the same still).
+    with pytest.raises(StoredBankError):
+        report.library.banks[0].questions  # noqa: B018
 
 
 def test_a_changed_loader_means_a_full_load(bank: Path, tmp_path: Path,
@@ -218,3 +279,96 @@ def test_the_cache_keeps_each_questions_content_hash(bank: Path, tmp_path: Path)
         (loaded,) = library.banks
         assert loaded.content_hashes == tuple(content_hash(q) for q in loaded.questions)
         assert len(loaded.content_hashes) == len(loaded.questions) > 0
+
+
+def test_a_start_served_from_the_cache_builds_no_model(bank: Path, tmp_path: Path) -> None:
+    """What the start screen needs — count, topics, title, pass mark, the progress index —
+    comes from the entry's index: no question is decoded and pydantic is not even imported."""
+    import subprocess
+    import sys
+
+    folder = tmp_path / "cache"
+    full = load_library([bank], cache_dir=folder).library
+    assert full is not None
+    code = (
+        "import sys\nfrom pathlib import Path\nfrom quiz.bank.load import load_library\n"
+        "from quiz.study.progress import QuestionIndex\n"
+        f"lib = load_library([{str(bank)!r}], cache_dir=Path({str(folder)!r})).library\n"
+        "index = QuestionIndex.of(lib)\n"
+        "print(lib.question_count, dict(lib.topic_counts()), lib.title, lib.pass_mark,\n"
+        "      len(index.hash_of), 'pydantic' in sys.modules, lib.banks[0].decoded, sep='|')\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip().split("|")
+    from collections import Counter
+
+    topics = dict(Counter(q.topic for q in full.questions))
+    assert out == [str(len(full.questions)), str(topics), full.title, str(full.pass_mark),
+                   str(len(full.questions)), "False", "False"]
+
+
+def test_a_cached_library_reads_like_the_one_loaded_in_full(bank: Path, tmp_path: Path) -> None:
+    from quiz.study.progress import QuestionIndex
+
+    folder = tmp_path / "cache"
+    full = load_library([bank], cache_dir=folder).library
+    cached = load_library([bank], cache_dir=folder).library
+    assert full is not None and cached is not None
+    (stored,), (loaded,) = cached.banks, full.banks
+    assert stored.header == loaded.header and stored.header.title == loaded.info.title
+    assert stored.question_ids == tuple(q.id for q in full.questions)
+    assert stored.question_topics == tuple(q.topic for q in full.questions)
+    assert cached.topic_counts() == full.topic_counts()
+    assert (cached.title, cached.pass_mark, cached.time_limit, cached.topics) == (
+        full.title, full.pass_mark, full.time_limit, full.topics)
+    assert QuestionIndex.of(cached) == QuestionIndex.of(full)
+    assert not stored.decoded  # none of the above decoded the questions
+    last = full.questions[-1]
+    assert cached.question(last.id) == last and stored.decoded
+    assert stored.info == loaded.info and cached.questions == full.questions
+
+
+def test_load_for_study_leaves_decoding_to_the_caller_that_asks(
+        bank: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("QUIZ_CACHE_DIR", str(tmp_path / "env-cache"))
+    try:
+        assert load_for_study([bank]).library is not None  # loaded in full and stored
+        later: list[Callable[[], None]] = []
+        report = load_for_study([bank], cache_writes=later)
+        assert report.library is not None and not report.library.banks[0].decoded
+        assert len(later) == 1  # decoding (nothing to write: the entry is there)
+        frozen = gc.get_freeze_count()
+        later[0]()
+        assert report.library.banks[0].decoded
+        assert gc.get_freeze_count() > frozen  # the decoded models are out of the way too
+        report = load_for_study([bank])  # no caller to leave it to: decoded at once
+        assert report.library is not None and report.library.banks[0].decoded
+    finally:
+        gc.unfreeze()
+
+
+def test_two_threads_reading_a_stored_bank_decode_it_once(
+        bank: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    folder = tmp_path / "cache"
+    load_library([bank], cache_dir=folder)
+    library = load_library([bank], cache_dir=folder).library
+    assert library is not None
+    decodes: list[int] = []
+    real = cache_module.Stored.decode
+
+    def slow(self: cache_module.Stored) -> Any:
+        decodes.append(1)
+        value = real(self)
+        threading.Event().wait(0.05)  # the other thread asks meanwhile
+        return value
+
+    monkeypatch.setattr(cache_module.Stored, "decode", slow)
+    seen: list[Any] = []
+    threads = [threading.Thread(target=lambda: seen.append(library.banks[0].questions))
+               for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert decodes == [1] and len(seen) == 2 and seen[0] is seen[1]

@@ -1,0 +1,96 @@
+"""A start served by the validated-bank cache: the start screen is ready before any question is
+decoded; the questions are decoded behind it; and an entry whose questions cannot be read back
+by then costs a full load of the file, never a crash or an answer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from quiz.bank import cache as cache_module
+from quiz.bank import load as load_module
+from quiz.tui.app import make_app
+from tests.tui.test_startup_load import bank_text, settled, text_of
+
+
+@pytest.fixture
+def banks(tmp_path: Path) -> Path:
+    folder = tmp_path / "banks"
+    folder.mkdir()
+    (folder / "a.yaml").write_text(bank_text("a", "q1", "q2", "q3"), encoding="utf-8")
+    return folder
+
+
+@pytest.fixture
+def full_loads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    loads: list[str] = []
+    real = load_module._load_text
+
+    def counting(text: Any, path: str, pure_python: bool, tracker: Any = None) -> Any:
+        loads.append(Path(path).name)
+        return real(text, path, pure_python, tracker)
+
+    monkeypatch.setattr(load_module, "_load_text", counting)
+    return loads
+
+
+async def test_the_questions_are_decoded_after_the_start_screen_is_ready(
+        banks: Path, full_loads: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    app = make_app(None, shuffle=False, paths=[str(banks)])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settled(app, pilot)
+        await app.workers.wait_for_complete()  # the entry is written once the screen is ready
+    decoded_at_ready: list[bool] = []
+
+    async def noting(screen: Any, library: Any, *args: Any) -> None:
+        decoded_at_ready.append(all(b.decoded for b in library.banks))
+        await real_show(screen, library, *args)
+
+    from quiz.tui.screens.start import StartScreen
+
+    real_show = StartScreen.show_library
+    monkeypatch.setattr(StartScreen, "show_library", noting)
+    app = make_app(None, shuffle=False, paths=[str(banks)])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settled(app, pilot)
+        assert text_of(app.screen, "#bank-count") == "3 questions in 1 topic"
+        await app.workers.wait_for_complete()
+        assert decoded_at_ready == [False] and full_loads == ["a.yaml"]
+        assert all(b.decoded for b in app.library.banks)  # decoded behind the ready screen
+
+
+async def test_questions_that_cannot_be_read_back_after_ready_cost_a_full_load_not_a_crash(
+        banks: Path, tmp_path: Path, full_loads: list[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from quiz.study.store import Store
+    from quiz.tui.screens.question import QuestionScreen
+
+    app = make_app(None, shuffle=False, paths=[str(banks)])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settled(app, pilot)
+        await app.workers.wait_for_complete()
+    (entry,) = (tmp_path / "quiz-cache").glob("*.bank")
+    real = cache_module.Stored.decode
+    data = entry.read_bytes()
+
+    def damaged(self: cache_module.Stored) -> Any:
+        # The entry is damaged after the start screen was shown from its (intact) index.
+        entry.write_bytes(data[:-40] + bytes([data[-40] ^ 0x01]) + data[-39:])
+        return real(self)
+
+    monkeypatch.setattr(cache_module.Stored, "decode", damaged)
+    store = Store.open(tmp_path / "p.db")
+    app = make_app(None, shuffle=False, store=store, paths=[str(banks)])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settled(app, pilot)
+        await app.workers.wait_for_complete()
+        assert full_loads == ["a.yaml", "a.yaml"]  # the file again, in full, behind the screen
+        await pilot.press("enter", "a")
+        await pilot.pause()
+        assert isinstance(app.screen, QuestionScreen) and app.session is not None
+        assert app.session.current.question.id == "q1"
+        assert app.session.outcome() is not None
+    assert [a.question_id for a in store.answers()] == ["q1"]
+    store.close()
