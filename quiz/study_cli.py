@@ -105,7 +105,7 @@ def topic_problem(topics: Sequence[str] | None, library: Library) -> str | None:
     """A usage message when a ``--topic`` is none of the library's topics, else ``None``."""
     if not topics:
         return None
-    known = {q.topic for q in library.questions}
+    known = set(library.topic_counts())
     unknown = [t for t in topics if t not in known]
     if unknown:
         return f"unknown topic {', '.join(unknown)} (topics: {', '.join(sorted(known))})"

@@ -355,7 +355,7 @@ class QuizApp(App[int]):
         plan = exam.plan() if mode == "exam" else session.plan()
         plan["pid"] = os.getpid()
         if self.store is not None:
-            banks = tuple(b.info.id for b in self.library.banks)
+            banks = tuple(b.header.id for b in self.library.banks)
             sid = self.store.start_session(mode, banks, config.seed, plan, now=self.now())
             self.recorder = Recorder(self.store, sid, mode, self.index, now=self.now)
         else:
@@ -531,7 +531,7 @@ class QuizApp(App[int]):
             self.switch_screen(fresh)
         else:
             self.push_screen(fresh)
-        count, banks = len(self.library.questions), len(self.library.banks)
+        count, banks = self.library.question_count, len(self.library.banks)
         warnings = len(report.warnings)
         self.notify(f"Reloaded: {count} question{'s' * (count != 1)} in {banks} "
                     f"bank{'s' * (banks != 1)}"

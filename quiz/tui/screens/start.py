@@ -138,7 +138,7 @@ class StartScreen(Screen[None]):
         """Use ``library`` and the settings kept from the last run for the form."""
         launch = self.launch
         self.library = library
-        self.topic_counts = Counter(q.topic for q in library.questions)
+        self.topic_counts = library.topic_counts()
         remembered = remembered or {}
         self.shuffle = bool(remembered.get("shuffle", self.shuffle_default))
         kept_topics = remembered.get("topics")
@@ -148,7 +148,7 @@ class StartScreen(Screen[None]):
         elif isinstance(kept_topics, list) and set(kept_topics) & set(self.topic_counts):
             self.default_topics = set(kept_topics)
         kept_count = remembered.get("count")
-        self.default_count = len(library.questions)
+        self.default_count = library.question_count
         if launch is not None and launch.count:
             self.default_count = launch.count
         elif isinstance(kept_count, int) and kept_count > 0:
@@ -173,7 +173,7 @@ class StartScreen(Screen[None]):
             yield Static(self._count_text(), id="bank-count", markup=False)
             # One bank's description introduces it; several banks' go below the form, so the
             # mode, topics and count stay in view at 80x24.
-            descriptions = [b.info.description for b in lib.banks if b.info.description]
+            descriptions = [b.header.description for b in lib.banks if b.header.description]
             if len(lib.banks) == 1 and descriptions:
                 yield Prose(descriptions[0], id="bank-description")
             launch = self.launch
@@ -210,8 +210,8 @@ class StartScreen(Screen[None]):
                 yield Label("About these banks", classes="field-label")
                 yield Prose(
                     "\n\n".join(
-                        f"{b.info.title}. {b.info.description}"
-                        for b in lib.banks if b.info.description
+                        f"{b.header.title}. {b.header.description}"
+                        for b in lib.banks if b.header.description
                     ),
                     id="bank-description",
                 )
@@ -221,7 +221,7 @@ class StartScreen(Screen[None]):
         yield KeyBar()
 
     def _count_text(self) -> str:
-        n = len(self.library.questions)
+        n = self.library.question_count
         topics = len(self.topic_counts)
         return f"{n:,} question{'s' * (n != 1)} in {topics:,} topic{'s' * (topics != 1)}"
 
