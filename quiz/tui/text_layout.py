@@ -18,6 +18,7 @@ Plain Python (no Textual), so the rules are tested on their own; the widgets cal
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from quiz.bank.terminal import cell_width
 
@@ -46,8 +47,10 @@ def glue_numbers(line: str) -> str:
     return _NUMBER_UNIT.sub(lambda m: m.group(1) + GLUE, line)
 
 
+@lru_cache(maxsize=8192)
 def _width(text: str) -> int:
-    """Terminal cells of ``text`` as shown (a glued space is one cell)."""
+    """Terminal cells of ``text`` as shown (a glued space is one cell). Kept per text: the
+    same words come back line after line."""
     return cell_width(text.replace(GLUE, " "))
 
 
@@ -106,20 +109,26 @@ def wrap_line(line: str, width: int, hang: int) -> list[str]:
     if _width(glued) <= width:
         return [line]
     lines: list[str] = []
-    current = " " * _indent(glued)
+    # Widths add up character by character, so each token is measured once.
+    used = _indent(glued)
+    current = " " * used
     for token in _TOKEN.findall(glued.lstrip(" ")):
+        cells = _width(token)
         if token.startswith(" "):
             current += token
+            used += cells
             continue
-        if current.strip() and _width(current + token) > width:
+        if current.strip() and used + cells > width:
             lines.append(current.rstrip(" "))
-            current = " " * hang
-        while _width(current + token) > width:  # a word wider than the line: cut it
-            room = max(width - _width(current), 1)
+            current, used = " " * hang, hang
+        while used + cells > width:  # a word wider than the line: cut it
+            room = max(width - used, 1)
             lines.append(current + token[:room])
             token = token[room:]
-            current = " " * hang
+            cells = _width(token)
+            current, used = " " * hang, hang
         current += token
+        used += cells
     if current.strip():
         lines.append(current.rstrip(" "))
     return [part.replace(GLUE, " ") for part in lines]

@@ -165,6 +165,7 @@ async def test_a_full_practice_run_over_the_whole_bank(library: Library) -> None
     from quiz.tui.app import make_app
     from quiz.tui.screens.question import QuestionScreen
     from quiz.tui.screens.summary import SummaryScreen
+    from quiz.tui.widgets.question_view import QuestionView
 
     app = make_app(library, seed=10, shuffle=True)
     total = len(library.questions)
@@ -181,14 +182,14 @@ async def test_a_full_practice_run_over_the_whole_bank(library: Library) -> None
             if shown.question.multiple_response:
                 await pilot.press("enter")
             await pilot.pause()
-            verdict = screen.query_one("#verdict", Static)
-            assert "-correct" in verdict.classes, shown.question.id
-            parts = ["#short-explanation", "#infographic", "#full-explanation",
-                     "#distractor-review", "#references"]
+            body = screen.query_one(QuestionView)
+            assert body.text_of("verdict").startswith("█ ✓ Correct"), shown.question.id
+            parts = ["short-explanation", "infographic", "full-explanation",
+                     "distractor-review", "references"]
             if shown.question.worked_example is not None:
-                parts.append("#worked-example")
+                parts.append("worked-example")
             for part in parts:
-                assert screen.query(part), (shown.question.id, part)
+                assert body.text_of(part).strip(), (shown.question.id, part)
             await pilot.press("n")
             await pilot.pause()
         assert isinstance(app.screen, SummaryScreen)

@@ -17,8 +17,9 @@ from quiz.tui.screens.exam_report import ExamReportScreen
 from quiz.tui.screens.question import QuestionScreen
 from quiz.tui.screens.start import StartScreen
 from quiz.tui.screens.stats import StatsScreen
+from quiz.tui.widgets.reveal import RevealView
 from tests.conftest import make_library, question_data
-from tests.tui.test_question_screen import revealed
+from tests.tui.test_question_screen import revealed, shown
 
 
 def plain(widget: Static) -> str:
@@ -54,7 +55,7 @@ async def test_exam_flow_no_verdict_then_report(tmp_path: Path) -> None:
         assert "0/5 answered · ⏱ 10:00 left" in plain(screen.query_one("#exam-clock", Static))
         await pilot.press("a")  # wrong (B is right)
         await pilot.pause()
-        assert not app.screen.query("#verdict") and not app.screen.query("Reveal")
+        assert not app.screen.query("RevealView")  # an exam reveals nothing before the end
         await pilot.press("b")  # changed to the right one
         await pilot.press("n", "r", "b")
         clock.t += 95
@@ -84,7 +85,14 @@ async def test_exam_flow_no_verdict_then_report(tmp_path: Path) -> None:
         assert titles == ["Question 2 · right · ⚑ flagged", "Question 3 · not answered",
                           "Question 4 · not answered", "Question 5 · not answered",
                           "Question 1 · right"]
-        assert report.query("#full-explanation")
+        # Every question's reveal, each from the same parts as the question screen's.
+        reveals = list(report.query(RevealView))
+        assert len(reveals) == 5
+        assert [r.text_of("full-explanation") for r in reveals] == [
+            "Full explanation of q1.", "Full explanation of q2.", "Full explanation of q3.",
+            "Full explanation of p1.", "Full explanation of q0."]
+        assert reveals[0].text_of("verdict") == "█ ✓ Correct: B."
+        assert all(r.size.height == len(r.plain.split("\n")) for r in reveals)
     (rec,) = store.sessions()
     assert (rec.mode, rec.status) == ("exam", "finished")
     assert [(a.question_id, a.chosen, a.correct) for a in store.answers()] == [
@@ -150,11 +158,11 @@ async def test_practice_records_rates_and_undoes(tmp_path: Path) -> None:
         await pilot.pause()
         (a,) = store.answers()
         assert (a.question_id, a.correct, a.seconds, a.rating) == ("q0", True, 40.0, 3)
-        assert "rated Good" in plain(screen.query_one("#hint", Static))
+        assert "rated Good" in shown(screen, "hint")
         await pilot.press("1")
         await pilot.pause()
         assert store.answers()[0].rating == 1
-        assert "rated Again" in plain(screen.query_one("#hint", Static))
+        assert "rated Again" in shown(screen, "hint")
         await pilot.press("u")
         await pilot.pause()
         assert store.answers() == [] and store.cards() == {}

@@ -8,6 +8,7 @@ from quiz.footprint import FootprintSpec, estimate, format_bytes
 from quiz.tui.app import make_app
 from quiz.tui.screens.footprint import FootprintScreen
 from quiz.tui.screens.question import QuestionScreen
+from quiz.tui.widgets.question_view import QuestionView
 from tests.conftest import make_library, question_data
 
 
@@ -84,7 +85,7 @@ async def test_opened_from_an_answered_question_uses_its_worked_example() -> Non
         assert app.screen.spec.model == "llama-2-7b"
         await pilot.press("escape", "b")
         await pilot.pause()
-        steps = app.screen.query_one("#worked-example .steps", Static).visual.plain
+        steps = app.screen.query_one(QuestionView).text_of("worked-example")
         assert "7,000,000,000" in steps
         await pilot.press("m")
         await pilot.pause()
@@ -236,13 +237,13 @@ async def test_calculator_offers_the_quantization_schemes() -> None:
 def test_a_bank_chart_shows_time_and_throughput_only_when_asked() -> None:
     # issue 12 §5: the infographic can show time and throughput beside memory (compute: true)
     from quiz.footprint import FootprintSpec
-    from quiz.tui.widgets.infographic import FootprintChart
+    from quiz.tui.widgets.reveal import chart_text
 
     spec = FootprintSpec.from_mapping({"model": "llama-2-7b", "phase": "inference",
                                        "gpu": "h100-80gb"})
-    shown = FootprintChart(spec, compute=True).render_chart(80)
+    shown = chart_text(spec, True, 80)
     assert "Time and throughput" in shown and "tokens/s" in shown
-    assert "tokens/s" not in FootprintChart(spec).render_chart(80)
+    assert "tokens/s" not in chart_text(spec, False, 80)
 
 
 async def test_calculator_offers_context_parallel_and_prefill_chunk() -> None:

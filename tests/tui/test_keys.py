@@ -7,15 +7,14 @@ import asyncio
 
 import pytest
 from textual import events
-from textual.widgets import Static
 
 from quiz.tui.app import make_app
 from quiz.tui.screens.confirm import ConfirmScreen
 from quiz.tui.screens.question import REPEAT_GUARD, QuestionScreen
 from quiz.tui.screens.summary import SummaryScreen
-from quiz.tui.widgets.answer_options import AnswerOptions
+from quiz.tui.widgets.question_view import QuestionView
 from tests.conftest import make_library, question_data
-from tests.tui.test_question_screen import plain, revealed, start
+from tests.tui.test_question_screen import component, revealed, shown, start, style_of
 
 
 def three_questions():
@@ -28,7 +27,7 @@ async def test_every_single_letter_key_works_with_caps_lock() -> None:
         screen = await start(app, pilot)
         await pilot.press("B")  # an option letter in upper case
         await pilot.pause()
-        assert plain(screen.query_one("#verdict", Static)) == "✓ Correct: B."
+        assert shown(screen, "verdict") == "█ ✓ Correct: B."
         await pilot.press("N")
         await pilot.pause()
         assert app.session.position == 1
@@ -60,8 +59,9 @@ async def test_enter_on_an_untouched_question_never_answers() -> None:
         await pilot.pause()
         assert app.session.outcomes == {} and app.session.position == 0
         assert isinstance(app.screen, QuestionScreen)
-        assert "Press A–D to choose" in plain(screen.query_one("#hint", Static))
-        assert screen.query_one(AnswerOptions).highlighted is None
+        assert shown(screen, "hint") == ("! Press A–D to choose, or move with ↑↓ and then "
+                                         "press Enter.")
+        assert screen.query_one(QuestionView).highlighted is None
 
 
 async def test_a_queued_or_repeated_enter_does_not_skip_a_fresh_reveal() -> None:
@@ -74,7 +74,7 @@ async def test_a_queued_or_repeated_enter_does_not_skip_a_fresh_reveal() -> None
         await pilot.pause(0.1)
         await pilot.pause()
         assert app.session.position == 0
-        assert plain(screen.query_one("#verdict", Static)) == "✓ Correct: B."
+        assert shown(screen, "verdict") == "█ ✓ Correct: B."
         # A fresh Enter once the reveal has been on screen a moment goes on.
         await asyncio.sleep(REPEAT_GUARD + 0.05)
         await pilot.press("enter")
@@ -120,17 +120,19 @@ async def test_why_a_key_did_nothing_is_said_in_the_page_not_over_the_options() 
         screen = await start(app, pilot)
         await pilot.press("a", "b", "c", "enter")
         await pilot.pause()
-        hint = screen.query_one("#hint", Static)
-        assert plain(hint) == "! Untick 1 option: this question asks for 2."
-        assert "-warning" in hint.classes
+        view = screen.query_one(QuestionView)
+        assert shown(screen, "hint") == "! Untick 1 option: this question asks for 2."
+        assert view.hint_warning
+        assert style_of(screen, "hint", 3) == component(screen, "question-view--hint-warning")
         await pilot.press("e")
         await pilot.pause()
-        assert plain(hint) == "! There is no option E here: the options are A–D."
+        assert shown(screen, "hint") == "! There is no option E here: the options are A–D."
         assert list(app._notifications) == []
         await pilot.press("b", "enter")
         await pilot.pause()
-        assert plain(screen.query_one("#verdict", Static)) == "✓ Correct: A, C."
-        assert "-warning" not in hint.classes
+        assert shown(screen, "verdict") == "█ ✓ Correct: A, C."
+        assert not view.hint_warning
+        assert style_of(screen, "hint", 10) == component(screen, "question-view--hint")
 
 
 async def test_moving_the_highlight_clears_the_last_warning() -> None:
@@ -139,9 +141,10 @@ async def test_moving_the_highlight_clears_the_last_warning() -> None:
         screen = await start(app, pilot)
         await pilot.press("enter")
         await pilot.pause()
-        hint = screen.query_one("#hint", Static)
-        assert "-warning" in hint.classes
+        view = screen.query_one(QuestionView)
+        assert view.hint_warning
         await pilot.press("down")
         await pilot.pause()
-        assert "-warning" not in hint.classes
-        assert plain(hint).startswith("Choose one.")
+        assert not view.hint_warning
+        assert shown(screen, "hint").startswith("Choose one.")
+        assert style_of(screen, "hint", 12) == component(screen, "question-view--hint")

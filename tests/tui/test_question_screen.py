@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.style import Style
 from textual import events
 from textual.widgets import Static
 
@@ -11,8 +12,7 @@ from quiz.tui.screens.help import HelpScreen
 from quiz.tui.screens.question import QuestionScreen
 from quiz.tui.screens.start import StartScreen
 from quiz.tui.screens.summary import SummaryScreen
-from quiz.tui.widgets.option_item import OptionItem
-from quiz.tui.widgets.reveal import Reveal
+from quiz.tui.widgets.question_view import MARKER_WIDTH, VERDICT_MARKS, QuestionView
 from tests.conftest import make_library, question_data
 
 TABLE = {"table": {"columns": ["Aspect", "Training", "Inference"],
@@ -24,10 +24,63 @@ def plain(widget: Static) -> str:
     return widget.visual.plain  # type: ignore[union-attr]
 
 
+def view(screen: QuestionScreen) -> QuestionView:
+    """The question screen's body: stem, hint line, options and reveal in one widget."""
+    return screen.query_one("#body", QuestionView)
+
+
+def shown(screen: QuestionScreen, key: str) -> str:
+    """The plain text the body draws for block ``key`` ("" when it is not drawn)."""
+    return view(screen).text_of(key)
+
+
 def revealed(screen: QuestionScreen) -> bool:
-    """True while the question screen shows a reveal (its widgets stay, hidden, between
-    answers: they are reused for the next one)."""
-    return screen.query_one(Reveal).display
+    """True while the question screen shows a reveal."""
+    return view(screen).span("verdict") is not None
+
+
+def options_of(screen: QuestionScreen) -> dict[str, str]:
+    """Letter → option text as drawn (wrapped lines joined, the verdict mark left out)."""
+    out = {}
+    for block in view(screen).blocks:
+        if block.key.startswith("option-"):
+            rows = shown(screen, block.key).split("\n")
+            text = " ".join(r[MARKER_WIDTH:].strip() for r in rows)
+            for mark in VERDICT_MARKS.values():
+                text = text.removesuffix(mark.strip()).rstrip()
+            out[block.key.removeprefix("option-")] = text
+    return out
+
+
+def markers(screen: QuestionScreen) -> dict[str, str]:
+    """Letter → the marker column as drawn ("A ( )", "B [x]", ...)."""
+    return {k.removeprefix("option-"): shown(screen, k)[:MARKER_WIDTH].strip()
+            for k in (b.key for b in view(screen).blocks) if k.startswith("option-")}
+
+
+def style_of(screen: QuestionScreen, key: str, column: int) -> Style:
+    """The style of the first line of block ``key`` at ``column``."""
+    strip = view(screen).strips_of(key)[0]
+    x = 0
+    for segment in strip:
+        if x + len(segment.text) > column:
+            assert segment.style is not None
+            return segment.style
+        x += len(segment.text)
+    raise AssertionError(f"column {column} is past the line of {key}")
+
+
+def component(screen: QuestionScreen, *names: str) -> Style:
+    """The body's style for its component classes ``names`` (from the CSS)."""
+    return view(screen).get_component_rich_style(*names)
+
+
+def option_is(screen: QuestionScreen, letter: str, *states: str) -> bool:
+    """True when option ``letter``'s text is drawn in the style of exactly ``states``
+    (highlighted, chosen, right, wrong)."""
+    want = component(screen, "question-view--option",
+                     *(f"question-view--option-{s}" for s in states))
+    return style_of(screen, f"option-{letter}", MARKER_WIDTH) == want
 
 
 async def start(app, pilot) -> QuestionScreen:
@@ -46,29 +99,38 @@ async def test_nothing_is_revealed_before_answering_then_everything_is() -> None
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await start(app, pilot)
         assert not revealed(screen)
-        for sel in ("#verdict", "#short-explanation", "#infographic", "#full-explanation",
-                    "#distractor-review"):
-            assert not screen.query(sel), f"{sel} built before the answer"
-        assert plain(screen.query_one("#stem", Static)) == "Stem of q1?"
-        assert [i.option.letter for i in screen.query(OptionItem)] == ["A", "B", "C", "D"]
+        keys = [b.key for b in view(screen).blocks]
+        assert keys == ["stem", "hint", "option-A", "option-B", "option-C", "option-D"]
+        assert view(screen).plain.split("\n") == [
+            "", "Stem of q1?", "", "Choose one. Press A–D or 1–4, or ↑↓ and Enter, or click.",
+            "", " A ( ) Alpha", " B ( ) Bravo", " C ( ) Charlie", " D ( ) Delta"]
+        assert style_of(screen, "stem", 0) == component(screen, "question-view--stem")
+        assert style_of(screen, "stem", 0).bold
         await pilot.press("d")
         await pilot.pause()
-        verdict = screen.query_one("#verdict", Static)
-        assert "-correct" in verdict.classes
-        assert plain(verdict) == "✓ Correct: D."
-        assert plain(screen.query_one("#short-explanation", Static)) == "Short explanation of q1."
-        assert plain(screen.query_one("#full-explanation", Static)) == "Full explanation of q1."
-        assert screen.query_one("#infographic")
-        reviews = [plain(w) for w in screen.query(".distractor-why").results(Static)]
-        assert reviews == ["Alpha is wrong because reasons.", "Bravo is wrong because reasons.",
-                           "Charlie is wrong because reasons."]
-        assert "Rajbhandari" in plain(screen.query_one("#references", Static))
-        # The reveal's sections come in the documents' order.
-        order = [w.id for w in screen.query("#reveal Static, #reveal InfographicView")
-                 if w.id in {"verdict", "short-explanation", "infographic", "full-explanation",
-                             "references"}]
-        assert order == ["verdict", "short-explanation", "infographic", "full-explanation",
-                         "references"]
+        assert shown(screen, "verdict") == "█ ✓ Correct: D."
+        assert style_of(screen, "verdict", 2) == component(screen, "reveal--verdict-correct")
+        assert shown(screen, "short-explanation") == "Short explanation of q1."
+        assert shown(screen, "full-explanation") == "Full explanation of q1."
+        assert shown(screen, "infographic").split("\n")[1].split() == [
+            "┃", "Aspect", "┃", "Training", "┃", "Inference", "┃"]
+        assert shown(screen, "distractor-review").split("\n") == [
+            "", "A  Alpha", "   Alpha is wrong because reasons.",
+            "", "B  Bravo", "   Bravo is wrong because reasons.",
+            "", "C  Charlie", "   Charlie is wrong because reasons."]
+        assert shown(screen, "references") == "• Rajbhandari et al. 2020, sec. 3"
+        # The reveal's sections come in the documents' order, each under its title.
+        keys = [b.key for b in view(screen).blocks]
+        assert keys[keys.index("option-D") + 1:] == [
+            "verdict", "short-title", "short-explanation", "infographic-title", "infographic",
+            "full-title", "full-explanation", "review-title", "distractor-review",
+            "references-title", "references", "reveal-end"]
+        spans = [view(screen).span(k) for k in keys]
+        assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:], strict=False))
+        assert [shown(screen, k) for k in keys if k.endswith("-title")] == [
+            "Short explanation", "Infographic", "Full explanation", "Distractor review",
+            "References"]
+        assert style_of(screen, "short-title", 0) == component(screen, "reveal--section-title")
         assert app.session.score.correct == 1
 
 
@@ -78,32 +140,45 @@ async def test_wrong_answer_names_right_option_and_choice() -> None:
         screen = await start(app, pilot)
         await pilot.press("3")  # digits choose too: 3 → C
         await pilot.pause()
-        verdict = screen.query_one("#verdict", Static)
-        assert "-wrong" in verdict.classes
-        assert plain(verdict) == "✗ Not quite: the right answer was B; you chose C."
-        assert plain(screen.query_one("#verdict-detail", Static)) == "Right answer: B  Bravo"
-        assert "-right" in screen.query_one("#option-B").classes
-        assert "-wrong" in screen.query_one("#option-C").classes
-        chosen = [plain(w) for w in screen.query(".distractor-option").results(Static)]
-        assert chosen == ["A  Alpha", "C  Charlie  (your choice)", "D  Delta"]
+        assert shown(screen, "verdict") == "█ ✗ Not quite: the right answer was B; you chose C."
+        assert style_of(screen, "verdict", 2) == component(screen, "reveal--verdict-wrong")
+        assert style_of(screen, "verdict", 0) == component(screen,
+                                                           "reveal--verdict-wrong-edge")
+        assert shown(screen, "verdict-detail") == " Right answer: B  Bravo"
+        assert option_is(screen, "B", "right") and option_is(screen, "C", "chosen", "wrong")
+        assert option_is(screen, "A") and option_is(screen, "D")
+        assert shown(screen, "option-B").endswith("✓ right")
+        assert shown(screen, "option-C").endswith("✗ your choice")
+        assert markers(screen) == {"A": "A ( )", "B": "B ( )", "C": "C (•)", "D": "D ( )"}
+        headings = [row for row in shown(screen, "distractor-review").split("\n")
+                    if row[:1].isalpha()]
+        assert headings == ["A  Alpha", "C  Charlie  (your choice)", "D  Delta"]
 
 
 async def test_arrows_and_enter_answer_the_highlighted_option() -> None:
     app = make_app(make_library(question_data("q1", answer="B")), shuffle=False)
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await start(app, pilot)
-        await pilot.press("down", "down", "enter")  # nothing is highlighted at first
+        await pilot.press("down", "down")  # nothing is highlighted at first
         await pilot.pause()
-        assert plain(screen.query_one("#verdict", Static)) == "✓ Correct: B."
+        assert option_is(screen, "B", "highlighted") and option_is(screen, "A")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert shown(screen, "verdict") == "█ ✓ Correct: B."
 
 
 async def test_click_answers() -> None:
     app = make_app(make_library(question_data("q1", answer="B")), shuffle=False)
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await start(app, pilot)
-        await pilot.click("#option-A")
+        body = view(screen)
+        await pilot.click("#body", offset=(1, body.span("option-A")[0] - body.scroll_y - 1))
         await pilot.pause()
-        assert plain(screen.query_one("#verdict", Static)).startswith("✗ Not quite")
+        assert not revealed(screen)  # the blank line above the options chooses nothing
+        await pilot.click("#body", offset=(30, body.span("option-A")[0] - body.scroll_y))
+        await pilot.pause()
+        assert shown(screen, "verdict").startswith("█ ✗ Not quite")
+        assert [o.letter for o in app.session.outcome().chosen] == ["A"]
 
 
 async def test_shuffled_reveal_uses_the_letters_shown() -> None:
@@ -113,20 +188,22 @@ async def test_shuffled_reveal_uses_the_letters_shown() -> None:
         app = make_app(lib, seed=seed)
         async with app.run_test(size=(100, 30)) as pilot:
             screen = await start(app, pilot)
-            shown = {i.option.letter: i.text for i in screen.query(OptionItem)}
-            letter_of_bravo = next(k for k, v in shown.items() if "Bravo" in v)
-            wrong = next(k for k, v in shown.items() if "Bravo" not in v)
+            seen = options_of(screen)
+            assert sorted(seen.values()) == ["Alpha", "Bravo", "Charlie", "Delta"]
+            letter_of_bravo = next(k for k, v in seen.items() if "Bravo" in v)
+            wrong = next(k for k, v in seen.items() if "Bravo" not in v)
             await pilot.press(wrong.lower())
             await pilot.pause()
-            assert plain(screen.query_one("#verdict", Static)) == (
-                f"✗ Not quite: the right answer was {letter_of_bravo}; you chose {wrong}.")
+            assert shown(screen, "verdict") == (
+                f"█ ✗ Not quite: the right answer was {letter_of_bravo}; you chose {wrong}.")
             # Each review sits under the letter and text the student saw for that option.
-            entries = [plain(w) for w in screen.query(".distractor-option").results(Static)]
-            reviews = [plain(w) for w in screen.query(".distractor-why").results(Static)]
+            rows = [r for r in shown(screen, "distractor-review").split("\n") if r]
+            entries, reviews = rows[0::2], rows[1::2]
+            assert len(entries) == 3
             for entry, review in zip(entries, reviews, strict=True):
                 letter, text = entry.split("  ")[:2]
-                assert text in shown[letter]
-                assert review == f"{text} is wrong because reasons."
+                assert text == seen[letter]
+                assert review == f"   {text} is wrong because reasons."
             assert "Bravo" not in " ".join(entries)
 
 
@@ -135,24 +212,29 @@ async def test_multiple_response_scored_right_only_for_the_exact_set() -> None:
     app = make_app(make_library(q), shuffle=False)
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await start(app, pilot)
-        assert "Choose 2" in plain(screen.query_one("#hint", Static))
+        assert shown(screen, "hint").startswith("Choose 2. Tick with A–D or 1–4")
         await pilot.press("a", "enter")  # one chosen: not submitted
         await pilot.pause()
         assert not revealed(screen)
-        await pilot.press("b", "b", "c", "enter")  # b toggled on and off again
+        assert markers(screen) == {"A": "A [x]", "B": "B [ ]", "C": "C [ ]", "D": "D [ ]"}
+        assert option_is(screen, "A", "highlighted", "chosen")
+        await pilot.press("b", "b", "c")  # b toggled on and off again
         await pilot.pause()
-        assert plain(screen.query_one("#verdict", Static)) == "✓ Correct: A, C."
+        assert markers(screen) == {"A": "A [x]", "B": "B [ ]", "C": "C [x]", "D": "D [ ]"}
+        assert option_is(screen, "A", "chosen") and option_is(screen, "B")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert shown(screen, "verdict") == "█ ✓ Correct: A, C."
 
     app = make_app(make_library(q), shuffle=False)
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await start(app, pilot)
         await pilot.press("a", "b", "enter")
         await pilot.pause()
-        assert plain(screen.query_one("#verdict", Static)) == (
-            "✗ Not quite: the right answers were A, C. Your ticks: right A; wrong B; "
+        assert shown(screen, "verdict") == (
+            "█ ✗ Not quite: the right answers were A, C. Your ticks: right A; wrong B; "
             "missed C.")
-        assert plain(screen.query_one("#verdict-detail", Static)) == (
-            "Right answers:\nA  Alpha\nC  Charlie")
+        assert shown(screen, "verdict-detail") == " Right answers:\n A  Alpha\n C  Charlie"
         assert app.session.score.correct == 0
 
 
@@ -165,16 +247,17 @@ async def test_bank_text_renders_literally() -> None:
     app = make_app(make_library(q, title="Bank [INT8]"), shuffle=False)
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await start(app, pilot)
-        assert plain(screen.query_one("#stem", Static)) == stem
-        assert screen.query_one("#option-A", OptionItem).text == "[@click=app.quit]"
-        assert screen.query_one("#option-B", OptionItem).text == "[/]"
+        assert shown(screen, "stem") == stem
+        assert options_of(screen) == {"A": "[@click=app.quit]", "B": "[/]", "C": "[b]",
+                                   "D": "[red]x"}
         assert app.title == "Bank [INT8]" and screen.title is None  # the header shows it
-        await pilot.click("#option-A")  # clicking markup-like text must not run an action
+        body = view(screen)
+        # Clicking markup-like text must not run an action: it chooses the option.
+        await pilot.click("#body", offset=(10, body.span("option-A")[0] - body.scroll_y))
         await pilot.pause()
-        assert app.is_running
-        assert plain(screen.query_one("#short-explanation", Static)) == "[INT8] stays"
-        pre = screen.query_one("#infographic .preformatted", Static)
-        assert plain(pre) == "[diagram] [/]\n  └─ [INT4]"
+        assert app.is_running and revealed(screen)
+        assert shown(screen, "short-explanation") == "[INT8] stays"
+        assert shown(screen, "infographic") == "[diagram] [/]\n  └─ [INT4]"
 
 
 async def test_control_characters_never_reach_the_terminal() -> None:
@@ -183,7 +266,8 @@ async def test_control_characters_never_reach_the_terminal() -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await start(app, pilot)
         assert app.title == "Bank␛]0;pwned␇" and screen.title is None
-        text = plain(screen.query_one("#stem", Static))
+        text = shown(screen, "stem")
+        assert "\x1b" not in view(screen).plain and "\x07" not in view(screen).plain
         assert "\x1b" not in text and "\x07" not in text and "\u202e" not in text
         assert text == "Red ␛[31malert␛[0m ␛]8;;http://x␇link\ufffd!"
 
@@ -196,12 +280,12 @@ async def test_navigation_summary_and_previous_keeps_reveal() -> None:
         await pilot.press("b")
         await pilot.press("n")
         await pilot.pause()
-        assert plain(screen.query_one("#stem", Static)) == "Stem of q2?"
+        assert shown(screen, "stem") == "Stem of q2?"
         assert not revealed(screen)
         assert "Question 2/2" in plain(screen.query_one("#status-left", Static))
         await pilot.press("p")
         await pilot.pause()
-        assert plain(screen.query_one("#verdict", Static)) == "✓ Correct: B."
+        assert shown(screen, "verdict") == "█ ✓ Correct: B."
         await pilot.press("n", "a", "n")
         await pilot.pause()
         assert isinstance(app.screen, SummaryScreen)
@@ -229,7 +313,7 @@ async def test_option_letters_do_not_trigger_actions_and_help_and_quit_work() ->
         assert isinstance(app.screen, QuestionScreen) and app.is_running
         await pilot.press("h")
         await pilot.pause()
-        assert plain(screen.query_one("#verdict", Static)) == "✓ Correct: H."
+        assert shown(screen, "verdict") == "█ ✓ Correct: H."
         await pilot.press("q", "y")
         await pilot.pause()
     assert app.return_value == 0
@@ -243,12 +327,15 @@ async def test_small_terminal_does_not_crash_and_scrolls() -> None:
         screen = await start(app, pilot)
         await pilot.press("b")
         await pilot.pause()
-        body = screen.query_one("#body")
+        body = view(screen)
         assert body.max_scroll_y > 0
         before = body.scroll_y
         await pilot.press("pagedown")
         await pilot.pause()
         assert body.scroll_y > before
+        # Every line is at most the width of the body (40 columns, its padding and scrollbar
+        # taken off): nothing is cut at the right.
+        assert max(len(row) for row in body.plain.split("\n")) <= 40 - 3
 
 
 async def test_start_screen_topic_filter_and_count() -> None:
@@ -276,11 +363,19 @@ async def test_arrows_move_the_cursor_even_when_the_question_overflows() -> None
     app = make_app(make_library(q), shuffle=False)
     async with app.run_test(size=(80, 14)) as pilot:
         screen = await start(app, pilot)
-        assert screen.query_one("#body").max_scroll_y > 0  # the question does not fit
-        await pilot.press("down", "down", "down", "enter")
+        body = view(screen)
+        assert body.max_scroll_y > 0  # the question does not fit
+        await pilot.press("down", "down", "down")
+        await pilot.pause()
+        # The highlighted option is scrolled into view, every line of it.
+        first, end = body.span("option-C")
+        assert body.scroll_y <= first
+        assert end <= body.scroll_y + body.scrollable_content_region.height
+        assert option_is(screen, "C", "highlighted")
+        await pilot.press("enter")
         await pilot.pause()
         assert [o.letter for o in app.session.outcome().chosen] == ["C"]
-        assert plain(screen.query_one("#verdict", Static)) == "✓ Correct: C."
+        assert shown(screen, "verdict") == "█ ✓ Correct: C."
 
 
 async def test_every_reveal_section_gets_its_full_height_at_80x24() -> None:
@@ -291,15 +386,17 @@ async def test_every_reveal_section_gets_its_full_height_at_80x24() -> None:
         screen = await start(app, pilot)
         await pilot.press("b")
         await pilot.pause()
-        review = screen.query_one("#distractor-review")
-        parts = list(review.children)
-        assert len(parts) == 6  # three wrong options, each with its review
-        assert all(p.size.height >= 1 for p in parts)
-        assert review.size.height >= sum(p.outer_size.height for p in parts) >= 6
-        for sel in ("#short-explanation", "#full-explanation", "#infographic"):
-            widget = screen.query_one(sel)
-            assert widget.size.height >= 1, sel
-        assert screen.query_one("#full-explanation").size.height == 29
+        body = view(screen)
+        review = shown(screen, "distractor-review").split("\n")
+        # Three wrong options, each a blank line, its heading (the long text wrapped) and
+        # its review.
+        assert [r[:3] for r in review if r[:1].isalpha()] == ["B  ", "C  ", "D  "]
+        assert len(review) >= 9
+        for key in ("short-explanation", "full-explanation", "infographic"):
+            first, end = body.span(key)
+            assert end - first >= 1, key
+        first, end = body.span("full-explanation")
+        assert end - first == 29  # 15 paragraphs and the 14 blank lines between them
 
 
 async def test_keys_typed_fast_are_applied_in_order_to_the_right_question() -> None:
@@ -316,8 +413,8 @@ async def test_keys_typed_fast_are_applied_in_order_to_the_right_question() -> N
                 "q1", "q2", "q3", "q4", "q5", "q6"]
             screen = app.screen
             assert isinstance(screen, QuestionScreen)
-            assert plain(screen.query_one("#stem", Static)) == "Stem of q6?"
-            assert plain(screen.query_one("#verdict", Static)) == "✓ Correct: B."
+            assert shown(screen, "stem") == "Stem of q6?"
+            assert shown(screen, "verdict") == "█ ✓ Correct: B."
 
 
 async def test_wide_text_infographic_wraps_instead_of_being_cut() -> None:
@@ -327,8 +424,11 @@ async def test_wide_text_infographic_wraps_instead_of_being_cut() -> None:
         screen = await start(app, pilot)
         await pilot.press("b")
         await pilot.pause()
-        pre = screen.query_one("#infographic .preformatted", Static)
-        assert pre.size.width <= 80 and pre.size.height == 2  # 154 cells over two lines
+        body = view(screen)
+        rows = shown(screen, "infographic").split("\n")
+        width = body.scrollable_content_region.width
+        assert width <= 80 - 2 and len(rows) == 2  # 154 cells over two lines
+        assert rows[0] == "W" * width and "".join(rows) == "W" * 150 + "|END"
 
 
 async def test_palette_commands_close_dialogs_and_never_stack_a_second_calculator() -> None:
@@ -358,15 +458,15 @@ async def test_ticks_of_an_unsubmitted_question_survive_browsing() -> None:
         screen = await start(app, pilot)
         await pilot.press("a", "n", "p")
         await pilot.pause()
-        assert screen.query_one("#option-A", OptionItem).chosen
+        assert markers(screen)["A"] == "A [x]"
         await pilot.press("c", "enter")
         await pilot.pause()
-        assert plain(screen.query_one("#verdict", Static)) == "✓ Correct: A, C."
+        assert shown(screen, "verdict") == "█ ✓ Correct: A, C."
 
 
-async def test_the_reveal_widgets_are_reused_and_always_show_the_current_answer() -> None:
-    """The reveal is updated in place from question to question: every text, every part
-    present or absent, and the distractor review's length follow the question shown."""
+async def test_the_reveal_always_shows_the_current_answer() -> None:
+    """From question to question every text, every part present or absent, and the distractor
+    review's length follow the question shown; going back shows that question's reveal."""
     diagram = {"text": "GPU ── HBM", "caption": "A diagram"}
     lib = make_library(
         question_data("q1", answer="D", infographic=TABLE, references=["Ref one"]),
@@ -377,52 +477,96 @@ async def test_the_reveal_widgets_are_reused_and_always_show_the_current_answer(
     app = make_app(lib, shuffle=False)
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await start(app, pilot)
+        body = view(screen)
 
-        def shown(selector: str) -> bool:
-            widget = screen.query_one(selector)
-            return all(w.display for w in (widget, *widget.ancestors_with_self)
-                       if hasattr(w, "display"))
+        def has(key: str) -> bool:
+            return body.span(key) is not None
 
         def reviews() -> list[str]:
-            return [plain(w) for w in screen.query(".distractor-option").results(Static)]
+            return [r for r in shown(screen, "distractor-review").split("\n") if r[:1].isalpha()]
 
         await pilot.press("a")  # wrong
         await pilot.pause()
-        assert plain(screen.query_one("#verdict", Static)).startswith("✗")
-        assert shown("#verdict-detail") and shown("#infographic") and shown("#references")
+        assert shown(screen, "verdict").startswith("█ ✗")
+        assert has("verdict-detail") and has("infographic") and has("references")
         assert reviews() == ["A  Alpha  (your choice)", "B  Bravo", "C  Charlie"]
         await pilot.press("n")
         await pilot.pause()
-        assert not revealed(screen)
-        assert [i.text for i in screen.query(OptionItem)] == ["Ant", "Bee", "Cat", "Dog", "Eel"]
+        assert not revealed(screen) and body.scroll_y == 0
+        assert options_of(screen) == {"A": "Ant", "B": "Bee", "C": "Cat", "D": "Dog", "E": "Eel"}
         await pilot.press("a", "c", "enter")  # right
         await pilot.pause()
         assert revealed(screen)
-        # Scrolled to the verdict, as after the first answer (the reveal was hidden, not new).
-        assert screen.query_one("#body").scroll_y > 0
-        body_top = screen.query_one("#body").region.y
-        assert screen.query_one("#verdict").region.y == body_top + 1  # below its top margin
-        assert plain(screen.query_one("#verdict", Static)) == "✓ Correct: A, C."
-        assert "-correct" in screen.query_one("#verdict").classes
-        assert not shown("#verdict-detail") and not shown("#infographic")
-        assert not shown("#references")
-        assert plain(screen.query_one("#short-explanation", Static)) == "Short explanation of q2."
+        # Scrolled to the verdict: it is drawn on the body's second line, below a blank one.
+        assert body.scroll_y > 0
+        assert body.span("verdict")[0] - body.scroll_y == 1
+        assert body.scroll_y == body.top_of("verdict")
+        assert shown(screen, "verdict") == "█ ✓ Correct: A, C."
+        assert style_of(screen, "verdict", 2) == component(screen, "reveal--verdict-correct")
+        assert not has("verdict-detail") and not has("infographic") and not has("references")
+        assert shown(screen, "short-explanation") == "Short explanation of q2."
         assert reviews() == ["B  Bee", "D  Dog", "E  Eel"]
         await pilot.press("n", "b")  # q3, wrong: a diagram where q1 had a table
         await pilot.pause()
-        assert plain(screen.query_one("#infographic .preformatted", Static)) == "GPU ── HBM"
-        assert shown("#infographic") and not shown("#references")
+        assert shown(screen, "infographic") == "GPU ── HBM\nA diagram"
+        caption = body.span("infographic")[1] - 1
+        assert body.block_at(caption) == "infographic"
+        assert style_of(screen, "infographic", 0) == component(screen, "reveal--text")
+        assert not has("references")
         assert reviews() == ["B  Bravo  (your choice)", "C  Charlie", "D  Delta"]
-        assert [i.text for i in screen.query(OptionItem)] == ["Alpha", "Bravo", "Charlie",
-                                                             "Delta"]
+        assert options_of(screen) == {"A": "Alpha", "B": "Bravo", "C": "Charlie", "D": "Delta"}
         await pilot.press("p", "p")  # back to q1: its own reveal again
         await pilot.pause()
-        assert plain(screen.query_one("#verdict", Static)).startswith("✗ Not quite")
-        assert plain(screen.query_one("#full-explanation", Static)) == "Full explanation of q1."
-        assert screen.query_one("#body").scroll_y == 0  # an answered question opens at its top
-        assert shown("#verdict-detail") and shown("#references")
-        assert screen.query_one("#infographic .table")
+        assert shown(screen, "verdict").startswith("█ ✗ Not quite")
+        assert shown(screen, "full-explanation") == "Full explanation of q1."
+        assert body.scroll_y == 0  # an answered question opens at its top
+        assert has("verdict-detail") and has("references")
+        assert "┃ Aspect" in shown(screen, "infographic")
         assert reviews() == ["A  Alpha  (your choice)", "B  Bravo", "C  Charlie"]
-        assert "-wrong" in screen.query_one("#option-A").classes
-        assert "-right" in screen.query_one("#option-D").classes
-        assert "-right" not in screen.query_one("#option-C").classes
+        assert option_is(screen, "A", "chosen", "wrong")
+        assert option_is(screen, "D", "right")
+        assert option_is(screen, "C")
+
+
+async def test_a_theme_change_redraws_the_body_in_the_new_colours() -> None:
+    app = make_app(make_library(question_data("q1", answer="B")), shuffle=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await start(app, pilot)
+        await pilot.press("a")
+        await pilot.pause()
+        before = style_of(screen, "verdict", 2)
+        app.theme = "textual-light" if app.theme != "textual-light" else "nord"
+        await pilot.pause()
+        after = style_of(screen, "verdict", 2)
+        assert after != before
+        assert after == component(screen, "reveal--verdict-wrong")
+
+
+async def test_resizing_lays_the_body_out_again_at_the_new_width() -> None:
+    long = "A long explanation line that wraps. " * 12
+    app = make_app(make_library(question_data("q1", full_explanation=long)), shuffle=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await start(app, pilot)
+        await pilot.press("b")
+        await pilot.pause()
+        body = view(screen)
+        wide = shown(screen, "full-explanation").split("\n")
+        await pilot.resize_terminal(60, 20)
+        await pilot.pause()
+        narrow = shown(screen, "full-explanation").split("\n")
+        assert len(narrow) > len(wide)
+        assert max(len(r) for r in narrow) <= body.scrollable_content_region.width <= 60
+        assert " ".join(narrow).split() == long.split()
+
+
+async def test_the_mouse_selects_and_copies_the_text_drawn() -> None:
+    app = make_app(make_library(question_data("q1", answer="B")), shuffle=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await start(app, pilot)
+        body = view(screen)
+        from textual.geometry import Offset
+        from textual.selection import Selection
+
+        stem = body.span("stem")[0]
+        selection = Selection(Offset(0, stem), Offset(4, stem))
+        assert body.get_selection(selection) == ("Stem", "\n")

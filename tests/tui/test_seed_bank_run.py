@@ -8,7 +8,7 @@ from textual.widgets import Static
 from quiz.tui.app import make_app
 from quiz.tui.screens.summary import SummaryScreen
 from tests.conftest import seed_library
-from tests.tui.test_question_screen import plain, start
+from tests.tui.test_question_screen import plain, shown, start, view
 
 
 async def test_practice_run_over_the_seed_bank_reveals_every_part() -> None:
@@ -20,13 +20,16 @@ async def test_practice_run_over_the_seed_bank_reveals_every_part() -> None:
         screen = await start(app, pilot)
         await pilot.press("d")
         await pilot.pause()
-        assert plain(screen.query_one("#verdict", Static)) == "✓ Correct: D."
-        for part in ("#infographic", "#full-explanation", "#distractor-review",
-                     "#worked-example", "#references"):
-            assert screen.query_one(part), part
+        assert shown(screen, "verdict") == "█ ✓ Correct: D."
+        keys = [b.key for b in view(screen).blocks]
+        parts = ["short-explanation", "infographic", "full-explanation", "distractor-review",
+                 "worked-example", "references"]
+        assert [k for k in keys if k in parts] == parts
+        for part in parts:
+            assert shown(screen, part).strip(), part
         await pilot.press("n", "a")
         await pilot.pause()
-        assert plain(screen.query_one("#verdict", Static)).startswith("✗")
+        assert shown(screen, "verdict").startswith("█ ✗")
         await pilot.press("n")
         await pilot.pause()
         assert isinstance(app.screen, SummaryScreen)

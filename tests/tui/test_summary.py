@@ -16,7 +16,7 @@ from quiz.tui.screens.summary import (
     score_line,
 )
 from tests.conftest import make_library, question_data
-from tests.tui.test_question_screen import plain, start
+from tests.tui.test_question_screen import plain, shown, start
 
 
 def test_summary_lines_say_how_many_were_needed() -> None:
@@ -91,13 +91,13 @@ async def test_a_long_review_list_is_capped_and_each_entry_opens_its_question() 
         await pilot.pause()
         assert isinstance(app.screen, QuestionScreen)
         assert app.session.position == 2
-        assert plain(app.screen.query_one("#stem", Static)) == "Stem of q2?"
+        assert shown(app.screen, "stem") == "Stem of q2?"
         await pilot.press("s")
         await pilot.pause()
         await pilot.press("enter")  # the first entry: the wrong answer, with its reveal
         await pilot.pause()
         assert app.session.position == 0
-        assert plain(app.screen.query_one("#verdict", Static)).startswith("✗")
+        assert shown(app.screen, "verdict").startswith("█ ✗")
 
 
 def test_review_entries_wrap_as_the_two_column_grid_did() -> None:

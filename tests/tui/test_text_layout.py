@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import re
 
-from textual.widgets import Static
-
 from quiz.tui.app import make_app
 from quiz.tui.text_layout import layout, reflow, wrap_line
+from quiz.tui.widgets.question_view import MARKER_WIDTH
 from tests.conftest import make_library, question_data
-from tests.tui.test_question_screen import plain, start
+from tests.tui.test_question_screen import shown, start
 
 EXPLANATION = """\
 Training keeps far more in memory than inference:
@@ -78,16 +77,22 @@ async def test_explanations_reflow_to_the_screen_and_reviews_hang_under_their_te
         screen = await start(app, pilot)
         await pilot.press("c")
         await pilot.pause()
-        full = plain(screen.query_one("#full-explanation", Static)).split("\n")
+        full = shown(screen, "full-explanation").split("\n")
         assert full[0].startswith("Training keeps far more in memory than inference: the ")
         assert "    16 bytes/param × 7B params = 112 GB" in full
-        review = [plain(w) for w in screen.query(".distractor-option").results(Static)]
-        c_lines = next(r for r in review if r.startswith("C  ")).split("\n")
+        review = shown(screen, "distractor-review").split("\n")
+        start_c = next(i for i, r in enumerate(review) if r.startswith("C  "))
+        # The heading wraps under its text; the review (indented 3 too) follows it.
+        end_c = next(i for i, r in enumerate(review) if r.startswith("   Charlie is a long"))
+        c_lines = review[start_c:end_c]
         assert len(c_lines) >= 2
         assert all(line.startswith("   ") and line[3] != " " for line in c_lines[1:])
         # Option text wraps under itself too (beside the letter column).
-        text = screen.query_one("#option-C .option-text", Static)
-        assert text.region.x > screen.query_one("#option-C").region.x + 4
+        option = shown(screen, "option-C").split("\n")
+        assert len(option) >= 2
+        assert option[0][:MARKER_WIDTH].strip() == "C (•)"
+        assert all(r[:MARKER_WIDTH] == " " * MARKER_WIDTH and r[MARKER_WIDTH] != " "
+                   for r in option[1:])
 
 
 def test_a_paragraph_that_is_all_table_stays_a_table() -> None:

@@ -9,7 +9,7 @@ from quiz.tui.app import make_app
 from quiz.tui.screens.question import QuestionScreen
 from quiz.tui.screens.too_small import TooSmallScreen, notice
 from tests.conftest import make_library, question_data
-from tests.tui.test_question_screen import plain, start
+from tests.tui.test_question_screen import plain, shown, start
 
 
 def test_the_notice_is_whole_or_absent() -> None:
@@ -43,7 +43,7 @@ async def test_shrinking_covers_the_question_and_enlarging_brings_it_back() -> N
         screen = app.screen
         assert isinstance(screen, QuestionScreen)
         assert app.session.position == 0
-        assert plain(screen.query_one("#verdict", Static)) == "✓ Correct: B."
+        assert shown(screen, "verdict") == "█ ✓ Correct: B."
 
 
 async def test_starting_in_a_tiny_window_shows_the_notice() -> None:

@@ -14,7 +14,7 @@ from quiz.study.session import build_outcome
 from quiz.tui.content import assemble, literal
 from quiz.tui.widgets.bars import clock_text, score_line
 from quiz.tui.widgets.key_bar import KeyBar
-from quiz.tui.widgets.reveal import Reveal
+from quiz.tui.widgets.reveal import RevealView
 from quiz.tui.widgets.title_bar import TitleBar
 
 DIFFICULTY_ORDER = ("easy", "medium", "hard", "unrated")
@@ -84,7 +84,7 @@ class ExamReportScreen(Screen[None]):
                    classes="report-item-title", markup=False),
             Static(literal(shown.question.stem), classes="report-stem", markup=False),
             Static(literal(options), classes="report-options", markup=False),
-            Reveal(outcome),
+            RevealView(outcome),
             classes="report-item " + ("-right" if item.correct else "-wrong"),
             id=f"report-q{shown.number}",
         )

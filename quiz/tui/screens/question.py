@@ -1,8 +1,11 @@
 """The question screen: progress, stem, options; after the answer, the reveal.
 
 On this screen the letters A–H and digits 1–8 belong to the options (the
-:class:`~quiz.tui.widgets.answer_options.AnswerOptions` widget takes them), so no action key here
+:class:`~quiz.tui.widgets.question_view.QuestionView` widget takes them), so no action key here
 is a letter from A to H (next is ``n``, previous ``p``, quit ``q``, help ``?``).
+
+The body — stem, hint line, options and reveal — is that one line-API widget: a key press
+redraws the few blocks it changes, not a layout of dozens of widgets (issue 13).
 """
 
 from __future__ import annotations
@@ -11,22 +14,21 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from functools import partial
 
+from rich.cells import cell_len
 from textual import events
 from textual._time import get_time  # the clock that stamps key events (Message.time)
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.content import Content
+from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Static
 
 from quiz.study.scheduling import RATING_NAMES
 from quiz.study.session import Outcome, SessionError, StudySession
-from quiz.tui.content import assemble, literal
-from quiz.tui.widgets.answer_options import AnswerOptions
+from quiz.tui.content import literal
+from quiz.tui.widgets.document import Runs
 from quiz.tui.widgets.key_bar import KeyBar
-from quiz.tui.widgets.prose import Prose
-from quiz.tui.widgets.reveal import Reveal
+from quiz.tui.widgets.question_view import QuestionView
 from quiz.tui.widgets.title_bar import TitleBar
 
 REPEAT_GUARD = 0.35
@@ -66,13 +68,7 @@ class QuestionScreen(Screen[None]):
         with Horizontal(id="status"):
             yield Static(id="status-left", markup=False)
             yield Static(id="status-right", markup=False)
-        # Not focusable: its own up/down bindings would steal the option cursor's keys.
-        with VerticalScroll(id="body", can_focus=False):
-            yield Prose("", id="stem")
-            yield Static(id="hint", markup=False)
-            yield AnswerOptions(id="options")
-            with Vertical(id="reveal"):
-                yield Reveal()
+        yield QuestionView(id="body")
         yield KeyBar()
 
     async def on_mount(self) -> None:
@@ -80,9 +76,9 @@ class QuestionScreen(Screen[None]):
         await self.show_question()
 
     @property
-    def options(self) -> AnswerOptions:
-        """The answer options widget."""
-        return self.query_one("#options", AnswerOptions)
+    def view(self) -> QuestionView:
+        """The body: stem, hint line, options and reveal."""
+        return self.query_one("#body", QuestionView)
 
     # -- drawing ----------------------------------------------------------------------------
     async def show_question(self) -> None:
@@ -92,16 +88,11 @@ class QuestionScreen(Screen[None]):
         # A notification from the screen before (the start screen's) never sits over a question.
         self.app.clear_notifications()
         self._draw_status()
-        self.query_one("#stem", Prose).set_text(shown.question.stem)
-        self._show_hint()
-        await self.options.show(shown, ticked=self._ticks_by_question.get(shown.question.id, ()),
-                                outcome=outcome)
-        self.options.focus()
-        reveal = self.query_one(Reveal)
-        if outcome is not None:
-            await reveal.show(outcome)
-        reveal.display = outcome is not None
-        self.query_one("#body", VerticalScroll).scroll_home(animate=False)
+        view = self.view
+        view.show(shown, hint=self._hint(outcome),
+                  ticked=self._ticks_by_question.get(shown.question.id, ()), outcome=outcome)
+        if self.focused is not view:
+            view.focus()
 
     def _draw_status(self) -> None:
         shown = self.session.current
@@ -113,19 +104,23 @@ class QuestionScreen(Screen[None]):
             parts.insert(0, self.session.mode.capitalize())
         if q.difficulty:
             parts.append(q.difficulty)
-        self.query_one("#status-left", Static).update(literal(" · ".join(parts), "bold"))
-        self.query_one("#status-right", Static).update(
-            f"Score {score.correct}/{score.answered}")
+        # One line of fixed height: a new text needs no layout, unless the score on the right
+        # (sized to its text) changes its width.
+        self.query_one("#status-left", Static).update(literal(" · ".join(parts), "bold"),
+                                                      layout=False)
+        right = self.query_one("#status-right", Static)
+        text = f"Score {score.correct}/{score.answered}"
+        right.update(text, layout=cell_len(str(right.content)) != cell_len(text))
 
     def _show_hint(self, warning: str | None = None) -> None:
         """The line above the options: what to do now, or why the last key did nothing.
         It sits in the page, so it never covers the options the way a notification would."""
-        hint = self.query_one("#hint", Static)
-        hint.set_class(warning is not None, "-warning")
-        hint.update(assemble(("! ", "bold"), warning) if warning is not None
-                    else self._hint(self.session.outcome()))
+        if warning is not None:
+            self.view.set_hint((warning,), warning=True)
+        else:
+            self.view.set_hint(self._hint(self.session.outcome()))
 
-    def _hint(self, outcome: Outcome | None) -> Content:
+    def _hint(self, outcome: Outcome | None) -> Runs:
         shown = self.session.current
         letters = shown.letters
         span = f"{letters[0]}–{letters[-1]}"
@@ -136,32 +131,31 @@ class QuestionScreen(Screen[None]):
             if rating is not None:
                 rated = (f" · rated {RATING_NAMES[rating]}: 1 Again 2 Hard 3 Good 4 Easy "
                          "change it · u Undo")
-            return assemble(("Answered. ", "bold"), f"{last} · p Previous · ↑↓ scroll{rated}")
+            return (("Answered. ", "bold"), f"{last} · p Previous · ↑↓ scroll{rated}")
         if shown.question.multiple_response:
-            return assemble((f"Choose {shown.choose}. ", "bold"),
-                            f"Tick with {span} or 1–{len(letters)} (or ↑↓ Space), "
-                            "then press Enter.")
-        return assemble(("Choose one. ", "bold"),
-                        f"Press {span} or 1–{len(letters)}, or ↑↓ and Enter, or click.")
+            return ((f"Choose {shown.choose}. ", "bold"),
+                    f"Tick with {span} or 1–{len(letters)} (or ↑↓ Space), then press Enter.")
+        return (("Choose one. ", "bold"),
+                f"Press {span} or 1–{len(letters)}, or ↑↓ and Enter, or click.")
 
     # -- answering --------------------------------------------------------------------------
-    async def on_answer_options_answered(self, message: AnswerOptions.Answered) -> None:
+    async def on_question_view_answered(self, message: QuestionView.Answered) -> None:
         try:
             async with self._input_lock:
                 await self._answer(message.letters)
         finally:
             message.control.settled()
 
-    def on_answer_options_ticked(self, message: AnswerOptions.Ticked) -> None:
+    def on_question_view_ticked(self, message: QuestionView.Ticked) -> None:
         self._ticks_by_question[self.session.current.question.id] = message.letters
         self._show_hint()
         message.control.settled()
 
-    def on_answer_options_highlighted(self, message: AnswerOptions.Highlighted) -> None:
+    def on_question_view_highlighted(self, message: QuestionView.Highlighted) -> None:
         self._show_hint()
         message.control.settled()
 
-    def on_answer_options_hint(self, message: AnswerOptions.Hint) -> None:
+    def on_question_view_hint(self, message: QuestionView.Hint) -> None:
         self._show_hint(message.text)
         message.control.settled()
 
@@ -169,34 +163,14 @@ class QuestionScreen(Screen[None]):
         try:
             outcome = self.session.answer(letters)
         except SessionError as exc:
+            self.view.redraw_options()
             self._show_hint(str(exc))
             return
         self._ticks_by_question.pop(outcome.shown.question.id, None)
-        self.options.reveal(outcome)
         self._draw_status()
-        self._show_hint()
-        reveal = self.query_one(Reveal)
-        await reveal.show(outcome)
-        reveal.display = True
+        view = self.view
+        view.reveal(outcome, hint=self._hint(outcome))  # the verdict scrolled to the top
         self._enter_guard_until = get_time() + REPEAT_GUARD
-        # Through the verdict's own queue: behind its request for a layout, so the screen has
-        # that request before this callback (see _scroll_to_verdict).
-        self.query_one("#verdict").call_after_refresh(self._scroll_to_verdict,
-                                                      self.session.position)
-
-    def _scroll_to_verdict(self, position: int, tries: int = 5) -> None:
-        """Scroll the verdict of the question at ``position`` to the top, once the layout has
-        placed it. Should a refresh still run before that layout (the screen runs the
-        callbacks of a refresh as soon as it is idle), this tries again a frame later, at
-        most ``tries`` times."""
-        if position != self.session.position or not self.query_one(Reveal).display:
-            return  # the student has moved on
-        verdict = self.query_one("#verdict")
-        if not verdict.region and tries > 1:
-            self.set_timer(1 / 60, partial(self._scroll_to_verdict, position, tries - 1))
-            return
-        self.query_one("#body", VerticalScroll).scroll_to_widget(verdict, animate=False,
-                                                                 top=True)
 
     # -- keys -------------------------------------------------------------------------------
     # The options widget takes its keys first, in its own queue; the keys it does not take come
@@ -213,7 +187,7 @@ class QuestionScreen(Screen[None]):
             async with self._input_lock:
                 await step()
         finally:
-            self.options.settled()
+            self.view.settled()
 
     def _step_for(self, event: events.Key) -> Callable[[], Awaitable[None]] | None:
         answered = self.session.outcome() is not None
@@ -244,10 +218,10 @@ class QuestionScreen(Screen[None]):
         self._show_hint()
 
     async def _scroll_line_up(self) -> None:
-        self.query_one("#body", VerticalScroll).scroll_up(animate=False)
+        self.view.scroll_up(animate=False)
 
     async def _scroll_line_down(self) -> None:
-        self.query_one("#body", VerticalScroll).scroll_down(animate=False)
+        self.view.scroll_down(animate=False)
 
     # -- actions ----------------------------------------------------------------------------
     async def _next(self) -> None:
@@ -305,13 +279,13 @@ class QuestionScreen(Screen[None]):
 
     def action_scroll(self, pages: int) -> None:
         """Scroll the body by a page."""
-        body = self.query_one("#body", VerticalScroll)
+        body = self.view
         (body.scroll_page_down if pages > 0 else body.scroll_page_up)(animate=False)
 
     def action_scroll_home(self) -> None:
         """Scroll to the top."""
-        self.query_one("#body", VerticalScroll).scroll_home(animate=False)
+        self.view.scroll_home(animate=False)
 
     def action_scroll_end(self) -> None:
         """Scroll to the bottom."""
-        self.query_one("#body", VerticalScroll).scroll_end(animate=False)
+        self.view.scroll_end(animate=False)

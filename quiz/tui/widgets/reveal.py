@@ -1,26 +1,49 @@
 """The reveal after an answer, in the source documents' order: verdict → short explanation →
-infographic → full explanation → distractor review (then worked example and references)."""
+infographic → full explanation → distractor review (then worked example and references).
+
+:func:`reveal_blocks` is the one place that decides the reveal's parts, their order and texts;
+the question screen's :class:`~quiz.tui.widgets.question_view.QuestionView` and the exam
+report's :class:`RevealView` both show what it builds.
+"""
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from collections.abc import Callable
+from typing import TYPE_CHECKING, ClassVar
 
-from textual.app import ComposeResult
-from textual.containers import Vertical
-from textual.content import Content
-from textual.widget import Widget
-from textual.widgets import Static
+from textual.strip import Strip
 
+from quiz.bank.model import Infographic, WorkedExample
+from quiz.bank.terminal import terminal_safe
 from quiz.study.session import DistractorNote, Outcome
-from quiz.tui.content import assemble
-from quiz.tui.widgets.infographic import InfographicView
-from quiz.tui.widgets.prose import Prose
+from quiz.tui.widgets.document import Block, Document, Pen, fold, line, prose
+from quiz.tui.widgets.infographic import table_renderable
+
+if TYPE_CHECKING:
+    from quiz.footprint import FootprintSpec
+
+REVEAL_COMPONENTS = {
+    "reveal--text", "reveal--verdict-correct", "reveal--verdict-correct-edge",
+    "reveal--verdict-wrong", "reveal--verdict-wrong-edge", "reveal--section-title",
+    "reveal--distractor-option", "reveal--caption",
+}
+"""The component classes a reveal is drawn with (see :class:`RevealView`'s CSS)."""
+
+REVEAL_CSS = """
+{widget} > .reveal--verdict-correct {{ background: $success 30%; text-style: bold; }}
+{widget} > .reveal--verdict-correct-edge {{ background: $success 30%; color: $success; }}
+{widget} > .reveal--verdict-wrong {{ background: $error 30%; text-style: bold; }}
+{widget} > .reveal--verdict-wrong-edge {{ background: $error 30%; color: $error; }}
+{widget} > .reveal--section-title {{ color: $accent; text-style: bold underline; }}
+{widget} > .reveal--distractor-option {{ text-style: bold; }}
+{widget} > .reveal--caption {{ color: $text-muted; text-style: italic; }}
+"""
+"""The reveal's look, for a document widget named ``widget``."""
 
 
-def _verdict(out: Outcome) -> Content:
-    return assemble(("✓ " if out.correct else "✗ ", "bold"), out.verdict)
+def verdict_text(out: Outcome) -> str:
+    """The verdict line: a mark, then what the session says about the answer."""
+    return ("✓ " if out.correct else "✗ ") + out.verdict
 
 
 def _right_answers(out: Outcome) -> tuple[str, int]:
@@ -31,7 +54,8 @@ def _right_answers(out: Outcome) -> tuple[str, int]:
             3 if len(out.right) > 1 else len(label) + 4)
 
 
-def _note_heading(note: DistractorNote) -> str:
+def note_heading(note: DistractorNote) -> str:
+    """A distractor review entry's heading: the letter and text the student saw."""
     mark = "  (your choice)" if note.chosen else ""
     return f"{note.option.letter}  {note.option.text}{mark}"
 
@@ -40,193 +64,148 @@ def _references(out: Outcome) -> str:
     return "\n".join(f"• {r}" for r in out.references)
 
 
-@dataclass(frozen=True)
-class _Part:
-    """One part of the reveal: whether an outcome has it, how to build it, how to show
-    another outcome in it."""
-
-    key: str
-    present: Callable[[Outcome], bool]
-    make: Callable[[Outcome], Widget]
-    update: Callable[[Widget, Outcome], Awaitable[None] | None] | None = None
-    """None: the part never changes (a section title)."""
-
-
-def _title(text: str) -> Callable[[Outcome], Widget]:
-    return lambda out: Static(text, classes="section-title", markup=False)
+# -- drawing the parts ----------------------------------------------------------------------
+def _draw_verdict(out: Outcome) -> Callable[[Pen], list[Strip]]:
+    def draw(pen: Pen) -> list[Strip]:
+        kind = "correct" if out.correct else "wrong"
+        style = pen.style(f"reveal--verdict-{kind}")
+        edge = pen.style(f"reveal--verdict-{kind}-edge")
+        # A thick edge on the left, then the text with one cell of padding on either side.
+        rows = prose(verdict_text(out), pen.width - 3, style, lines=True, hang=2)
+        return [Strip.join([line("█", edge, 1), line(" ", style, 1), row, line(" ", style, 1)])
+                for row in rows]
+    return draw
 
 
-def _always(out: Outcome) -> bool:
-    return True
+def _draw_prose(text: Callable[[], str], component: str = "reveal--text", *,
+                lines: bool = False, hang: int = 4, indent: int = 0
+                ) -> Callable[[Pen], list[Strip]]:
+    def draw(pen: Pen) -> list[Strip]:
+        return prose(text(), pen.width, pen.style(component), lines=lines, hang=hang,
+                     indent=indent, fill=pen.style("reveal--text"))
+    return draw
 
 
-def _update_verdict(widget: Widget, out: Outcome) -> None:
-    assert isinstance(widget, Static)
-    widget.update(_verdict(out))
-    widget.set_classes("-correct" if out.correct else "-wrong")
+def _draw_title(title: str) -> Callable[[Pen], list[Strip]]:
+    def draw(pen: Pen) -> list[Strip]:
+        # Only the words are underlined, not the rest of the line.
+        return [line(title, pen.style("reveal--section-title"), pen.width,
+                     fill=pen.style("reveal--text"))]
+    return draw
 
 
-def _make_verdict(out: Outcome) -> Widget:
-    return Static(_verdict(out), id="verdict", classes="-correct" if out.correct else "-wrong",
-                  markup=False)
+def _draw_review(notes: tuple[DistractorNote, ...]) -> Callable[[Pen], list[Strip]]:
+    def draw(pen: Pen) -> list[Strip]:
+        text, heading = pen.style("reveal--text"), pen.style("reveal--distractor-option")
+        out: list[Strip] = []
+        for note in notes:
+            out.append(Strip.blank(pen.width, text))
+            # The option's text hangs under itself, not under its letter.
+            out += prose(note_heading(note), pen.width, heading, lines=True, hang=3, fill=text)
+            out += prose(note.review, pen.width, text, indent=3)
+        return out
+    return draw
 
 
-def _make_detail(out: Outcome) -> Widget:
-    text, hang = _right_answers(out)
-    return Prose(text, lines=True, hang=hang, id="verdict-detail")
+def _draw_infographic(info: Infographic) -> Callable[[Pen], list[Strip]]:
+    def draw(pen: Pen) -> list[Strip]:
+        text = pen.style("reveal--text")
+        if info.table is not None:
+            table = table_renderable(list(info.table.columns),
+                                     [list(r) for r in info.table.rows])
+            body = pen.renderable(table, pen.width, text)
+            caption = info.table.caption or info.caption
+        elif info.text is not None:
+            body = fold(info.text, pen.width, text)
+            caption = info.caption
+        else:
+            assert info.footprint is not None
+            body = [line(row, text, pen.width)
+                    for row in chart_text(info.footprint, info.compute, pen.width).split("\n")]
+            caption = info.caption
+        if caption:
+            body += prose(caption, pen.width, pen.style("reveal--caption"), fill=text)
+        return body
+    return draw
 
 
-def _update_detail(widget: Widget, out: Outcome) -> None:
-    assert isinstance(widget, Prose)
-    text, hang = _right_answers(out)
-    widget.set_text(text, hang=hang)
+def chart_text(spec: FootprintSpec, compute: bool, width: int) -> str:
+    """A footprint scenario's stacked bars at ``width`` columns (at least 30), drawn by the
+    calculator (training and inference on one scale; with ``compute``, time and throughput)."""
+    from quiz.footprint import estimate, render_bars
+
+    return terminal_safe(render_bars(estimate(spec), width=max(width, 30), units=spec.units,
+                                     timing=compute))
 
 
-def _set_text(get: Callable[[Outcome], str]) -> Callable[[Widget, Outcome], None]:
-    def update(widget: Widget, out: Outcome) -> None:
-        assert isinstance(widget, Prose)
-        widget.set_text(get(out))
-    return update
+def worked_steps(example: WorkedExample) -> str:
+    """A worked example's derivation steps, one per line, computed by the footprint
+    calculator (never hand-typed numbers)."""
+    from quiz.footprint import derivation_steps, estimate
+
+    spec = example.footprint
+    return "\n".join(derivation_steps(estimate(spec), units=spec.units))
 
 
-def _note_widgets(note: DistractorNote) -> tuple[Prose, Prose]:
-    # The option's text hangs under itself, not under its letter.
-    return (Prose(_note_heading(note), lines=True, hang=3, classes="distractor-option"),
-            Prose(note.review, classes="distractor-why"))
+def _draw_worked_example(example: WorkedExample) -> Callable[[Pen], list[Strip]]:
+    def draw(pen: Pen) -> list[Strip]:
+        text = pen.style("reveal--text")
+        out: list[Strip] = []
+        if example.caption:
+            out += prose(example.caption, pen.width, pen.style("reveal--caption"), fill=text)
+        # One step per line; a long step wraps under itself, never between a number and its unit.
+        return out + prose(worked_steps(example), pen.width, text, lines=True, hang=4)
+    return draw
 
 
-def _make_review(out: Outcome) -> Widget:
-    return Vertical(*(w for note in out.distractor_review for w in _note_widgets(note)),
-                    id="distractor-review")
+def reveal_blocks(out: Outcome) -> list[Block]:
+    """The blocks of the reveal of ``out``, in the order shown; each block's key names the part
+    (``verdict``, ``verdict-detail``, ``short-explanation``, ``infographic``,
+    ``full-explanation``, ``distractor-review``, ``worked-example``, ``references``; section
+    titles end in ``-title``). Letters are the ones the student saw, so shuffled options never
+    contradict their explanations. A part the outcome lacks (an infographic, a worked example,
+    references, the right answers of a right answer) has no block."""
+    blocks = [Block("verdict", _draw_verdict(out), top=1)]
+    if not out.correct:
+        text, hang = _right_answers(out)
+        blocks.append(Block("verdict-detail", _draw_prose(lambda: text, lines=True, hang=hang,
+                                                          indent=1)))
+
+    def section(key: str, title: str, body: Block) -> None:
+        blocks.append(Block(f"{key}-title", _draw_title(title), top=1))
+        blocks.append(body)
+
+    section("short", "Short explanation",
+            Block("short-explanation", _draw_prose(lambda: out.short_explanation)))
+    if out.infographic is not None:
+        section("infographic", "Infographic",
+                Block("infographic", _draw_infographic(out.infographic)))
+    section("full", "Full explanation",
+            Block("full-explanation", _draw_prose(lambda: out.full_explanation)))
+    section("review", "Distractor review",
+            Block("distractor-review", _draw_review(out.distractor_review)))
+    if out.worked_example is not None:
+        section("worked", "Worked example",
+                Block("worked-example", _draw_worked_example(out.worked_example)))
+    if out.references:
+        section("references", "References",
+                Block("references", _draw_prose(lambda: _references(out), lines=True, hang=2)))
+    blocks.append(Block("reveal-end", lambda pen: [], top=1))
+    return blocks
 
 
-async def _update_review(widget: Widget, out: Outcome) -> None:
-    notes = out.distractor_review
-    rows = list(widget.children)
-    for i, note in enumerate(notes[: len(rows) // 2]):
-        heading, why = rows[2 * i], rows[2 * i + 1]
-        assert isinstance(heading, Prose) and isinstance(why, Prose)
-        heading.set_text(_note_heading(note))
-        why.set_text(note.review)
-    if len(rows) > 2 * len(notes):
-        await widget.remove_children(rows[2 * len(notes):])
-    elif len(rows) < 2 * len(notes):
-        await widget.mount_all([w for note in notes[len(rows) // 2:]
-                                for w in _note_widgets(note)])
+class RevealView(Document):
+    """Everything an :class:`~quiz.study.session.Outcome` reveals, as one document widget
+    (the exam report shows one per question; its height is its lines)."""
 
-
-def _make_infographic(out: Outcome) -> Widget:
-    assert out.infographic is not None
-    return InfographicView(out.infographic, id="infographic")
-
-
-async def _update_infographic(widget: Widget, out: Outcome) -> None:
-    assert isinstance(widget, InfographicView) and out.infographic is not None
-    await widget.show(out.infographic)
-
-
-def _make_worked_example(out: Outcome) -> Widget:
-    from quiz.tui.widgets.worked_example import WorkedExampleView
-
-    assert out.worked_example is not None
-    return WorkedExampleView(out.worked_example, id="worked-example")
-
-
-async def _update_worked_example(widget: Widget, out: Outcome) -> None:
-    from quiz.tui.widgets.worked_example import WorkedExampleView
-
-    assert isinstance(widget, WorkedExampleView) and out.worked_example is not None
-    await widget.show(out.worked_example)
-
-
-def _has_infographic(out: Outcome) -> bool:
-    return out.infographic is not None
-
-
-def _has_worked_example(out: Outcome) -> bool:
-    return out.worked_example is not None
-
-
-def _has_references(out: Outcome) -> bool:
-    return bool(out.references)
-
-
-PARTS = (
-    _Part("verdict", _always, _make_verdict, _update_verdict),
-    _Part("verdict-detail", lambda out: not out.correct, _make_detail, _update_detail),
-    _Part("short-title", _always, _title("Short explanation")),
-    _Part("short-explanation", _always,
-          lambda out: Prose(out.short_explanation, id="short-explanation"),
-          _set_text(lambda out: out.short_explanation)),
-    _Part("infographic-title", _has_infographic, _title("Infographic")),
-    _Part("infographic", _has_infographic, _make_infographic, _update_infographic),
-    _Part("full-title", _always, _title("Full explanation")),
-    _Part("full-explanation", _always,
-          lambda out: Prose(out.full_explanation, id="full-explanation"),
-          _set_text(lambda out: out.full_explanation)),
-    _Part("review-title", _always, _title("Distractor review")),
-    _Part("distractor-review", _always, _make_review, _update_review),
-    _Part("worked-title", _has_worked_example, _title("Worked example")),
-    _Part("worked-example", _has_worked_example, _make_worked_example, _update_worked_example),
-    _Part("references-title", _has_references, _title("References")),
-    _Part("references", _has_references,
-          lambda out: Prose(_references(out), lines=True, hang=2, id="references"),
-          _set_text(_references)),
-)
-"""The parts of a reveal, in the order shown."""
-
-
-class Reveal(Vertical):
-    """Everything an :class:`~quiz.study.session.Outcome` reveals. Letters are the ones the
-    student saw, so shuffled options never contradict their explanations.
-
-    :meth:`show` puts another outcome in the same widgets: the texts are replaced in place and
-    a part the new outcome lacks (an infographic, a worked example) is hidden, not removed, so
-    answering a question does not build the reveal's widgets again.
-    """
-
+    COMPONENT_CLASSES: ClassVar[set[str]] = REVEAL_COMPONENTS
     DEFAULT_CSS = """
-    Reveal { height: auto; }
-    """
+    RevealView { height: auto; overflow-y: hidden; scrollbar-gutter: auto; }
+    """ + REVEAL_CSS.format(widget="RevealView")
 
-    def __init__(self, outcome: Outcome | None = None, *, id: str | None = None,
+    def __init__(self, outcome: Outcome, *, id: str | None = None,
                  classes: str | None = None) -> None:
-        """``outcome``: what to reveal (``None``: nothing yet, until :meth:`show`)."""
-        self.outcome = outcome
-        self._parts: dict[str, Widget] = {}
         super().__init__(id=id, classes=classes)
+        self.outcome: Outcome | None = outcome
+        self.set_blocks(reveal_blocks(outcome))
 
-    def compose(self) -> ComposeResult:
-        out = self.outcome
-        if out is None:
-            return
-        for part in PARTS:
-            if part.present(out):
-                widget = self._parts[part.key] = part.make(out)
-                yield widget
-
-    async def show(self, outcome: Outcome) -> None:
-        """Reveal ``outcome`` in these widgets (see the class docstring)."""
-        self.outcome = outcome
-        if not self._parts:  # the first outcome: every part it has, mounted at once
-            widgets = [part.make(outcome) for part in PARTS if part.present(outcome)]
-            self._parts = {part.key: w for part, w in zip(
-                (p for p in PARTS if p.present(outcome)), widgets, strict=True)}
-            await self.mount_all(widgets)
-            return
-        for i, part in enumerate(PARTS):
-            wanted = part.present(outcome)
-            widget = self._parts.get(part.key)
-            if widget is None:
-                if wanted:
-                    widget = self._parts[part.key] = part.make(outcome)
-                    before = next((self._parts[p.key] for p in PARTS[i + 1:]
-                                   if p.key in self._parts), None)
-                    await (self.mount(widget, before=before) if before is not None
-                           else self.mount(widget))
-                continue
-            widget.display = wanted
-            if wanted and part.update is not None:
-                result = part.update(widget, outcome)
-                if inspect.isawaitable(result):
-                    await result

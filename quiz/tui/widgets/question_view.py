@@ -1,0 +1,425 @@
+"""The body of the question screen as one widget: the stem, the hint line, the options as the
+student answers them (a cursor, letters that choose, ticks for multiple response, after the
+answer the verdict marks) and the reveal.
+
+It is a :class:`~quiz.tui.widgets.document.Document` (Textual's line API): a key press changes
+the blocks it touches — an option's marker, the hint, the reveal — and Textual draws only the
+lines on screen, instead of laying out dozens of widgets.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import OrderedDict
+from collections.abc import Iterable
+from typing import ClassVar
+
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.strip import Strip
+
+from quiz.bank.model import OPTION_KEYS
+from quiz.study.session import Outcome, ShownOption, ShownQuestion
+from quiz.tui.widgets.document import Block, Pen, Runs, prose, runs_text, segments
+from quiz.tui.widgets.reveal import REVEAL_COMPONENTS, REVEAL_CSS, RevealView, reveal_blocks
+
+SETTLE_TIMEOUT = 1.0
+"""Seconds to wait at most for the screen to act on what this widget passed up (see
+:meth:`QuestionView.settled`); a screen that never answers cannot freeze the keys."""
+
+MARKER_WIDTH = 7
+"""Cells before an option's text: a space, the letter, its tick box or radio, a space."""
+
+KEPT_REVEALS = 16
+"""How many questions' reveals (their drawn lines) are kept for going back to them."""
+
+VERDICT_MARKS = {"right": " ✓ right", "wrong": " ✗ your choice"}
+"""What follows an option's text after the answer."""
+
+
+def _option_block(option: ShownOption, *, multiple: bool, highlighted: bool, chosen: bool,
+                  verdict: str, top: int) -> Block:
+    """The block of one option: its marker column (letter, tick box or radio), its text wrapped
+    under itself, and after the answer its verdict mark."""
+    def draw(pen: Pen) -> list[Strip]:
+        names = ["question-view--option"]
+        if highlighted:
+            names.append("question-view--option-highlighted")
+        if chosen:
+            names.append("question-view--option-chosen")
+        if verdict:
+            names.append(f"question-view--option-{verdict}")
+        style = pen.style(*names)
+        bold = style + Style(bold=True)
+        mark = VERDICT_MARKS.get(verdict, "")
+        box = ("[x]" if chosen else "[ ]") if multiple else ("(•)" if chosen else "( )")
+        text_width = max(pen.width - MARKER_WIDTH - 1 - len(mark), 10)
+        rows = prose(option.text, text_width, style)
+        rest = pen.width - MARKER_WIDTH - text_width - len(mark)
+        out: list[Strip] = []
+        for i, row in enumerate(rows):
+            if i == 0:
+                parts = [Segment(f" {option.letter}", bold), Segment(f" {box} ", style), *row,
+                         *segments(mark, bold, len(mark) + rest, fill=style)]
+            else:
+                parts = [Segment(" " * MARKER_WIDTH, style), *row,
+                         Segment(" " * (len(mark) + rest), style)]
+            out.append(Strip(parts).crop_extend(0, pen.width, style))
+        return out
+    return Block(f"option-{option.letter}", draw, top=top)
+
+
+class QuestionView(RevealView, inherit_bindings=False):
+    """Shows a :class:`~quiz.study.session.ShownQuestion` and takes the keys that answer it.
+
+    Letters (either case) and digits choose an option; ``↑``/``↓`` move a highlight and
+    ``Enter`` chooses the highlighted option; a click on an option chooses it. For multiple
+    response they tick (``Space`` ticks the highlighted one) and ``Enter`` submits once as many
+    are ticked as the question asks.
+
+    Nothing is highlighted until the student moves the highlight, so an ``Enter`` that the
+    student did not aim (a held or bounced key) never answers: it posts :class:`Hint` instead.
+
+    The widget decides nothing about right and wrong: it posts :class:`Answered` with the
+    letters chosen; the screen asks the study session and calls :meth:`reveal`. Once revealed
+    it takes no more keys, so they reach the screen (scrolling, next question).
+
+    Keys are handled in this widget's own message queue, in the order typed. Everything it
+    passes up — a message, or a key it does not take (``n`` for next) — may change what it
+    shows, so before taking the next key it waits until the screen calls :meth:`settled`
+    (at most :data:`SETTLE_TIMEOUT` seconds). That keeps ``b n b n`` typed faster than the
+    screen redraws applied in order, each to the right question.
+    """
+
+    can_focus = True
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up", "cursor_up", "Up", show=False),
+        Binding("down", "cursor_down", "Down", show=False),
+        Binding("enter", "select", "Choose", show=False),
+        Binding("space", "tick", "Tick", show=False),
+        *(Binding(f"{k.lower()},{k}", f"pick('{k}')", k, show=False) for k in OPTION_KEYS),
+        *(Binding(str(n), f"pick('{n}')", str(n), show=False) for n in range(1, 9)),
+    ]
+
+    _FIXED_HEIGHT = True
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = REVEAL_COMPONENTS | {
+        "question-view--stem", "question-view--hint", "question-view--hint-warning",
+        "question-view--option", "question-view--option-highlighted",
+        "question-view--option-chosen", "question-view--option-right",
+        "question-view--option-wrong",
+    }
+
+    DEFAULT_CSS = """
+    QuestionView { height: 1fr; overflow-y: auto; scrollbar-gutter: stable; }
+    QuestionView > .question-view--stem { text-style: bold; }
+    QuestionView > .question-view--hint { color: $text-muted; }
+    QuestionView > .question-view--hint-warning { color: $warning; }
+    QuestionView > .question-view--option-highlighted { background: $accent 30%; }
+    QuestionView > .question-view--option-chosen { text-style: bold; }
+    QuestionView > .question-view--option-right { background: $success 25%; color: $text; }
+    QuestionView > .question-view--option-wrong { background: $error 25%; color: $text; }
+    """ + REVEAL_CSS.format(widget="QuestionView")
+
+    class _Posted(Message):
+        """What every message of this widget carries: the widget that posted it."""
+
+        def __init__(self, view: QuestionView) -> None:
+            self.view = view
+            super().__init__()
+
+        @property
+        def control(self) -> QuestionView:
+            """The widget that posted the message."""
+            return self.view
+
+    class Answered(_Posted):
+        """The student chose these letters (one, or the ticked ones of a multiple-response
+        question)."""
+
+        def __init__(self, view: QuestionView, letters: frozenset[str]) -> None:
+            self.letters = letters
+            super().__init__(view)
+
+    class Highlighted(_Posted):
+        """The student moved the highlight to the option at ``index``."""
+
+        def __init__(self, view: QuestionView, index: int) -> None:
+            self.index = index
+            super().__init__(view)
+
+    class Ticked(_Posted):
+        """The ticks of a multiple-response question changed; ``letters`` are all ticked ones."""
+
+        def __init__(self, view: QuestionView, letters: frozenset[str]) -> None:
+            self.letters = letters
+            super().__init__(view)
+
+    class Hint(_Posted):
+        """A key did nothing; ``text`` says what would (one line, for the student)."""
+
+        def __init__(self, view: QuestionView, text: str) -> None:
+            self.text = text
+            super().__init__(view)
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        # No outcome yet: the blocks come with show().
+        super(RevealView, self).__init__(id=id, classes=classes)
+        self.shown: ShownQuestion | None = None
+        self.outcome: Outcome | None = None
+        self.ticked: set[str] = set()
+        self.revealed = False
+        self.highlighted: int | None = None
+        """Index of the highlighted option; ``None`` until the student moves the highlight."""
+        self.verdicts: dict[str, str] = {}
+        """After the answer: "right" or "wrong" (chosen but wrong) per letter marked."""
+        self.hint_warning = False
+        """The hint line says why the last key did nothing."""
+        self._hint: Runs = ()
+        self._reveals: OrderedDict[str, tuple[Outcome, list[Block]]] = OrderedDict()
+        """The reveal blocks of the last questions answered or shown (by question id, with
+        the outcome they show), drawn lines included: going back to one draws nothing."""
+        self._settled = asyncio.Event()
+        self._settled.set()
+
+    # -- what is shown --------------------------------------------------------------------
+    def show(self, shown: ShownQuestion, *, hint: Runs, ticked: Iterable[str] = (),
+             outcome: Outcome | None = None) -> None:
+        """Show ``shown`` from its top with ``hint`` above its options and ``ticked`` ones
+        ticked, or, with ``outcome``, as answered with its reveal (see :meth:`reveal`)."""
+        self.shown = shown
+        self.ticked = set(ticked)
+        self.revealed = outcome is not None
+        self.outcome = outcome
+        self.highlighted = None
+        self.verdicts = self._verdicts(outcome)
+        if outcome is not None:
+            self.ticked = {o.letter for o in outcome.chosen}
+        self._hint = hint
+        self.hint_warning = False
+        stem = shown.question.stem
+
+        def draw_stem(pen: Pen) -> list[Strip]:
+            return prose(stem, pen.width, pen.style("question-view--stem"))
+
+        blocks = [Block("stem", draw_stem, top=1), self._hint_block(),
+                  *self._option_blocks()]
+        if outcome is not None:
+            blocks += self._reveal_blocks(outcome)
+        self.set_blocks(blocks)
+        self.scroll_to(y=0, animate=False, force=True)
+
+    def set_hint(self, hint: Runs, *, warning: bool = False) -> None:
+        """Say ``hint`` on the line above the options (``warning``: why a key did nothing)."""
+        self._hint = hint
+        self.hint_warning = warning
+        self.replace(self._hint_block())
+
+    def reveal(self, outcome: Outcome, *, hint: Runs | None = None) -> None:
+        """Mark the right options and the wrong choices, show the reveal of ``outcome`` with its
+        verdict at the top (and ``hint`` on the hint line); take no more keys."""
+        if hint is not None:
+            self._hint, self.hint_warning = hint, False
+        self.revealed = True
+        self.outcome = outcome
+        self.highlighted = None
+        self.ticked = {o.letter for o in outcome.chosen}
+        self.verdicts = self._verdicts(outcome)
+        blocks = [b for b in self.blocks if b.key == "stem"]
+        self.set_blocks([*blocks, self._hint_block(), *self._option_blocks(),
+                         *self._reveal_blocks(outcome)])
+        top = self.top_of("verdict")
+        if top is not None:
+            self.scroll_to(y=top, animate=False, force=True)
+
+    def _reveal_blocks(self, outcome: Outcome) -> list[Block]:
+        key = outcome.shown.question.id
+        kept = self._reveals.get(key)
+        if kept is None or kept[0] is not outcome:
+            kept = self._reveals[key] = (outcome, reveal_blocks(outcome))
+        self._reveals.move_to_end(key)
+        while len(self._reveals) > KEPT_REVEALS:
+            self._reveals.popitem(last=False)
+        return kept[1]
+
+    @staticmethod
+    def _verdicts(outcome: Outcome | None) -> dict[str, str]:
+        if outcome is None:
+            return {}
+        marks = {o.letter: "wrong" for o in outcome.chosen}
+        return marks | {o.letter: "right" for o in outcome.right}
+
+    def _hint_block(self) -> Block:
+        hint, warning = self._hint, self.hint_warning
+
+        def draw(pen: Pen) -> list[Strip]:
+            name = "question-view--hint-warning" if warning else "question-view--hint"
+            text = runs_text((("! ", "bold"), *hint) if warning else hint)
+            return pen.renderable(text, pen.width, pen.style(name))
+        return Block("hint", draw, top=1)
+
+    def _option_blocks(self) -> list[Block]:
+        shown = self.shown
+        if shown is None:
+            return []
+        multiple = shown.question.multiple_response
+        return [_option_block(opt, multiple=multiple, highlighted=i == self.highlighted,
+                              chosen=opt.letter in self.ticked,
+                              verdict=self.verdicts.get(opt.letter, ""), top=int(i == 0))
+                for i, opt in enumerate(shown.options)]
+
+    def redraw_options(self) -> None:
+        """Draw the options again from this widget's state (highlight, ticks, verdicts)."""
+        self.replace(*self._option_blocks())
+
+    def option_at(self, y: int) -> str | None:
+        """The letter of the option drawn at document line ``y``, if any."""
+        key = self.block_at(y)
+        return key.removeprefix("option-") if key and key.startswith("option-") else None
+
+    def _scroll_to_option(self, index: int) -> None:
+        """Scroll as little as needed to show every line of the option at ``index``."""
+        if self.shown is None:
+            return
+        span = self.span(f"option-{self.shown.options[index].letter}")
+        if span is None:
+            return
+        start, end = span
+        height = self.scrollable_content_region.height
+        if start < self.scroll_y:
+            self.scroll_to(y=start, animate=False, force=True)
+        elif end > self.scroll_y + height:
+            self.scroll_to(y=min(start, end - height), animate=False, force=True)
+
+    # -- keys -----------------------------------------------------------------------------
+    def settled(self) -> None:
+        """Called by the screen once it has acted on what this widget passed up."""
+        self._settled.set()
+
+    async def _wait_settled(self) -> None:
+        try:
+            await asyncio.wait_for(self._settled.wait(), SETTLE_TIMEOUT)
+        except TimeoutError:
+            self._settled.set()
+
+    def _pass_up(self, message: Message) -> None:
+        # Straight to the screen, not into this widget's own queue behind keys still waiting
+        # there: the screen then sees messages and passed-up keys in the order typed.
+        self._settled.clear()
+        self.screen.post_message(message)
+
+    async def _on_key(self, event: events.Key) -> None:
+        await self._wait_settled()
+        if not self.revealed and self.shown is not None:
+            for binding in self._bindings.key_to_bindings.get(event.key, ()):
+                event.stop()
+                event.prevent_default()
+                await self.run_action(binding.action)
+                return
+        self._settled.clear()  # the key bubbles to the screen, which calls settled()
+
+    def on_click(self, event: events.Click) -> None:
+        """A click on an option's lines chooses it (before the answer)."""
+        offset = event.get_content_offset(self)
+        if offset is None or self.revealed or self.shown is None:
+            return
+        letter = self.option_at(offset.y + round(self.scroll_y))
+        if letter is not None:
+            event.stop()
+            self._choose(letter)
+
+    # -- actions --------------------------------------------------------------------------
+    def action_cursor_up(self) -> None:
+        """Move the highlight up (from nothing: to the last option)."""
+        self._move(-1)
+
+    def action_cursor_down(self) -> None:
+        """Move the highlight down (from nothing: to the first option)."""
+        self._move(1)
+
+    def _set_highlight(self, index: int | None) -> None:
+        if index != self.highlighted:
+            self.highlighted = index
+            self.redraw_options()
+        if index is not None:
+            self._scroll_to_option(index)
+
+    def _move(self, delta: int) -> None:
+        if self.shown is None or self.revealed:
+            return
+        n = len(self.shown.options)
+        if self.highlighted is None:
+            index = 0 if delta > 0 else n - 1
+        else:
+            index = (self.highlighted + delta) % n
+        self._set_highlight(index)
+        self._pass_up(self.Highlighted(self, index))
+
+    def action_pick(self, key: str) -> None:
+        """Choose (or, for multiple response, tick) the option shown under letter or number
+        ``key``."""
+        if self.shown is None or self.revealed:
+            return
+        letters = self.shown.letters
+        index = OPTION_KEYS.index(key) if key in OPTION_KEYS else int(key) - 1
+        if index >= len(letters):
+            self._pass_up(self.Hint(self, f"There is no option {key} here: the options are "
+                                          f"{letters[0]}–{letters[-1]}."))
+            return
+        self._choose(letters[index])
+
+    def action_tick(self) -> None:
+        """Space: tick or untick the highlighted option of a multiple-response question."""
+        if self.shown is None or self.revealed or not self.shown.question.multiple_response:
+            return
+        if self.highlighted is None:
+            self._pass_up(self.Hint(self, "Move to an option with ↑↓ first, or press its "
+                                          "letter."))
+            return
+        self._choose(self.shown.options[self.highlighted].letter)
+
+    def action_select(self) -> None:
+        """Enter: choose the highlighted option, or submit the ticked ones."""
+        if self.shown is None or self.revealed:
+            return
+        shown = self.shown
+        if shown.question.multiple_response:
+            if len(self.ticked) != shown.choose:
+                self._pass_up(self.Hint(self, _tick_count_hint(shown.choose, len(self.ticked))))
+                return
+            self._pass_up(self.Answered(self, frozenset(self.ticked)))
+            return
+        if self.highlighted is None:
+            letters = shown.letters
+            self._pass_up(self.Hint(self, f"Press {letters[0]}–{letters[-1]} to choose, or "
+                                          "move with ↑↓ and then press Enter."))
+            return
+        self._pass_up(self.Answered(self, frozenset({shown.options[self.highlighted].letter})))
+
+    def _choose(self, letter: str) -> None:
+        assert self.shown is not None
+        index = self.shown.letters.index(letter)
+        if not self.shown.question.multiple_response:
+            # The screen reveals at once (redrawing the options): no separate highlight draw.
+            self.highlighted = index
+            self._pass_up(self.Answered(self, frozenset({letter})))
+            return
+        self.ticked.symmetric_difference_update({letter})
+        self.highlighted = index
+        self.redraw_options()
+        self._scroll_to_option(index)
+        self._pass_up(self.Ticked(self, frozenset(self.ticked)))
+
+
+def _tick_count_hint(choose: int, ticked: int) -> str:
+    """What to do when Enter is pressed with the wrong number of ticks."""
+    if ticked < choose:
+        more = choose - ticked
+        return f"Tick {more} more option{'s' * (more != 1)}, then press Enter ({choose} in all)."
+    fewer = ticked - choose
+    return f"Untick {fewer} option{'s' * (fewer != 1)}: this question asks for {choose}."
+
