@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -34,6 +35,10 @@ from quiz.tui.messages import (
 from quiz.tui.screens.start import StartScreen
 
 CSS_DIR = Path(__file__).parent
+
+SHOWN_WAIT_S = 2.0
+"""Longest the loading worker waits for the loaded library to be on screen before it writes
+the cache and decodes cached questions (see :meth:`QuizApp._load_banks`)."""
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -469,9 +474,14 @@ class QuizApp(App[int]):
                 ", ".join(paths), 0, 0, f"internal error while loading the banks "
                 f"({type(exc).__name__}: {exc}); please report it ({HINT})")])
             index = None
-        self.post_message(BanksLoaded(report, index, reload))
-        # The start screen is ready before the cache entries of banks loaded in full are
-        # written (a few hundred ms for a large bank): written here, they save the next start.
+        shown = threading.Event()
+        self.post_message(BanksLoaded(report, index, reload, shown))
+        # Once the start screen shows the library (not while it draws it), the cache entries
+        # of banks loaded in full are written (a few hundred ms for a large bank) and the
+        # questions of cached banks decoded (as long): done here, they save the next start
+        # and the first session's wait.
+        if writes and report.library is not None:
+            shown.wait(SHOWN_WAIT_S)
         for write in writes:
             write()
 
@@ -481,6 +491,15 @@ class QuizApp(App[int]):
             start.show_progress(message.progress)
 
     async def on_banks_loaded(self, message: BanksLoaded) -> None:
+        try:
+            await self._show_loaded(message)
+        finally:  # the loading worker goes on once this frame is drawn (or the app ends)
+            if self.failure is None:
+                self.call_after_refresh(message.shown.set)
+            else:
+                message.shown.set()
+
+    async def _show_loaded(self, message: BanksLoaded) -> None:
         report = message.report
         if message.reload:
             self._reloaded(report, message.index)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from typing import TYPE_CHECKING
 
 from textual.message import Message
@@ -53,10 +54,14 @@ class BanksLoading(Message):
 class BanksLoaded(Message):
     """The worker has loaded the banks: the ``report`` (its ``library`` is ``None`` when a bank
     has errors), the ``index`` of the library's questions (``None`` likewise), and whether it
-    was a ``reload`` (``r`` on the start screen) rather than the load at start-up."""
+    was a ``reload`` (``r`` on the start screen) rather than the load at start-up. ``shown``
+    is set once the result is on screen: the worker then does what could wait (writing cache
+    entries, decoding cached questions) without slowing that frame."""
 
-    def __init__(self, report: LoadReport, index: QuestionIndex | None, reload: bool) -> None:
+    def __init__(self, report: LoadReport, index: QuestionIndex | None, reload: bool,
+                 shown: threading.Event | None = None) -> None:
         self.report = report
         self.index = index
         self.reload = reload
+        self.shown = shown if shown is not None else threading.Event()
         super().__init__()

@@ -372,3 +372,25 @@ def test_two_threads_reading_a_stored_bank_decode_it_once(
     for thread in threads:
         thread.join()
     assert decodes == [1] and len(seen) == 2 and seen[0] is seen[1]
+
+
+@pytest.mark.parametrize("size", [0, 1, 2, 3, 1000, (1 << 20) + 7])
+def test_a_file_is_hashed_as_its_bytes_are(tmp_path: Path, size: int) -> None:
+    """The file hash (two halves, by two threads for a large file) is the content hash of its
+    bytes; a file that has grown or shrunk since its stat does not give it."""
+    data = bytes((i * 7 + 3) % 251 for i in range(size))
+    path = tmp_path / "bank.yaml"
+    path.write_bytes(data)
+    with open(path, "rb") as file:
+        assert cache_module._hash_file(file, size) == cache_module.content_hash(data)
+    if size:
+        changed = bytearray(data)
+        changed[-1] ^= 1
+        assert cache_module.content_hash(bytes(changed)) != cache_module.content_hash(data)
+    path.write_bytes(data + b"x")
+    with open(path, "rb") as file:
+        assert cache_module._hash_file(file, size) != cache_module.content_hash(data)
+    if size:
+        path.write_bytes(data[:-1])
+        with open(path, "rb") as file:
+            assert cache_module._hash_file(file, size) != cache_module.content_hash(data)

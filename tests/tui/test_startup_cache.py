@@ -38,26 +38,36 @@ def full_loads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 async def test_the_questions_are_decoded_after_the_start_screen_is_ready(
         banks: Path, full_loads: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from quiz.tui.screens.start import StartScreen
+
+    events: list[str] = []
+    real_show = StartScreen.show_library
+    real_put = cache_module.BankCache.put
+
+    async def noting(screen: Any, library: Any, *args: Any) -> None:
+        events.append("decoded" if all(b.decoded for b in library.banks) else "encoded")
+        await real_show(screen, library, *args)
+        events.append("shown")
+
+    def put(cache: Any, *args: Any) -> None:
+        events.append("written")
+        real_put(cache, *args)
+
+    monkeypatch.setattr(StartScreen, "show_library", noting)
+    monkeypatch.setattr(cache_module.BankCache, "put", put)
     app = make_app(None, shuffle=False, paths=[str(banks)])
     async with app.run_test(size=(80, 24)) as pilot:
         await settled(app, pilot)
-        await app.workers.wait_for_complete()  # the entry is written once the screen is ready
-    decoded_at_ready: list[bool] = []
-
-    async def noting(screen: Any, library: Any, *args: Any) -> None:
-        decoded_at_ready.append(all(b.decoded for b in library.banks))
-        await real_show(screen, library, *args)
-
-    from quiz.tui.screens.start import StartScreen
-
-    real_show = StartScreen.show_library
-    monkeypatch.setattr(StartScreen, "show_library", noting)
+        await app.workers.wait_for_complete()
+    # Loaded in full, shown, and only then stored (the worker waits for the frame).
+    assert events == ["decoded", "shown", "written"] and full_loads == ["a.yaml"]
+    events.clear()
     app = make_app(None, shuffle=False, paths=[str(banks)])
     async with app.run_test(size=(80, 24)) as pilot:
         await settled(app, pilot)
         assert text_of(app.screen, "#bank-count") == "3 questions in 1 topic"
         await app.workers.wait_for_complete()
-        assert decoded_at_ready == [False] and full_loads == ["a.yaml"]
+        assert events == ["encoded", "shown"] and full_loads == ["a.yaml"]
         assert all(b.decoded for b in app.library.banks)  # decoded behind the ready screen
 
 
