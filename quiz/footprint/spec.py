@@ -117,7 +117,7 @@ class TrainingSpec(Part):
     lora_alpha: Annotated[int, Number(1, 10**6),
                           Doc("LoRA scaling alpha (the update is scaled by alpha/r; no effect "
                               "on memory)", label="LoRA alpha", metavar="N",
-                              default="not set; does not change memory")] | None = None
+                              default="not set")] | None = None
     lora_targets: Annotated[str, ChoiceList("lora_targets", "LoRA target", suffix="_proj"),
                             Doc("projections that get an adapter, separated by commas: q, k, "
                                 "v, o (attention), gate, up, down (MLP), or all",
