@@ -570,3 +570,40 @@ async def test_the_mouse_selects_and_copies_the_text_drawn() -> None:
         stem = body.span("stem")[0]
         selection = Selection(Offset(0, stem), Offset(4, stem))
         assert body.get_selection(selection) == ("Stem", "\n")
+
+
+async def test_the_reveal_parts_that_do_not_depend_on_the_answer_are_drawn_ahead(
+        monkeypatch) -> None:
+    import asyncio
+
+    from quiz.tui.widgets import question_view, reveal
+
+    drawn: list[str] = []
+    real = reveal.prose
+
+    def counting(text: str, *args, **kwargs):
+        drawn.append(text)
+        return real(text, *args, **kwargs)
+
+    monkeypatch.setattr(reveal, "prose", counting)
+    lib = make_library(question_data("q1", answer="B"), question_data("q2", answer="B"))
+    app = make_app(lib, shuffle=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await start(app, pilot)
+        await asyncio.sleep(question_view.DRAW_AHEAD_DELAY + 0.1)  # the student reads
+        await pilot.pause()
+        assert "Full explanation of q1." in drawn and "Short explanation of q1." in drawn
+        drawn.clear()
+        await pilot.press("a")
+        await pilot.pause()
+        # The answer draws only what depends on it: the verdict, the right answer, the review.
+        assert "Full explanation of q1." not in drawn
+        assert "Short explanation of q1." not in drawn
+        assert shown(screen, "full-explanation") == "Full explanation of q1."
+        assert any(t.startswith("✗ Not quite") for t in drawn)
+        # A question left before the delay is not drawn ahead.
+        drawn.clear()
+        await pilot.press("n", "p")
+        await asyncio.sleep(question_view.DRAW_AHEAD_DELAY + 0.1)
+        await pilot.pause()
+        assert not any("q2" in t for t in drawn)

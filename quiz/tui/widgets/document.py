@@ -159,6 +159,7 @@ class Document(ScrollView, can_focus=False):
         self._tops: dict[str, int] = {}
         self._drawn_width = 0
         self._look = 0
+        self._look_key: tuple[Style, str] | None = None
         """Counts changes of look (see :class:`Pen`)."""
         self._shown: LRUCache[int, tuple[Strip, tuple[int, int], Strip]] = LRUCache(256)
         """Lines as last drawn on screen, by document line: the line drawn, its scroll offset
@@ -235,6 +236,14 @@ class Document(ScrollView, can_focus=False):
     """True when the widget's height does not follow its lines (``height: 1fr``): then new
     lines need no layout of the screen unless the scrollbar appears or goes."""
 
+    def draw_ahead(self, blocks: Iterable[Block]) -> None:
+        """Draw ``blocks`` (not shown) at the document's width now, so that showing them later
+        costs nothing more."""
+        if self._drawn_width:
+            pen = Pen(self._drawn_width, self._styler, self._draw_renderable, self._look)
+            for block in blocks:
+                block.strips(pen)
+
     def _assemble(self, width: int | None = None) -> None:
         """Draw the blocks at the document's width (blocks already drawn there are reused)."""
         width = self._content_width() if width is None else width
@@ -277,8 +286,13 @@ class Document(ScrollView, can_focus=False):
             self._assemble(width)
 
     def notify_style_update(self) -> None:
-        """Draw again with the new look (a theme change)."""
+        """Draw again when the look changed (a theme; not a class that only touches the
+        scrollbar or the focus)."""
         super().notify_style_update()
+        look = (self.rich_style, self.app.theme)
+        if look == self._look_key:
+            return
+        self._look_key = look
         self._base = None
         self._shown.clear()
         self._look += 1

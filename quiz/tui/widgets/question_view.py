@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections import OrderedDict
 from collections.abc import Iterable
+from functools import partial
 from typing import ClassVar
 
 from rich.segment import Segment
@@ -20,11 +21,18 @@ from textual import events
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.strip import Strip
+from textual.timer import Timer
 
 from quiz.bank.model import OPTION_KEYS
-from quiz.study.session import Outcome, ShownOption, ShownQuestion
+from quiz.study.session import Outcome, ShownOption, ShownQuestion, build_outcome
 from quiz.tui.widgets.document import Block, Pen, Runs, prose, runs_text, segments
-from quiz.tui.widgets.reveal import REVEAL_COMPONENTS, REVEAL_CSS, RevealView, reveal_blocks
+from quiz.tui.widgets.reveal import (
+    QUESTION_PARTS,
+    REVEAL_COMPONENTS,
+    REVEAL_CSS,
+    RevealView,
+    reveal_blocks,
+)
 
 SETTLE_TIMEOUT = 1.0
 """Seconds to wait at most for the screen to act on what this widget passed up (see
@@ -32,6 +40,11 @@ SETTLE_TIMEOUT = 1.0
 
 MARKER_WIDTH = 7
 """Cells before an option's text: a space, the letter, its tick box or radio, a space."""
+
+DRAW_AHEAD_DELAY = 0.15
+"""Seconds after a question is shown, unanswered, before the parts of its reveal that do not
+depend on the answer are drawn (while the student reads; a key before then cancels nothing but
+the drawing ahead, which the answer then does)."""
 
 KEPT_REVEALS = 16
 """How many questions' reveals (their drawn lines) are kept for going back to them."""
@@ -115,7 +128,9 @@ class QuestionView(RevealView, inherit_bindings=False):
     }
 
     DEFAULT_CSS = """
-    QuestionView { height: 1fr; overflow-y: auto; scrollbar-gutter: stable; }
+    /* The scrollbar is always there: showing or hiding it lays out the whole screen, which
+       would cost every answer and every next question a few milliseconds (issue 13). */
+    QuestionView { height: 1fr; overflow-y: scroll; }
     QuestionView > .question-view--stem { text-style: bold; }
     QuestionView > .question-view--hint { color: $text-muted; }
     QuestionView > .question-view--hint-warning { color: $warning; }
@@ -183,6 +198,10 @@ class QuestionView(RevealView, inherit_bindings=False):
         self._reveals: OrderedDict[str, tuple[Outcome, list[Block]]] = OrderedDict()
         """The reveal blocks of the last questions answered or shown (by question id, with
         the outcome they show), drawn lines included: going back to one draws nothing."""
+        self._shared: OrderedDict[str, dict[str, Block]] = OrderedDict()
+        """Per question id, the reveal's blocks that do not depend on the answer (drawn ahead
+        while the student reads the question)."""
+        self._ahead: Timer | None = None
         self._settled = asyncio.Event()
         self._settled.set()
 
@@ -212,6 +231,20 @@ class QuestionView(RevealView, inherit_bindings=False):
             blocks += self._reveal_blocks(outcome)
         self.set_blocks(blocks)
         self.scroll_to(y=0, animate=False, force=True)
+        if self._ahead is not None:
+            self._ahead.stop()
+            self._ahead = None
+        if outcome is None:
+            self._ahead = self.set_timer(DRAW_AHEAD_DELAY, partial(self._draw_ahead, shown))
+
+    def _draw_ahead(self, shown: ShownQuestion) -> None:
+        """Draw the parts of ``shown``'s reveal that do not depend on the answer, if it is
+        still the question shown and unanswered."""
+        self._ahead = None
+        if self.shown is not shown or self.revealed:
+            return
+        blocks = reveal_blocks(build_outcome(shown, ()), self._shared_blocks(shown))
+        self.draw_ahead(b for b in blocks if b.key in QUESTION_PARTS)
 
     def set_hint(self, hint: Runs, *, warning: bool = False) -> None:
         """Say ``hint`` on the line above the options (``warning``: why a key did nothing)."""
@@ -236,11 +269,20 @@ class QuestionView(RevealView, inherit_bindings=False):
         if top is not None:
             self.scroll_to(y=top, animate=False, force=True)
 
+    def _shared_blocks(self, shown: ShownQuestion) -> dict[str, Block]:
+        key = shown.question.id
+        shared = self._shared.setdefault(key, {})
+        self._shared.move_to_end(key)
+        while len(self._shared) > KEPT_REVEALS:
+            self._shared.popitem(last=False)
+        return shared
+
     def _reveal_blocks(self, outcome: Outcome) -> list[Block]:
         key = outcome.shown.question.id
         kept = self._reveals.get(key)
         if kept is None or kept[0] is not outcome:
-            kept = self._reveals[key] = (outcome, reveal_blocks(outcome))
+            blocks = reveal_blocks(outcome, self._shared_blocks(outcome.shown))
+            kept = self._reveals[key] = (outcome, blocks)
         self._reveals.move_to_end(key)
         while len(self._reveals) > KEPT_REVEALS:
             self._reveals.popitem(last=False)

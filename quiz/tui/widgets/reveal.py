@@ -158,22 +158,39 @@ def _draw_worked_example(example: WorkedExample) -> Callable[[Pen], list[Strip]]
     return draw
 
 
-def reveal_blocks(out: Outcome) -> list[Block]:
+QUESTION_PARTS = frozenset({
+    "short-title", "short-explanation", "infographic-title", "infographic", "full-title",
+    "full-explanation", "review-title", "worked-title", "worked-example", "references-title",
+    "references", "reveal-end",
+})
+"""The reveal's blocks that depend on the question alone, not on the answer: they can be drawn
+before the student answers (see ``shared`` in :func:`reveal_blocks`)."""
+
+
+def reveal_blocks(out: Outcome, shared: dict[str, Block] | None = None) -> list[Block]:
     """The blocks of the reveal of ``out``, in the order shown; each block's key names the part
     (``verdict``, ``verdict-detail``, ``short-explanation``, ``infographic``,
     ``full-explanation``, ``distractor-review``, ``worked-example``, ``references``; section
     titles end in ``-title``). Letters are the ones the student saw, so shuffled options never
     contradict their explanations. A part the outcome lacks (an infographic, a worked example,
-    references, the right answers of a right answer) has no block."""
+    references, the right answers of a right answer) has no block.
+
+    ``shared`` (per question) keeps the blocks of :data:`QUESTION_PARTS`: a block already there
+    is used instead of a new one, with the lines it has drawn; a new one is put there."""
     blocks = [Block("verdict", _draw_verdict(out), top=1)]
+
+    def keep(block: Block) -> Block:
+        if shared is None or block.key not in QUESTION_PARTS:
+            return block
+        return shared.setdefault(block.key, block)
     if not out.correct:
         text, hang = _right_answers(out)
         blocks.append(Block("verdict-detail", _draw_prose(lambda: text, lines=True, hang=hang,
                                                           indent=1)))
 
     def section(key: str, title: str, body: Block) -> None:
-        blocks.append(Block(f"{key}-title", _draw_title(title), top=1))
-        blocks.append(body)
+        blocks.append(keep(Block(f"{key}-title", _draw_title(title), top=1)))
+        blocks.append(keep(body))
 
     section("short", "Short explanation",
             Block("short-explanation", _draw_prose(lambda: out.short_explanation)))
@@ -190,7 +207,7 @@ def reveal_blocks(out: Outcome) -> list[Block]:
     if out.references:
         section("references", "References",
                 Block("references", _draw_prose(lambda: _references(out), lines=True, hang=2)))
-    blocks.append(Block("reveal-end", lambda pen: [], top=1))
+    blocks.append(keep(Block("reveal-end", lambda pen: [], top=1)))
     return blocks
 
 
