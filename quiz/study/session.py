@@ -55,6 +55,11 @@ class SessionConfig:
     difficulties: frozenset[str] | None = None
     ordered: bool = False
 
+    @property
+    def filters_nothing(self) -> bool:
+        """True when no topic, tag or difficulty filter is set (every question matches)."""
+        return self.topics is None and self.tags is None and self.difficulties is None
+
     def matches(self, question: Question) -> bool:
         """True when ``question`` passes the topic, tag and difficulty filters."""
         return ((self.topics is None or question.topic in self.topics)
@@ -401,7 +406,8 @@ class StudySession:
         if config.question_ids is not None:
             by_id = {q.id: q for q in pool}
             pool = [by_id[i] for i in config.question_ids if i in by_id]
-        pool = [q for q in pool if config.matches(q)]
+        if not config.filters_nothing:  # a session of everything reads no question here
+            pool = [q for q in pool if config.matches(q)]
         if not pool:
             raise SessionError("no question matches: choose at least one topic with questions"
                                + (" (and check the tag and difficulty filters)"
@@ -430,7 +436,7 @@ class StudySession:
             SessionError: when none of the plan's questions is left.
         """
         by_id = {q.id: q for q in questions}
-        kept = [(by_id[qid], keys) for qid, keys in plan.get("questions", ()) if qid in by_id]
+        kept = [(by_id[qid], keys) for qid, keys in plan_entries(plan) if qid in by_id]
         if not kept:
             raise SessionError("none of this session's questions is in the bank any more")
         seed = plan.get("option_seed")
@@ -448,16 +454,21 @@ class StudySession:
         return cls(shown=shown, topic_names=dict(topic_names or {}))
 
     def plan(self) -> dict[str, Any]:
-        """What was drawn, as JSON data for the store: ``questions`` is a list of
-        ``[question id, option keys in the order shown]``, where the keys are ``""`` for a
-        question whose order is drawn when it is shown: from ``option_seed`` (a string of
-        digits: some JSON readers lose 64-bit integers), or bank order without one."""
+        """What was drawn, as JSON data for the store (read back by :func:`plan_entries`).
+
+        When no question has a given option order, ``ids`` is the question ids in session
+        order, one per line (a 100,000-question session's plan is one string, written in a
+        few milliseconds); otherwise ``questions`` is a list of ``[question id, option keys in
+        the order shown]``. Keys are ``""`` for a question whose order is drawn when it is
+        shown: from ``option_seed`` (a string of digits: some JSON readers lose 64-bit
+        integers), or bank order without one."""
         shown = self.shown
         if isinstance(shown, PreparedQuestions):  # without preparing or drawing any question
-            plan: dict[str, Any] = {"questions": (
-                [[q.id, ""] for q in shown.questions] if not shown.has_given_orders else
-                [[q.id, "".join(shown.keys_shown(i)) if shown.given_order(i) else ""]
-                 for i, q in enumerate(shown.questions)])}
+            plan: dict[str, Any] = (
+                {"ids": "\n".join([q.id for q in shown.questions])}
+                if not shown.has_given_orders else
+                {"questions": [[q.id, "".join(shown.keys_shown(i)) if shown.given_order(i)
+                                else ""] for i, q in enumerate(shown.questions)]})
             if shown.option_seed is not None:
                 plan["option_seed"] = str(shown.option_seed)
             return plan
@@ -645,6 +656,17 @@ class StudySession:
         if isinstance(self.shown, PreparedQuestions):
             return self.shown.questions
         return [s.question for s in self.shown]
+
+
+def plan_entries(plan: dict[str, Any]) -> list[tuple[str, str]]:
+    """``(question id, option keys shown)`` for each question of a stored :meth:`StudySession.plan`
+    (or an exam's), in session order: keys ``""`` where the order is drawn when shown. Reads
+    both forms: ``ids`` (ids one per line) and ``questions`` (``[id, keys]`` pairs)."""
+    ids = plan.get("ids")
+    if isinstance(ids, str):
+        return [(qid, "") for qid in ids.split("\n")] if ids else []
+    return [(str(entry[0]), str(entry[1]) if len(entry) > 1 else "")
+            for entry in plan.get("questions", ())]
 
 
 class _AllBut(Sequence[int]):

@@ -180,6 +180,9 @@ class SessionRecord:
     @property
     def question_ids(self) -> tuple[str, ...]:
         """The drawn question ids, in the order shown."""
+        ids = self.plan.get("ids")  # StudySession.plan's compact form: ids one per line
+        if isinstance(ids, str):
+            return tuple(ids.split("\n")) if ids else ()
         return tuple(str(entry[0]) for entry in self.plan.get("questions", ()))
 
 

@@ -14,6 +14,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -340,15 +341,19 @@ class QuizApp(App[int]):
                 self.notify(empty, severity="warning", markup=False)
                 return
             config = replace(config, question_ids=tuple(ids), ordered=True)
+        draw, in_use = config, self._topics_in_use()
+        if draw.topics is not None and in_use is not None and draw.topics >= in_use:
+            # Every topic ticked: no topic filter, so drawing reads no question.
+            draw = replace(draw, topics=None)
         try:
             if mode == "exam":
                 exam = ExamSession.draw(
-                    self.library.questions, config, minutes=minutes,
+                    self.library.questions, draw, minutes=minutes,
                     bank_minutes=self.library.time_limit, pass_mark=self.library.pass_mark,
                     topic_names=self.library.topics, clock=self.clock)
             else:
                 session = StudySession.from_questions(
-                    self.library.questions, config, topic_names=self.library.topics)
+                    self.library.questions, draw, topic_names=self.library.topics)
         except SessionError as exc:
             self.notify(str(exc), severity="error", markup=False)
             return
@@ -357,9 +362,9 @@ class QuizApp(App[int]):
         self.last_mode = mode
         self.first_attempt = first_attempt
         self._back_to_start()
-        plan = exam.plan() if mode == "exam" else session.plan()
-        plan["pid"] = os.getpid()
         if self.store is not None:
+            plan = exam.plan() if mode == "exam" else session.plan()
+            plan["pid"] = os.getpid()
             banks = tuple(b.header.id for b in self.library.banks)
             sid = self.store.start_session(mode, banks, config.seed, plan, now=self.now())
             self.recorder = Recorder(self.store, sid, mode, self.index, now=self.now)
@@ -377,6 +382,14 @@ class QuizApp(App[int]):
         self.session = session
         self.exam = None
         self.push_screen(QuestionScreen(session))
+
+    def _topics_in_use(self) -> AbstractSet[str] | None:
+        """The topics of the library's questions, as the start screen counted them (None
+        when it has not: then no filter is dropped)."""
+        start = self._start_screen()
+        if start is not None and start.library is self.library and start.topic_counts:
+            return start.topic_counts.keys()
+        return None
 
     def _show_exam(self, exam: ExamSession) -> None:
         from quiz.tui.screens.exam import ExamScreen

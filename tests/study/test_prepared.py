@@ -9,7 +9,7 @@ import random
 import pytest
 
 from quiz.bank.library import Library
-from quiz.study.session import PreparedQuestions, SessionConfig, StudySession
+from quiz.study.session import PreparedQuestions, SessionConfig, StudySession, plan_entries
 from tests.conftest import make_library, question_data
 
 
@@ -81,7 +81,9 @@ def test_starting_a_session_over_many_questions_draws_no_option_order() -> None:
     shown = s.shown
     assert isinstance(shown, PreparedQuestions)
     assert shown._drawn == {} and _prepared(s) == []
-    assert all(keys == "" for _, keys in plan["questions"])
+    # One string of ids (the compact form), every order drawn when shown.
+    assert plan["ids"] == "\n".join(q.id for q in shown.questions) and "questions" not in plan
+    assert plan_entries(plan) == [(q.id, "") for q in shown.questions]
     assert plan["option_seed"].isdigit()
 
 
@@ -89,7 +91,7 @@ def test_plan_resume_and_score_by_topic_agree_with_the_prepared_questions() -> N
     lib = _library(12)
     s = StudySession.from_questions(lib.questions, SessionConfig(seed=5), lib.topics)
     plan = json.loads(json.dumps(s.plan()))  # as the store keeps it
-    assert [qid for qid, _ in plan["questions"]] == [x.question.id for x in s.shown]
+    assert [qid for qid, _ in plan_entries(plan)] == [x.question.id for x in s.shown]
     again = StudySession.from_plan(lib.questions, plan, lib.topics)
     assert [x.options for x in again.shown] == [x.options for x in s.shown]
     # Resumed without a question the bank lost, the others keep their letters.
@@ -160,3 +162,31 @@ def test_missed_positions_are_every_position_but_the_right_answers() -> None:
     assert sum(t.answered for t in s.score_by_topic().values()) == 24
     with pytest.raises(IndexError):
         s.missed_positions()[60]
+
+
+def test_a_compact_plan_is_stored_and_read_back(tmp_path) -> None:
+    from quiz.study.store import Store
+
+    lib = _library(30)
+    s = StudySession.from_questions(lib.questions, SessionConfig(seed=9), lib.topics)
+    with Store.open(tmp_path / "p.db") as store:
+        sid = store.start_session("practice", ("b",), 9, s.plan())
+        stored = store.session(sid)
+    assert stored.question_ids == tuple(x.question.id for x in s.shown)
+    again = StudySession.from_plan(lib.questions, stored.plan, lib.topics)
+    assert [x.options for x in again.shown] == [x.options for x in s.shown]
+    assert plan_entries({"ids": ""}) == [] and plan_entries({"questions": []}) == []
+
+
+def test_a_session_of_every_topic_reads_no_question_to_draw() -> None:
+    """No filter: drawing copies and shuffles the list, never reads a question's fields."""
+
+    class Untouchable:
+        def __getattr__(self, name: str) -> object:
+            raise AssertionError(f"read {name}")
+
+    questions = [Untouchable() for _ in range(50)]
+    s = StudySession.from_questions(questions, SessionConfig(seed=1))  # type: ignore[arg-type]
+    assert s.total == 50 and sorted(map(id, s.questions)) == sorted(map(id, questions))
+    with pytest.raises(AssertionError, match="read topic"):
+        StudySession.from_questions(questions, SessionConfig(topics=frozenset({"memory"})))  # type: ignore[arg-type]

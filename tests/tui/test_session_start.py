@@ -1,0 +1,49 @@
+"""Starting a session costs no pass over the library (issue 13): every topic ticked draws with no
+topic filter, and without a progress store no plan is written."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import SelectionList
+
+from quiz.study.session import StudySession
+from quiz.tui.app import make_app
+from quiz.tui.screens.question import QuestionScreen
+from tests.conftest import make_library, question_data
+
+
+def _library():
+    return make_library(question_data("m1", topic="memory"), question_data("m2", topic="memory"),
+                        question_data("p1", topic="precision"),
+                        topics={"memory": "Memory", "precision": "Precision"})
+
+
+async def test_every_topic_ticked_draws_without_a_topic_filter(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    drawn = []
+    real = StudySession.from_questions.__func__  # type: ignore[attr-defined]
+
+    def spy(cls, questions, config, topic_names=None):  # type: ignore[no-untyped-def]
+        drawn.append(config.topics)
+        return real(cls, questions, config, topic_names)
+
+    monkeypatch.setattr(StudySession, "from_questions", classmethod(spy))
+    monkeypatch.setattr(StudySession, "plan", lambda self: pytest.fail("plan without a store"))
+    app = make_app(_library(), shuffle=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, QuestionScreen) and app.session is not None
+        assert drawn == [None] and app.session.total == 3
+        # The start screen's choice is kept as made (for "retry" and the next run).
+        assert app.last_config is not None
+        assert app.last_config.topics == frozenset({"memory", "precision"})
+        app.action_new_session()
+        await pilot.pause()
+        topics = app.screen.query_one("#topics", SelectionList)
+        topics.deselect("precision")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert drawn[-1] == frozenset({"memory"})
+        assert [q.id for q in app.session.questions] == ["m1", "m2"]
