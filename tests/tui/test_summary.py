@@ -3,6 +3,7 @@ and a review list that stays short and opens its questions."""
 
 from __future__ import annotations
 
+from textual.visual import RenderOptions
 from textual.widgets import OptionList, Static
 
 from quiz.study.session import Score
@@ -126,3 +127,27 @@ def test_review_entries_wrap_as_the_two_column_grid_did() -> None:
             shown = [line.rstrip() for line in entry._content(width).plain.split("\n")]
             assert shown == expected, (label, text, width)
             assert entry.get_height({}, width) == len(expected)  # type: ignore[arg-type]
+
+
+async def test_topic_table_and_review_entries_are_drawn_once_and_reused() -> None:
+    lib = make_library(question_data("m1", topic="memory"), question_data("p1", topic="precision"),
+                       question_data("p2", topic="precision"),
+                       topics={"memory": "Memory footprint", "precision": "Precision"})
+    app = make_app(lib, shuffle=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await start(app, pilot)
+        await pilot.press("b", "n", "a", "s")  # m1 right, p1 wrong, p2 not answered
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, SummaryScreen)
+        table = screen.query_one("#summary-topics", Static)
+        lines = [strip.text.rstrip() for strip in table.visual.render_strips(  # type: ignore[union-attr]
+            60, None, table.visual_style, RenderOptions(table._get_style, {}))]
+        rows = [" ".join(line.replace("┃", " ").replace("│", " ").split()) for line in lines]
+        assert "Topic Right Answered Questions" in rows
+        assert "Memory footprint 1 1 1" in rows and "Precision 0 1 2" in rows
+        entries = [o.prompt for o in screen.query_one("#summary-missed", OptionList).options]
+        await pilot.press("escape", "s")
+        await pilot.pause()
+        again = [o.prompt for o in app.screen.query_one("#summary-missed", OptionList).options]
+        assert len(again) == 2 and all(a is b for a, b in zip(again, entries, strict=True))

@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+from weakref import ref
+
 from rich.cells import cell_len
 from rich.console import Console
+from rich.measure import Measurement
+from rich.segment import Segment
+from rich.style import Style as RichStyle
+from rich.styled import Styled
 from rich.table import Table
 from rich.text import Text
+from textual._context import active_app
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -96,6 +103,59 @@ class ReviewEntry(Visual):
 _CONSOLE = Console(width=80, legacy_windows=False, force_terminal=False, color_system=None)
 """Only its text settings are used: :meth:`rich.text.Text.wrap` asks a console for them."""
 
+class _Entries:
+    """The review entries made for the last session summarised, by number and state: opening
+    its summary again reuses them with the lines they have wrapped. (One session at a time,
+    held weakly: a session is not hashable, and the summary is always of the current one.)"""
+
+    session: ref[StudySession] | None = None
+    entries: dict[tuple[int, str], ReviewEntry] = {}
+
+    @classmethod
+    def of(cls, session: StudySession) -> dict[tuple[int, str], ReviewEntry]:
+        if cls.session is None or cls.session() is not session:
+            cls.session, cls.entries = ref(session), {}
+        return cls.entries
+
+
+class TableVisual(Visual):
+    """A Rich table, rendered once per width and style. (In a ``Static`` a Rich renderable is
+    rendered again for every measure of its height and every repaint: the summary's per-topic
+    table was rendered hundreds of times while the summary opened.)"""
+
+    def __init__(self, table: Table) -> None:
+        self.table = table
+        self._strips: dict[tuple[int, RichStyle], list[Strip]] = {}
+        self._heights: dict[int, int] = {}
+        self._width: int | None = None
+
+    def _lines(self, width: int, style: RichStyle) -> list[Strip]:
+        key = (width, style)
+        strips = self._strips.get(key)
+        if strips is None:
+            console = active_app.get().console
+            options = console.options.update(highlight=False, width=width, height=None)
+            segments = console.render(Styled(self.table, style), options)
+            strips = [Strip(line) for line in Segment.split_and_crop_lines(
+                segments, width, include_new_lines=False, pad=False)]
+            self._strips[key] = strips
+            self._heights[width] = len(strips)
+        return strips
+
+    def render_strips(self, width: int, height: int | None, style: Style,
+                      options: RenderOptions) -> list[Strip]:
+        return self._lines(width, style.rich_style)[:height]
+
+    def get_optimal_width(self, rules: RulesMap, container_width: int) -> int:
+        if self._width is None:
+            console = active_app.get().console
+            self._width = Measurement.get(console, console.options, self.table).maximum
+        return min(self._width, container_width)
+
+    def get_height(self, rules: RulesMap, width: int) -> int:
+        height = self._heights.get(width)
+        return height if height is not None else len(self._lines(width, RichStyle.null()))
+
 
 class SummaryScreen(Screen[None]):
     """Score and per-topic breakdown of a session, the first attempt's score beside a retry's,
@@ -145,7 +205,7 @@ class SummaryScreen(Screen[None]):
             for topic, t in s.score_by_topic().items():
                 table.add_row(Text(terminal_safe(s.topic_names.get(topic, topic))),
                               str(t.correct), str(t.answered), str(t.total))
-            yield Static(table, id="summary-topics")
+            yield Static(TableVisual(table), id="summary-topics")
             missed = s.missed()
             if missed:
                 yield Static(f"To review ({len(missed):,}): Enter opens a question",
@@ -163,11 +223,15 @@ class SummaryScreen(Screen[None]):
 
     def _entry(self, shown: ShownQuestion) -> Option:
         state = "wrong" if self.session.outcome(shown) else "not answered"
-        first = shown.question.stem.strip().split("\n")[0]
-        if len(first) > STEM_PREVIEW:
-            first = first[: STEM_PREVIEW - 1].rstrip() + "…"
-        return Option(ReviewEntry(f"{shown.number:>3}. ({state})", terminal_safe(first)),
-                      id=f"missed-{shown.number - 1}")
+        entries = _Entries.of(self.session)
+        entry = entries.get((shown.number, state))
+        if entry is None:
+            first = shown.question.stem.strip().split("\n")[0]
+            if len(first) > STEM_PREVIEW:
+                first = first[: STEM_PREVIEW - 1].rstrip() + "…"
+            entry = ReviewEntry(f"{shown.number:>3}. ({state})", terminal_safe(first))
+            entries[shown.number, state] = entry
+        return Option(entry, id=f"missed-{shown.number - 1}")
 
     def on_mount(self) -> None:
         self.title = "Summary"
