@@ -225,15 +225,55 @@ class WorkedExample(_Strict):
     def figure(self) -> int:
         """The calculator's exact ``expect.figure`` for this scenario (bytes, or a count).
 
+        Computed once per scenario and figure (:func:`_figure`): a bank checks each worked
+        example twice, and many questions share a scenario.
+
         Raises:
             ValueError: there is no ``expect``.
             FigureMissing: the estimate lacks the figure (the message says why).
         """
         if self.expect is None:
             raise ValueError("this worked example has no 'expect'")
+        return _figure(self.footprint, self.expect.figure)
+
+
+_FIGURES: dict[tuple[FootprintSpec, str], int | str] = {}
+"""Figures computed by :func:`_figure`: (scenario, figure name) → the exact figure, or the
+message of the :class:`~quiz.bank.expect.FigureMissing` it raised."""
+
+_FIGURES_KEPT = 4096
+"""Most figures kept in :data:`_FIGURES` (it is emptied when full)."""
+
+
+def _figure(spec: FootprintSpec, name: str) -> int:
+    """The calculator's exact figure ``name`` of ``spec`` (:func:`quiz.bank.expect.read_figure`
+    of :func:`quiz.footprint.engine.estimate`), kept by the scenario's value: an estimate
+    depends on nothing else (its presets are data files that do not change while quiz runs).
+    Scenarios are frozen models, equal when their values are; one that cannot be hashed is
+    estimated each time.
+
+    Raises:
+        FigureMissing: the estimate lacks the figure.
+    """
+    try:
+        key = (spec, name)
+        found = _FIGURES.get(key)
+    except TypeError:  # a value that cannot be hashed
+        key, found = None, None
+    if found is None:
         from quiz.footprint.engine import estimate
 
-        return read_figure(estimate(self.footprint), self.expect.figure)
+        try:
+            found = read_figure(estimate(spec), name)
+        except FigureMissing as exc:
+            found = str(exc)
+        if key is not None:
+            if len(_FIGURES) >= _FIGURES_KEPT:
+                _FIGURES.clear()
+            _FIGURES[key] = found
+    if isinstance(found, str):
+        raise FigureMissing(found)
+    return found
 
 
 class Question(_Strict):

@@ -226,3 +226,35 @@ def test_an_expert_parallel_footprint_validates_and_a_bad_ep_is_an_error_at_it(
     errors = found(load_bank_text(bank(bad), "e.yaml", pure_python=pure))
     assert (15, 62, "error", "expert parallel size 3 does not divide the 8 experts of each MoE "
             "layer (each rank holds E/ep whole experts): use one of 2, 4, 8") in errors
+
+
+def test_a_scenario_is_estimated_once_for_every_question_that_shares_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bank checks each worked example's figure twice (the example, then its question), and
+    questions share scenarios: each (scenario, figure) is estimated once, and a missing figure
+    is the same error every time."""
+    from quiz.bank import model
+    from quiz.footprint import engine
+
+    monkeypatch.setattr(model, "_FIGURES", {})
+    calls: list[FootprintSpec] = []
+    real = engine.estimate
+
+    def counting(spec: FootprintSpec) -> object:
+        calls.append(spec)
+        return real(spec)
+
+    monkeypatch.setattr(engine, "estimate", counting)
+    same = [_q("{A: About 112 GB, B: 84 GB}").replace("id: q1", f"id: q{i}") for i in range(3)]
+    other = _q("{A: 56 GB, B: 112 GB}", footprint="{params: 7B, training: {precision: "
+               "mixed-bf16, optimizer: sgd}}", value="56 GB").replace("id: q1", "id: q9")
+    missing = [_q("{A: 112 GB, B: 84 GB}", figure="training.activations")
+               .replace("id: q1", f"id: m{i}") for i in range(2)]
+    report = load_bank_text(bank(*same, other, *missing), "e.yaml")
+    assert len(calls) == 3  # Adam 7B, SGD 7B, and the one without an architecture
+    assert [d.message for d in report.errors] == [
+        "the estimate has no training activations: activation memory needs the layers, "
+        "hidden size and attention heads: give a model preset or --layers --hidden --heads"] * 2
+    questions = load_bank_text(bank(*same, other), "e.yaml").library.questions
+    assert [q.worked_example.figure() for q in questions] == [112 * 10**9] * 3 + [56 * 10**9]
+    assert len(calls) == 3  # loading the bank again estimated nothing
