@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
@@ -134,10 +135,14 @@ def _number(text: str, multiplier: int) -> tuple[Fraction, Fraction, int]:
     return Fraction(digits) * multiplier, Fraction(multiplier, 10**decimals), decimals
 
 
+@lru_cache(maxsize=4096)
 def parse_value(text: str, kind: Kind) -> Quantity:
     """Parse an ``expect`` value: a size (``"112 GB"``, ``"13.48 GB"``, ``"104.31 GiB"``,
     ``"524,288 bytes"``) or a count (``"2"``, ``"3 GPUs"``, ``"6.74B"``, ``"46.7 billion
     parameters"``).
+
+    Kept for each ``(text, kind)`` (a :class:`Quantity` is immutable): a bank parses an
+    example's value three times and its distractors' numbers once per question.
 
     Raises:
         ValueError: the text is not such a value; the message says what is expected.

@@ -26,6 +26,8 @@ from pydantic import (
     Field,
     StrictStr,
     ValidationError,
+    ValidatorFunctionWrapHandler,
+    WrapValidator,
     field_validator,
     model_validator,
 )
@@ -86,6 +88,55 @@ class _Strict(BaseModel):
                               defer_build=True)
 
 
+def _frozen(value: Any) -> Any:
+    """A hashable copy of a plain value as the loader builds it (text, and mappings and lists
+    of them, in their order), or ``None`` when it holds anything else."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        items = []
+        for key, item in value.items():
+            frozen = _frozen(item)
+            if frozen is None or not isinstance(key, str):
+                return None
+            items.append((key, frozen))
+        return ("map", tuple(items))
+    if isinstance(value, list):
+        frozen_items = tuple(_frozen(item) for item in value)
+        return None if None in frozen_items else ("list", frozen_items)
+    return None
+
+
+_SPECS: dict[Any, FootprintSpec] = {}
+"""Footprint scenarios validated by :func:`_shared_spec`, by their plain value."""
+
+_SPECS_KEPT = 4096
+"""Most scenarios kept in :data:`_SPECS` (it is emptied when full)."""
+
+
+def _shared_spec(value: Any, handler: ValidatorFunctionWrapHandler) -> FootprintSpec:
+    """Validate a footprint scenario once per plain value: the same mapping (text, in the same
+    order) gives the same frozen :class:`~quiz.footprint.spec.FootprintSpec`, shared, so a bank
+    whose questions repeat a scenario (an infographic and its worked example, a series of
+    questions on one model) validates it once. A value that fails is validated each time (its
+    errors are located where it is)."""
+    key = _frozen(value)
+    if key is not None:
+        found = _SPECS.get(key)
+        if found is not None:
+            return found
+    spec: FootprintSpec = handler(value)
+    if key is not None:
+        if len(_SPECS) >= _SPECS_KEPT:
+            _SPECS.clear()
+        _SPECS[key] = spec
+    return spec
+
+
+Scenario = Annotated[FootprintSpec, WrapValidator(_shared_spec)]
+"""A footprint scenario in a bank (validated once per plain value: :func:`_shared_spec`)."""
+
+
 RuleName = Annotated[StrictStr, Field(pattern=r"^(Q[0-9]{3}|[a-z][a-z-]*)$", max_length=60)]
 """A lint rule, by code (``Q104``) or by name (``longest-option-is-key``); see
 :mod:`quiz.bank.lint`."""
@@ -121,7 +172,7 @@ class Infographic(_Strict):
 
     table: TableInfographic | None = None
     text: Text | None = None
-    footprint: FootprintSpec | None = None
+    footprint: Scenario | None = None
     caption: StrictStr | None = None
     compute: bool = False
 
@@ -193,7 +244,7 @@ class WorkedExample(_Strict):
     is an error at ``expect.figure``, a value that is not the figure rounded to the digits
     written an error at ``expect.value`` (see :mod:`quiz.bank.expect`)."""
 
-    footprint: FootprintSpec
+    footprint: Scenario
     caption: StrictStr | None = None
     expect: Expect | None = None
 

@@ -55,3 +55,29 @@ def test_an_ambiguous_size_unit_in_a_bank_is_an_error_with_a_hint(pure: bool) ->
     assert only_error(load_bank_text(bank(question(extra=extra)), pure_python=pure)) == (
         15, 62, "worked_example.footprint.storage.dataset_size: '1Gb' is ambiguous: write 1GB "
                 "(bytes) or 1Gbit (a lower-case b means bits)")
+
+
+def test_a_repeated_scenario_is_validated_once_and_shared(pure: bool) -> None:
+    """The same footprint mapping (an infographic and its worked example, questions on one
+    model) gives one shared, frozen spec; a different one its own; a bad one is an error at
+    each place it is written."""
+    same = "{model: llama-2-7b, training: {zero: '3', dp: 8}}"
+    extra = (f"    infographic:\n      footprint: {same}\n"
+             f"    worked_example:\n      footprint: {same}\n")
+    other = "    worked_example:\n      footprint: {model: llama-2-7b, training: {zero: '2'}}\n"
+    report = load_bank_text(bank(question(extra=extra), question("q2", extra=extra),
+                                 question("q3", extra=other)), "f.yaml", pure_python=pure)
+    assert report.library is not None
+    q1, q2, q3 = report.library.questions
+    specs = [q1.infographic.footprint, q1.worked_example.footprint,
+             q2.infographic.footprint, q2.worked_example.footprint]
+    assert all(spec is specs[0] for spec in specs)
+    assert specs[0].training.zero == 3 and specs[0].training.dp == 8
+    assert q3.worked_example.footprint is not specs[0]
+    assert q3.worked_example.footprint.training.zero == 2
+    bad = "    worked_example:\n      footprint: {model: llama-2-7b, training: {tp: 3}}\n"
+    report = load_bank_text(bank(question(extra=bad), question("q2", extra=bad)), "f.yaml",
+                            pure_python=pure)
+    assert [(line, message) for line, _, _, message in found(report)] == [
+        (line, "worked_example.footprint.training.tp: tensor parallel size 3 does not divide "
+               "32 attention heads") for line in (15, 25)]
