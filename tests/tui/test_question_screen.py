@@ -570,6 +570,14 @@ async def test_the_mouse_selects_and_copies_the_text_drawn() -> None:
         stem = body.span("stem")[0]
         selection = Selection(Offset(0, stem), Offset(4, stem))
         assert body.get_selection(selection) == ("Stem", "\n")
+        # The selected cells are drawn in the screen's selection style, the rest as before.
+        mark = screen.get_component_rich_style("screen--selection")
+        screen.selections = {body: selection}
+        await pilot.pause()
+        drawn = list(body.render_line(stem - body.scroll_offset.y))
+        assert "".join(seg.text for seg in drawn).startswith("Stem of q1?")
+        selected = [seg for seg in drawn if seg.style and seg.style.bgcolor == mark.bgcolor]
+        assert "".join(seg.text for seg in selected) == "Stem"
 
 
 async def test_the_reveal_parts_that_do_not_depend_on_the_answer_are_drawn_ahead(
