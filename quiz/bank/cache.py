@@ -2,9 +2,13 @@
 user cache folder (:func:`quiz.paths.cache_dir`), so the next start skips parsing and validation.
 
 An entry is one file per bank path. It is served only when everything it was made from is
-unchanged: the file's resolved path, size, modification time (nanoseconds) and SHA-1 content
-hash, and the loader itself (quiz's version, the size and modification time of every module of
-``quiz.bank`` and ``quiz.footprint``, the pydantic and Python versions).
+unchanged: the file's resolved path, size, inode, modification and change times (nanoseconds)
+and content hash (:func:`content_hash`, SHA-1 based), and the loader itself (quiz's version,
+the size and modification time of every module of ``quiz.bank`` and ``quiz.footprint``, the
+pydantic and Python versions). The content hash is computed, and compared, only when the rest
+of the key matches and the file's stat cannot vouch for its content (it had changed within
+seconds of when its entry was made: :func:`stat_vouches`, git's "racily clean" rule); any
+write to a file sets its change time, which nothing sets back.
 
 An entry holds two sections, each with a CRC-32 of its bytes: a small **index** of plain
 values (what a start screen needs: the bank's header, question ids, topics and content hashes,
@@ -15,8 +19,7 @@ questions are first needed. A damaged entry (truncated, overwritten, from anothe
 never served: an index that fails to read is a cache miss, and the bank is loaded in full, as
 if there were no cache; a payload that fails to read later raises, and its caller
 (:func:`quiz.bank.load.load_library`'s stored banks) loads the file in full then. Failing to
-write an entry (a read-only or full disk) is silent: the cache only ever saves time. The bank
-file is hashed only when the rest of the key matches.
+write an entry (a read-only or full disk) is silent: the cache only ever saves time.
 
 Entries are pickles written by this user into this user's cache folder; the CRC guards
 against damage, not against someone who can already write the user's files.
@@ -208,6 +211,29 @@ def _section(data: bytes) -> bytes:
     return zlib.crc32(data).to_bytes(_CHECK, "big") + len(data).to_bytes(_LENGTH, "big")
 
 
+STAT_SETTLED_NS = 3 * 10**9
+"""How long before its entry is made a file's last change must be for its stat to vouch for
+its content (see :func:`stat_vouches`): more than the coarsest time stamps (FAT's 2 s)."""
+
+
+def stat_vouches(info: os.stat_result, stat_ns: int) -> bool:
+    """True when a later ``stat`` of a file equal to ``info`` (size, modification and change
+    times in ns, inode), which was taken at ``stat_ns`` (``time.time_ns()`` just before it),
+    proves the file's content unchanged, so that :meth:`BankCache.get` need not hash it
+    (git's rule for a "racily clean" index entry).
+
+    Any write to a file sets its change time (``st_ctime``) to the clock's time, and nothing
+    sets it back (``touch``, ``os.utime``, ``cp -p`` and ``rsync -t`` set the modification time
+    only). A changed file therefore shows another change time, unless the change fell in the
+    same tick of the file system's time stamps as the one ``info`` records, which can only
+    happen when that one was recent at ``stat_ns``: a file changed within
+    :data:`STAT_SETTLED_NS` of it is hashed at every start. So is a file whose change time is
+    older than its modification time (a file system whose ``st_ctime`` is a creation time, or
+    a modification time set in the future)."""
+    return (info.st_mtime_ns <= info.st_ctime_ns
+            and info.st_ctime_ns < stat_ns - STAT_SETTLED_NS)
+
+
 class BankCache:
     """Entries in one folder (created when the first entry is written)."""
 
@@ -220,9 +246,11 @@ class BankCache:
         return self.folder / f"{name}.bank"
 
     @staticmethod
-    def _key(path: Path, info: os.stat_result, digest: str | None) -> dict[str, Any]:
+    def _key(path: Path, info: os.stat_result, digest: str | None,
+             verify: bool | None = None) -> dict[str, Any]:
         return {"path": str(path), "size": info.st_size, "mtime_ns": info.st_mtime_ns,
-                "content": digest, "code": code_fingerprint()}
+                "ctime_ns": info.st_ctime_ns, "inode": info.st_ino, "content": digest,
+                "verify": verify, "code": code_fingerprint()}
 
     def get(self, path: Path, info: os.stat_result,
             bank: IO[bytes]) -> tuple[Stored | None, str | None]:
@@ -230,8 +258,9 @@ class BankCache:
         ``bank`` the file open for reading, at its start), or ``None`` when there is none, it
         was made from anything else, or its index cannot be read whole and intact; with the
         file's :func:`content_hash` when it was computed (``None`` when the rest of the key
-        already differed). ``bank`` is left anywhere: seek before reading it again. The
-        payload is read and checked only by :meth:`Stored.decode`."""
+        already differed, or the stat vouches for the content: see :func:`stat_vouches`).
+        ``bank`` is left anywhere: seek before reading it again. The payload is read and
+        checked only by :meth:`Stored.decode`."""
         digest: str | None = None
         try:
             entry = self._entry(path)
@@ -239,14 +268,17 @@ class BankCache:
                 if file.readline() != _MAGIC:
                     return None, None
                 stored = json.loads(file.readline())
-                # Everything but the content first: the file is hashed only when that matches.
+                # Everything but the content first: the file is hashed only when that matches,
+                # and the stat did not vouch for it when the entry was made.
                 expected = self._key(path, info, None)
                 if not isinstance(stored, dict) or set(stored) != set(expected) or any(
-                        stored[k] != v for k, v in expected.items() if k != "content"):
+                        stored[k] != v for k, v in expected.items()
+                        if k not in ("content", "verify")):
                     return None, None
-                digest = _hash_file(bank, info.st_size)
-                if stored["content"] != digest:
-                    return None, digest
+                if stored["verify"] is not False:
+                    digest = _hash_file(bank, info.st_size)
+                    if stored["content"] != digest:
+                        return None, digest
                 data = _read_section(file, file.read(_SECTION))
                 offset = file.tell()
                 payload = file.read(_SECTION)
@@ -264,15 +296,19 @@ class BankCache:
             return None, digest
 
     def put(self, path: Path, info: os.stat_result, digest: str, index: Any,
-            payload: Any) -> None:
+            payload: Any, *, stat_ns: int | None = None) -> None:
         """Store ``index`` (plain values, unpickled by every :meth:`get`) and ``payload``
-        (unpickled only by :meth:`Stored.decode`) for this exact file (written whole to a
-        temporary file, then renamed over the entry, so a reader never sees half an entry).
-        Failures are ignored."""
+        (unpickled only by :meth:`Stored.decode`) for this exact file, whose content hash is
+        ``digest`` and whose ``stat`` is ``info``, taken at ``stat_ns`` (``time.time_ns()``
+        just before it; ``None``: unknown, and the file is hashed at every :meth:`get`). The
+        entry is written whole to a temporary file, then renamed over the old one, so a
+        reader never sees half an entry. Failures are ignored."""
         try:
             head = pickle.dumps(index, protocol=pickle.HIGHEST_PROTOCOL)
             body = pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
-            header = _MAGIC + json.dumps(self._key(path, info, digest)).encode() + b"\n"
+            verify = stat_ns is None or not stat_vouches(info, stat_ns)
+            header = (_MAGIC + json.dumps(self._key(path, info, digest, verify)).encode()
+                      + b"\n")
             self.folder.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=".entry-")
             try:

@@ -389,6 +389,7 @@ def _load_path(path: Path, pure_python: bool, bank_cache: BankCache | None = Non
 
     too_big = _too_big()
     try:
+        stat_ns = time.time_ns()  # when the stat was taken: see quiz.bank.cache.stat_vouches
         info = os.stat(path)
         if not stat.S_ISREG(info.st_mode):
             return fail(_not_regular(info.st_mode))
@@ -435,7 +436,7 @@ def _load_path(path: Path, pure_python: bool, bank_cache: BankCache | None = Non
     }
 
     def write() -> None:
-        put(resolved, info, digest, index, (bank.bank, tuple(bank.questions)))
+        put(resolved, info, digest, index, (bank.bank, tuple(bank.questions)), stat_ns=stat_ns)
 
     if cache_writes is None:
         write()

@@ -394,3 +394,68 @@ def test_a_file_is_hashed_as_its_bytes_are(tmp_path: Path, size: int) -> None:
         path.write_bytes(data[:-1])
         with open(path, "rb") as file:
             assert cache_module._hash_file(file, size) != cache_module.content_hash(data)
+
+
+@pytest.fixture
+def hashes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The sizes of the bank files hashed by the cache's lookups, in order."""
+    hashed: list[int] = []
+    real = cache_module._hash_file
+
+    def counting(file: Any, size: int) -> str:
+        hashed.append(size)
+        return real(file, size)
+
+    monkeypatch.setattr(cache_module, "_hash_file", counting)
+    return hashed
+
+
+def _settled(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As if every load ran 10 s after the bank files were last written."""
+    import time
+
+    real = time.time_ns
+    monkeypatch.setattr(time, "time_ns", lambda: real() + 10 * 10**9)
+
+
+def test_a_file_settled_before_its_entry_was_made_is_served_without_hashing(
+        bank: Path, tmp_path: Path, full_loads: list[str], hashes: list[int],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    _settled(monkeypatch)
+    folder = tmp_path / "cache"
+    first = load_library([bank], cache_dir=folder)
+    again = load_library([bank], cache_dir=folder)
+    assert full_loads == [str(bank)] and hashes == []  # its stat vouches for it
+    assert again.library is not None and first.library is not None
+    assert again.library.questions == first.library.questions
+    # A change keeps neither the change time nor (here) the inode's stat: a full load.
+    info = os.stat(bank)
+    text = bank.read_text(encoding="utf-8")
+    bank.write_text(text.replace("You are sizing", "You are SIZING", 1), encoding="utf-8")
+    os.utime(bank, ns=(info.st_atime_ns, info.st_mtime_ns))  # the same size and mtime
+    assert os.stat(bank).st_ctime_ns != info.st_ctime_ns
+    report = load_library([bank], cache_dir=folder)
+    assert full_loads == [str(bank)] * 2 and report.library is not None
+    assert any("You are SIZING" in q.stem for q in report.library.questions)
+
+
+def test_a_file_changed_just_before_its_entry_was_made_is_hashed_at_every_start(
+        bank: Path, tmp_path: Path, full_loads: list[str], hashes: list[int]) -> None:
+    folder = tmp_path / "cache"
+    for _ in range(3):  # the bank was written just now: its stat cannot vouch for it
+        assert load_library([bank], cache_dir=folder).library is not None
+    assert full_loads == [str(bank)] and hashes == [os.stat(bank).st_size] * 2
+
+
+def test_a_modification_time_after_the_change_time_means_hashing(
+        bank: Path, tmp_path: Path, full_loads: list[str], hashes: list[int],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file system whose st_ctime is a creation time, or a modification time set ahead,
+    leaves the stat unable to vouch for the content."""
+    _settled(monkeypatch)
+    info = os.stat(bank)
+    os.utime(bank, ns=(info.st_atime_ns, info.st_ctime_ns + 5 * 10**9))
+    folder = tmp_path / "cache"
+    for _ in range(2):
+        assert load_library([bank], cache_dir=folder).library is not None
+    assert full_loads == [str(bank)] and hashes == [os.stat(bank).st_size]

@@ -49,9 +49,9 @@ async def test_the_questions_are_decoded_after_the_start_screen_is_ready(
         await real_show(screen, library, *args)
         events.append("shown")
 
-    def put(cache: Any, *args: Any) -> None:
+    def put(cache: Any, *args: Any, **kwargs: Any) -> None:
         events.append("written")
-        real_put(cache, *args)
+        real_put(cache, *args, **kwargs)
 
     monkeypatch.setattr(StartScreen, "show_library", noting)
     monkeypatch.setattr(cache_module.BankCache, "put", put)
