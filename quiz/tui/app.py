@@ -13,7 +13,7 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from quiz.study.progress import Interrupted, QuestionIndex, Recorder
     from quiz.study.session import Score, SessionConfig, StudySession
     from quiz.study.store import Store
+    from quiz.tui.screens.question import QuestionScreen
 
 
 def utc_now() -> datetime:
@@ -115,6 +116,10 @@ class QuizApp(App[int]):
         self.failure: LoadFailure | None = None
         """Why the app ended without starting: the banks had errors, or :attr:`check` failed."""
         self._index: QuestionIndex | None = None
+        self._question_screen: QuestionScreen | None = None
+        """The question screen every study session is shown on (made while the app waits)."""
+        self._question_mounted: Awaitable[None] | None = None
+        """Until awaited once: the mounting of :attr:`_question_screen`."""
         self._remembered_settings: dict[str, Any] = {}
         self.session: StudySession | None = None
         self.calculator_spec: FootprintSpec | None = None
@@ -159,6 +164,8 @@ class QuizApp(App[int]):
         session, or start the mode the command line asked for."""
         from quiz.study.progress import interrupted_sessions
 
+        # Once the start screen is drawn: the question screen is composed while it waits.
+        self.call_after_refresh(self._prepare_question_screen)
         if self.store is None:
             self._launch()
             return
@@ -266,7 +273,6 @@ class QuizApp(App[int]):
         from quiz.study.exam import ExamSession
         from quiz.study.progress import Recorder
         from quiz.study.session import SessionError, StudySession
-        from quiz.tui.screens.question import QuestionScreen
 
         rec = waiting.record
         store = self.store
@@ -304,7 +310,7 @@ class QuizApp(App[int]):
         self.session = session
         self.exam = None
         self.last_mode = rec.mode
-        self.push_screen(QuestionScreen(session))
+        self._show_session(session)
         return True
 
     # -- sessions ---------------------------------------------------------------------------
@@ -319,7 +325,6 @@ class QuizApp(App[int]):
         from quiz.study.progress import Recorder, cram_ids
         from quiz.study.scheduling import review_queue
         from quiz.study.session import SessionError, StudySession
-        from quiz.tui.screens.question import QuestionScreen
 
         if not self.loaded:
             self.notify("The banks are still loading.", markup=False)
@@ -381,7 +386,43 @@ class QuizApp(App[int]):
         session.go(0)
         self.session = session
         self.exam = None
-        self.push_screen(QuestionScreen(session))
+        self._show_session(session)
+
+    # -- the question screen, made ahead of time ----------------------------------------------
+    def _prepare_question_screen(self) -> None:
+        """Compose the question screen now, while the start screen waits for the student,
+        without showing it: composing and mounting its widgets was about half of what Enter
+        on Start cost (issue 13). It is installed, so it stays mounted when a session ends,
+        and every session is shown on it (:meth:`QuestionScreen.begin`)."""
+        from quiz.tui.screens.question import QuestionScreen
+
+        if self._question_screen is not None:
+            return
+        screen = QuestionScreen()
+        self.install_screen(screen, name="question")
+        # Textual 8: registers the screen and runs its compose and mount in its own task (as
+        # push_screen does), here without putting it on the screen stack.
+        _, self._question_mounted = self._get_screen(screen)
+        self._question_screen = screen
+
+    def _show_session(self, session: StudySession) -> None:
+        """Show ``session`` on the question screen, right after the current message (before
+        the next key is handled)."""
+        self.call_next(self._open_question_screen, session)
+
+    async def _open_question_screen(self, session: StudySession) -> None:
+        if session is not self.session:
+            return  # another session started meanwhile
+        self._prepare_question_screen()
+        screen = self._question_screen
+        assert screen is not None
+        if screen in self.screen_stack:  # never expected: sessions start from the start screen
+            self._back_to_start()
+        if self._question_mounted is not None:
+            await self._question_mounted  # composed by now unless Start came at once
+            self._question_mounted = None
+        await screen.begin(session)
+        self.push_screen(screen)
 
     def _topics_in_use(self) -> AbstractSet[str] | None:
         """The topics of the library's questions, as the start screen counted them (None

@@ -47,3 +47,28 @@ async def test_every_topic_ticked_draws_without_a_topic_filter(
         await pilot.pause()
         assert drawn[-1] == frozenset({"memory"})
         assert [q.id for q in app.session.questions] == ["m1", "m2"]
+
+
+async def test_the_question_screen_is_made_while_the_start_screen_waits_and_serves_each_session(
+        ) -> None:
+    app = make_app(make_library(*(question_data(f"q{i}", answer=["A", "C"]) for i in (1, 2))),
+                   shuffle=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.pause(0.05)
+        ready = app._question_screen
+        assert ready is not None and ready.is_mounted and ready not in app.screen_stack
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert app.screen is ready and ready.session is app.session
+        first = app.session
+        await pilot.press("a")  # a tick on a multiple-response question, not submitted
+        await pilot.pause()
+        assert ready._ticks_by_question == {"q1": frozenset({"A"})}
+        app.action_new_session()
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        # The same screen, with the new session and nothing left from the last one.
+        assert app.screen is ready and app.session is not first and ready.session is app.session
+        assert ready._ticks_by_question == {} and app.session.position == 0

@@ -54,13 +54,31 @@ class QuestionScreen(Screen[None]):
         Binding("end", "scroll_end", "Bottom", show=False),
     ]
 
-    def __init__(self, session: StudySession) -> None:
+    def __init__(self, session: StudySession | None = None) -> None:
+        """Without a ``session`` the screen is made ahead of time (composed while the app
+        waits) and shows nothing until :meth:`begin` gives it one."""
         super().__init__()
-        self.session = session
+        self._session = session
         self._ticks_by_question: dict[str, frozenset[str]] = {}
         """Ticks of unsubmitted multiple-response questions, kept while the student browses."""
         self._input_lock = asyncio.Lock()
         self._enter_guard_until = 0.0
+
+    @property
+    def session(self) -> StudySession:
+        """The session shown. Raises ``RuntimeError`` before :meth:`begin` gave one."""
+        if self._session is None:
+            raise RuntimeError("this question screen has no session yet")
+        return self._session
+
+    async def begin(self, session: StudySession) -> None:
+        """Show ``session`` from its current question, on this screen as it stands (made
+        ahead of time, or left by the session before): what the last session left here
+        (ticks, the Enter guard) is cleared first."""
+        self._session = session
+        self._ticks_by_question = {}
+        self._enter_guard_until = 0.0
+        await self.show_question()
 
     # -- layout -----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -73,7 +91,8 @@ class QuestionScreen(Screen[None]):
 
     async def on_mount(self) -> None:
         # The header shows the app's title: the bank title, made terminal-safe once by the app.
-        await self.show_question()
+        if self._session is not None:
+            await self.show_question()
 
     @property
     def view(self) -> QuestionView:
