@@ -19,7 +19,7 @@ from quiz.tui.screens.start import StartScreen
 from quiz.tui.screens.stats import StatsScreen
 from quiz.tui.widgets.reveal import RevealView
 from tests.conftest import make_library, question_data
-from tests.tui.test_question_screen import revealed, shown
+from tests.tui.test_question_screen import markers, option_is, revealed, shown, view
 
 
 def plain(widget: Static) -> str:
@@ -55,8 +55,18 @@ async def test_exam_flow_no_verdict_then_report(tmp_path: Path) -> None:
         assert "0/5 answered · ⏱ 10:00 left" in plain(screen.query_one("#exam-clock", Static))
         await pilot.press("a")  # wrong (B is right)
         await pilot.pause()
-        assert not app.screen.query("RevealView")  # an exam reveals nothing before the end
+        # An exam reveals nothing before the end: the body is the stem, the hint line and the
+        # options, A drawn as chosen (and highlighted: the last one pressed), none marked.
+        assert [b.key for b in view(screen).blocks] == [
+            "stem", "hint", "option-A", "option-B", "option-C", "option-D"]
+        assert markers(screen) == {"A": "A (•)", "B": "B ( )", "C": "C ( )", "D": "D ( )"}
+        assert option_is(screen, "A", "highlighted", "chosen") and option_is(screen, "B")
+        assert "1/5 answered" in plain(screen.query_one("#exam-clock", Static))
         await pilot.press("b")  # changed to the right one
+        await pilot.pause()
+        assert markers(screen) == {"A": "A ( )", "B": "B (•)", "C": "C ( )", "D": "D ( )"}
+        assert option_is(screen, "A") and option_is(screen, "B", "highlighted", "chosen")
+        assert "1/5 answered" in plain(screen.query_one("#exam-clock", Static))
         await pilot.press("n", "r", "b")
         clock.t += 95
         screen.tick()
@@ -129,6 +139,8 @@ async def test_question_map_shows_states_and_jumps(tmp_path: Path) -> None:
         await pilot.press("b", "n", "r", "l")
         await pilot.pause()
         assert isinstance(app.screen, ExamMapScreen)
+        assert plain(app.screen.query_one("#map-summary", Static)).splitlines() == [
+            "1 of 5 answered · 1 flagged", "● answered  ○ unanswered  ⚑ flagged"]
         cells = {b.id: (str(b.label), set(b.classes) & {"map-cell", "-answered", "-flagged",
                                                           "-current"})
                  for b in app.screen.query(".map-cell")}
@@ -139,7 +151,7 @@ async def test_question_map_shows_states_and_jumps(tmp_path: Path) -> None:
         await pilot.click("#map-4")
         await pilot.pause()
         assert app.screen is screen and screen.exam.position == 3
-        assert plain(screen.query_one("#stem", Static)) == "Stem of q3?"
+        assert shown(screen, "stem") == "Stem of q3?"
 
 
 async def test_practice_records_rates_and_undoes(tmp_path: Path) -> None:

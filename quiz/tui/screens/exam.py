@@ -1,40 +1,69 @@
 """The exam screen: one question at a time under a countdown; no verdict until the end.
 
-Keys: the letters A–H and digits 1–8 choose (multiple response: toggle), ``↑↓`` + ``Enter`` or
-``Space`` too; ``n``/``p`` move, ``r`` flags for review, ``l`` opens the question list (the map),
-``s`` the review-before-submit list. No action key is a letter from A to H: those belong to the
-options. When the clock reaches zero the exam is submitted and the score
-report shown.
+Keys: the letters A–H and digits 1–8 choose (multiple response: toggle a tick), ``↑↓`` and then
+``Enter`` or ``Space`` too, and a click on an option; ``n``/``p`` move, ``r`` flags for review,
+``l`` opens the question list (the map), ``s`` the review-before-submit list. No action key is a
+letter from A to H: those belong to the options. When the clock reaches zero the exam is
+submitted and the score report shown.
+
+The body — stem, hint line, options — is the question screen's line-API widget
+(:class:`~quiz.tui.widgets.question_view.QuestionView`, here as :class:`ExamView`): the options
+are drawn and their keys handled in that one place, and a key press redraws the blocks it
+changes, not a layout of a widget per option (issue 13).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
-from functools import partial
+from collections.abc import Awaitable, Callable, Iterable
 
+from rich.cells import cell_len
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.content import Content
+from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Static
 
-from quiz.bank.model import OPTION_KEYS
 from quiz.bank.terminal import terminal_safe
 from quiz.study.exam import ExamSession
 from quiz.study.session import SessionError
-from quiz.tui.content import assemble, literal
+from quiz.tui.content import literal
 from quiz.tui.widgets.bars import clock_text
+from quiz.tui.widgets.document import Runs
 from quiz.tui.widgets.key_bar import KeyBar
-from quiz.tui.widgets.option_item import OptionItem
+from quiz.tui.widgets.question_view import QuestionView
 from quiz.tui.widgets.title_bar import TitleBar
 
 SAVE_EVERY_TICKS = 5
 """The clock is saved every this many seconds (and on every action), so a killed exam resumes
 with at most this much time given back."""
+
+
+class ExamView(QuestionView):
+    """The exam's body: the question screen's :class:`QuestionView` — the same stem, hint line,
+    options, keys and clicks — without a reveal. A choice is drawn as chosen and can be changed
+    until the exam is submitted; ``Enter`` on a multiple-response question ticks the highlighted
+    option as ``Space`` does (an exam question has no answer to submit on its own: it counts as
+    answered while as many options are ticked as it asks for)."""
+
+    DRAWS_REVEAL_AHEAD = False
+
+    def action_select(self) -> None:
+        """Enter: choose the highlighted option (multiple response: tick or untick it)."""
+        if self.shown is not None and self.shown.question.multiple_response:
+            self.action_tick()
+        else:
+            super().action_select()
+
+    def show_choice(self, letters: Iterable[str]) -> None:
+        """Draw ``letters`` as the chosen (ticked) options — what the exam has recorded for the
+        question shown — keeping the highlighted option in view."""
+        self.ticked = set(letters)
+        self.redraw_options()
+        if self.highlighted is not None:
+            self._scroll_to_option(self.highlighted)
 
 
 class ExamScreen(Screen[None]):
@@ -49,26 +78,27 @@ class ExamScreen(Screen[None]):
         Binding("question_mark", "app.help", "Help"),
         Binding("q", "app.request_quit", "Quit"),
         Binding("escape", "app.request_quit", "Quit", show=False),
+        Binding("pageup", "scroll(-1)", "Page up", show=False),
+        Binding("pagedown", "scroll(1)", "Page down", show=False),
+        Binding("home", "scroll_home", "Top", show=False),
+        Binding("end", "scroll_end", "Bottom", show=False),
     ]
 
     def __init__(self, exam: ExamSession, *, title: str = "quiz") -> None:
         super().__init__()
         self.exam = exam
         self.bank_title = title
-        self.highlight = 0
         self._ticks = 0
         self._timer: Timer | None = None
         self._lock = asyncio.Lock()
+        self._view = ExamView(id="body")
 
     def compose(self) -> ComposeResult:
         yield TitleBar()
         with Horizontal(id="status"):
             yield Static(id="status-left", markup=False)
             yield Static(id="exam-clock", markup=False)
-        with VerticalScroll(id="body", can_focus=False):
-            yield Static(id="stem", markup=False)
-            yield Static(id="hint", markup=False)
-            yield Vertical(id="options")
+        yield self._view
         yield KeyBar()
 
     async def on_mount(self) -> None:
@@ -76,6 +106,11 @@ class ExamScreen(Screen[None]):
         self.sub_title = "Exam"
         await self.show_question()
         self._timer = self.set_interval(1.0, self.tick)
+
+    @property
+    def view(self) -> ExamView:
+        """The body: stem, hint line and options."""
+        return self._view
 
     # -- clock ------------------------------------------------------------------------------
     def tick(self) -> None:
@@ -111,128 +146,134 @@ class ExamScreen(Screen[None]):
         exam = self.exam
         shown = exam.current
         q = shown.question
-        parts = [f"Question {shown.number}/{shown.total}", exam.topic_names.get(q.topic, q.topic)]
-        if q.difficulty:
-            parts.append(q.difficulty)
+        # The flag before the topic: a long topic name is cut at 80 columns, the flag is not.
+        parts = [f"Question {shown.number}/{shown.total}"]
         if q.id in exam.flags:
             parts.append("⚑ flagged")
-        self.query_one("#status-left", Static).update(literal(" · ".join(parts), "bold"))
-        answered = len(exam.answers)
+        parts.append(exam.topic_names.get(q.topic, q.topic))
+        if q.difficulty:
+            parts.append(q.difficulty)
+        # One line of fixed height: a new text needs no layout, unless the clock on the right
+        # (sized to its text) changes its width.
+        self.query_one("#status-left", Static).update(literal(" · ".join(parts), "bold"),
+                                                      layout=False)
         clock = self.query_one("#exam-clock", Static)
-        clock.update(f"{answered}/{exam.total} answered · ⏱ {clock_text(exam.remaining)} left")
+        text = f"{len(exam.answers)}/{exam.total} answered · ⏱ {clock_text(exam.remaining)} left"
+        clock.update(text, layout=cell_len(str(clock.content)) != cell_len(text))
         clock.set_class(exam.remaining < 60, "-low")
 
     async def show_question(self) -> None:
-        """Draw the current question with the ticks given so far (no verdict)."""
+        """Draw the current question from its top with the choices made so far (no verdict)."""
         shown = self.exam.current
-        self.highlight = 0
         self._draw_status()
-        self.query_one("#stem", Static).update(literal(shown.question.stem))
-        self.query_one("#hint", Static).update(self._hint())
-        options = self.query_one("#options", Vertical)
-        await options.remove_children()
-        ticks = self.exam.ticks.get(shown.question.id, frozenset())
-        items = [OptionItem(opt, multiple=shown.question.multiple_response,
-                            id=f"option-{opt.letter}") for opt in shown.options]
-        await options.mount_all(items)
-        for i, item in enumerate(items):
-            item.chosen = item.option.letter in ticks
-            item.highlighted = i == 0
-        self.query_one("#body", VerticalScroll).scroll_home(animate=False)
+        view = self.view
+        view.show(shown, hint=self._hint(), ticked=self.exam.ticks.get(shown.question.id, ()))
+        if self.focused is not view:
+            view.focus()
 
-    def _hint(self) -> Content:
+    def _hint(self, head: Runs = ()) -> Runs:
+        """The line above the options: how to answer, and the exam's keys (after ``head``)."""
         shown = self.exam.current
         letters = shown.letters
         span = f"{letters[0]}–{letters[-1]}"
+        keys = " n/p move · r flag for review · l map · s submit. No feedback until the end."
         if shown.question.multiple_response:
-            head = f"Choose {shown.choose}. "
-            how = f"Toggle with {span} or 1–{len(letters)} (or ↑↓ Space)."
+            return (*head, (f"Choose {shown.choose}. ", "bold"),
+                    f"Tick with {span} or 1–{len(letters)} (or ↑↓ Space); answered once "
+                    f"{shown.choose} are ticked, change it any time." + keys)
+        return (*head, ("Choose one. ", "bold"),
+                f"Press {span} or 1–{len(letters)}, or ↑↓ and Enter, or click; change it any "
+                "time." + keys)
+
+    def _show_hint(self, warning: str | None = None) -> None:
+        """Say how to answer on the hint line, or why the last key did nothing (``warning``)."""
+        if warning is not None:
+            self.view.set_hint((warning,), warning=True)
         else:
-            head = "Choose one. "
-            how = f"Press {span} or 1–{len(letters)}, or ↑↓ and Enter; change it any time."
-        return assemble((head, "bold"), how,
-                        " n/p move · r flag for review · l map · s submit. "
-                        "No feedback until the end.")
+            self.view.set_hint(self._hint())
 
-    def _items(self) -> list[OptionItem]:
-        return list(self.query(OptionItem))
+    # -- choosing ---------------------------------------------------------------------------
+    # The body takes the option keys (letters, digits, arrows, Enter, Space, clicks) and passes
+    # up what they mean; the keys it does not take come to on_key, in the order typed. It waits
+    # for settled() before taking another key, so "b n b" applies each letter to the right
+    # question.
+    async def on_question_view_answered(self, message: QuestionView.Answered) -> None:
+        try:
+            async with self._lock:
+                await self.record(message.letters)
+        finally:
+            message.control.settled()
 
-    # -- input ------------------------------------------------------------------------------
-    async def on_key(self, event: events.Key) -> None:
-        """Letters and digits choose; navigation keys move. One key at a time, in order."""
-        step = self._step_for(event)
-        if step is None:
+    async def on_question_view_ticked(self, message: QuestionView.Ticked) -> None:
+        try:
+            async with self._lock:
+                await self.record(message.letters)
+        finally:
+            message.control.settled()
+
+    def on_question_view_highlighted(self, message: QuestionView.Highlighted) -> None:
+        if self.view.hint_warning:
+            self._show_hint()
+        message.control.settled()
+
+    def on_question_view_hint(self, message: QuestionView.Hint) -> None:
+        self._show_hint(message.text)
+        message.control.settled()
+
+    async def record(self, letters: frozenset[str]) -> None:
+        """Make ``letters`` the current question's choice (multiple response: its ticks). No
+        verdict is shown; past the time limit the exam is submitted instead."""
+        exam = self.exam
+        if exam.expired and exam.report is None:
+            self.finish()
             return
-        event.stop()
-        event.prevent_default()
-        async with self._lock:
-            await step()
+        shown = exam.current
+        qid = shown.question.id
+        before = exam.ticks.get(qid, frozenset())
+        # ExamSession.choose takes one letter: the one answer, or one tick to toggle.
+        changes = letters ^ before if shown.question.multiple_response else letters - before
+        try:
+            for letter in sorted(changes):
+                exam.choose(letter)
+        except SessionError as exc:
+            self.view.show_choice(exam.ticks.get(qid, ()))
+            self._show_hint(str(exc))
+            return
+        self.view.show_choice(exam.ticks.get(qid, ()))
+        self._draw_status()
+        if self.view.hint_warning:
+            self._show_hint()
+
+    # -- keys -------------------------------------------------------------------------------
+    async def on_key(self, event: events.Key) -> None:
+        """Next and previous (the options' keys are the body's)."""
+        try:
+            step = self._step_for(event)
+            if step is None:
+                return
+            event.stop()
+            event.prevent_default()
+            async with self._lock:
+                await step()
+        finally:
+            self.view.settled()
 
     def _step_for(self, event: events.Key) -> Callable[[], Awaitable[None]] | None:
         steps: dict[str, Callable[[], Awaitable[None]]] = {
             "n": self._next, "right": self._next, "p": self._previous, "left": self._previous,
-            "enter": self._enter, "space": self._enter,
-            "up": partial(self._move, -1), "down": partial(self._move, 1),
         }
-        if event.key in steps:
-            return steps[event.key]
-        char = (event.character or "").upper()
-        if len(char) == 1 and (char in OPTION_KEYS or char in "12345678"):
-            return partial(self._choose_key, char)
-        return None
-
-    async def _choose_key(self, char: str) -> None:
-        shown = self.exam.current
-        index = OPTION_KEYS.index(char) if char in OPTION_KEYS else int(char) - 1
-        if index >= len(shown.options):
-            self.notify(f"There is no option {char} here (options: "
-                        f"{', '.join(shown.letters)}).", severity="warning", markup=False)
-            return
-        await self.choose(shown.options[index].letter)
-
-    async def on_option_item_clicked(self, message: OptionItem.Clicked) -> None:
-        async with self._lock:
-            await self.choose(message.letter)
-
-    async def choose(self, letter: str) -> None:
-        """Choose (or toggle) ``letter`` on the current question. No verdict is shown."""
-        if self.exam.expired and self.exam.report is None:
-            self.finish()
-            return
-        try:
-            ticks = self.exam.choose(letter)
-        except SessionError as exc:
-            self.notify(str(exc), severity="warning", markup=False)
-            return
-        for i, item in enumerate(self._items()):
-            item.chosen = item.option.letter in ticks
-            if item.option.letter == letter:
-                item.highlighted = True
-                self.highlight = i
-            else:
-                item.highlighted = False
-        self._draw_status()
-
-    async def _enter(self) -> None:
-        await self.choose(self.exam.current.options[self.highlight].letter)
-
-    async def _move(self, delta: int) -> None:
-        items = self._items()
-        self.highlight = (self.highlight + delta) % len(items)
-        for i, item in enumerate(items):
-            item.highlighted = i == self.highlight
-        items[self.highlight].scroll_visible(animate=False)
+        return steps.get(event.key)
 
     async def _next(self) -> None:
         if self.exam.position == self.exam.total - 1:
-            self.notify("This is the last question: s reviews and submits.", markup=False)
+            self._show_hint("This is the last question: s reviews and submits.")
             return
         self.exam.go(self.exam.position + 1)
         await self.show_question()
 
     async def _previous(self) -> None:
         if self.exam.position == 0:
-            self.notify("This is the first question.", markup=False)
+            self._show_hint("This is the first question.")
             return
         self.exam.go(self.exam.position - 1)
         await self.show_question()
@@ -254,14 +295,28 @@ class ExamScreen(Screen[None]):
             await self._previous()
 
     def action_flag(self) -> None:
-        """Flag the current question for review (or unflag it)."""
+        """Flag the current question for review (or unflag it); the hint line says which."""
         try:
             flagged = self.exam.toggle_flag()
         except SessionError as exc:
-            self.notify(str(exc), severity="warning", markup=False)
+            self._show_hint(str(exc))
             return
         self._draw_status()
-        self.notify("Flagged for review." if flagged else "Flag removed.", markup=False)
+        head = "⚑ Flagged for review. " if flagged else "Flag removed. "
+        self.view.set_hint(self._hint(((head, "bold"),)))
+
+    def action_scroll(self, pages: int) -> None:
+        """Scroll the body by a page."""
+        body = self.view
+        (body.scroll_page_down if pages > 0 else body.scroll_page_up)(animate=False)
+
+    def action_scroll_home(self) -> None:
+        """Scroll to the top."""
+        self.view.scroll_home(animate=False)
+
+    def action_scroll_end(self) -> None:
+        """Scroll to the bottom."""
+        self.view.scroll_end(animate=False)
 
     def action_map(self) -> None:
         """Open the question map: answered, unanswered and flagged; jump to any."""

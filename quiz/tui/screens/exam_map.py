@@ -50,8 +50,9 @@ class ExamMapScreen(ModalScreen[int | None]):
             title = "Review before submitting" if self.submitting else "Question map"
             yield Static(title, id="map-title", markup=False)
             unanswered, flagged = exam.unanswered(), exam.flagged()
-            lines = [f"{len(exam.answers)} of {exam.total} answered · "
-                     f"{len(flagged)} flagged · legend: ● answered  ○ unanswered  ⚑ flagged"]
+            # The legend on a line of its own: it fits the 76 columns of the map whole.
+            lines = [f"{len(exam.answers)} of {exam.total} answered · {len(flagged)} flagged",
+                     "● answered  ○ unanswered  ⚑ flagged"]
             if self.submitting:
                 if unanswered:
                     n = len(unanswered)

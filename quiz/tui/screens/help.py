@@ -31,7 +31,10 @@ Question screen
   u              undo the last answer (and its schedule change)
 
 Exam
-  A–H or 1–8     choose; change it any time (no feedback yet)
+  A–H or 1–8     choose; change it any time (no feedback yet);
+                 multiple response: tick, answered once complete
+  ↑ ↓  Enter     move the highlight, then choose (or tick) it;
+                 Space ticks too, and a click chooses
   n p  → ←       next, previous question
   r              flag for review (again: unflag)
   l              question map: answered, unanswered, flagged; jump

@@ -120,6 +120,10 @@ class QuestionView(RevealView, inherit_bindings=False):
 
     _FIXED_HEIGHT = True
 
+    DRAWS_REVEAL_AHEAD: ClassVar[bool] = True
+    """Draw the answer-independent parts of a question's reveal while the student reads it
+    (``False`` where no reveal follows the answer: the exam)."""
+
     COMPONENT_CLASSES: ClassVar[set[str]] = REVEAL_COMPONENTS | {
         "question-view--stem", "question-view--hint", "question-view--hint-warning",
         "question-view--option", "question-view--option-highlighted",
@@ -234,7 +238,7 @@ class QuestionView(RevealView, inherit_bindings=False):
         if self._ahead is not None:
             self._ahead.stop()
             self._ahead = None
-        if outcome is None:
+        if outcome is None and self.DRAWS_REVEAL_AHEAD:
             self._ahead = self.set_timer(DRAW_AHEAD_DELAY, partial(self._draw_ahead, shown))
 
     def _draw_ahead(self, shown: ShownQuestion) -> None:
