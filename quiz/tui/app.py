@@ -51,6 +51,12 @@ if TYPE_CHECKING:
     from quiz.study.session import Score, SessionConfig, StudySession
     from quiz.study.store import Store
     from quiz.tui.screens.question import QuestionScreen
+    from quiz.tui.screens.summary import SummaryScreen
+
+
+SUMMARY_AHEAD_DELAY = 0.5
+"""Seconds after a session's first question is shown at which the summary screen is composed
+(once per app), out of the way of the first keys."""
 
 
 def utc_now() -> datetime:
@@ -118,6 +124,8 @@ class QuizApp(App[int]):
         self._index: QuestionIndex | None = None
         self._question_screen: QuestionScreen | None = None
         """The question screen every study session is shown on (made while the app waits)."""
+        self._summary_screen: SummaryScreen | None = None
+        """The summary screen every summary is shown on (made while a session runs)."""
         self._question_mounted: Awaitable[None] | None = None
         """Until awaited once: the mounting of :attr:`_question_screen`."""
         self._remembered_settings: dict[str, Any] = {}
@@ -423,6 +431,21 @@ class QuizApp(App[int]):
             self._question_mounted = None
         await screen.begin(session)
         self.push_screen(screen)
+        if self._summary_screen is None:
+            # The summary's screen, made while the student reads the first question.
+            self.set_timer(SUMMARY_AHEAD_DELAY, self._prepare_summary_screen)
+
+    def _prepare_summary_screen(self) -> None:
+        """Compose the summary screen without showing it (see
+        :meth:`_prepare_question_screen`): ``s`` then fills it (:meth:`SummaryScreen.show`)."""
+        from quiz.tui.screens.summary import SummaryScreen
+
+        if self._summary_screen is not None:
+            return
+        screen = SummaryScreen()
+        self.install_screen(screen, name="summary")
+        self._get_screen(screen)  # Textual 8: composed and mounted off the screen stack
+        self._summary_screen = screen
 
     def _topics_in_use(self) -> AbstractSet[str] | None:
         """The topics of the library's questions, as the start screen counted them (None
@@ -639,8 +662,14 @@ class QuizApp(App[int]):
         elif not isinstance(self.screen, SummaryScreen):
             if self.session.finished:
                 self.finish_session()
-            self.push_screen(SummaryScreen(self.session, pass_mark=self.library.pass_mark,
-                                           first_attempt=self.first_attempt))
+            screen = self._summary_screen
+            if screen is None or not screen.is_mounted or screen in self.screen_stack:
+                screen = SummaryScreen(self.session, pass_mark=self.library.pass_mark,
+                                       first_attempt=self.first_attempt)
+            else:  # made ahead of time, or left by the last summary: filled, not composed
+                screen.show(self.session, pass_mark=self.library.pass_mark,
+                            first_attempt=self.first_attempt)
+            self.push_screen(screen)
 
     def action_stats(self) -> None:
         """Show the statistics dashboard."""

@@ -67,7 +67,7 @@ async def test_a_retry_keeps_the_first_attempt_beside_it() -> None:
         assert plain(screen.query_one("#summary-first-attempt", Static)) == (
             "First attempt 1 right of 2 answered (50%); all 2 answered. "
             "Below the pass mark: 2 right of 2 needed (pass mark 70%)")
-        assert not screen.query("#summary-pass")  # no "Pass" for the retry alone
+        assert not screen.query_one("#summary-pass").display  # no "Pass" for the retry alone
 
 
 async def test_a_long_review_list_is_capped_and_each_entry_opens_its_question() -> None:
@@ -151,3 +151,43 @@ async def test_topic_table_and_review_entries_are_drawn_once_and_reused() -> Non
         await pilot.pause()
         again = [o.prompt for o in app.screen.query_one("#summary-missed", OptionList).options]
         assert len(again) == 2 and all(a is b for a, b in zip(again, entries, strict=True))
+
+
+async def test_the_summary_screen_is_made_ahead_and_filled_anew_at_each_opening() -> None:
+    import asyncio
+
+    from quiz.tui.app import SUMMARY_AHEAD_DELAY
+
+    lib = make_library(*(question_data(f"q{i}") for i in (1, 2, 3)))
+    app = make_app(lib, shuffle=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await start(app, pilot)
+        await asyncio.sleep(SUMMARY_AHEAD_DELAY + 0.1)  # the student reads the first question
+        await pilot.pause()
+        ready = app._summary_screen
+        assert ready is not None and ready.is_mounted and ready not in app.screen_stack
+        await pilot.press("a", "s")  # q1 wrong
+        await pilot.pause()
+        assert app.screen is ready
+        assert plain(ready.query_one("#summary-score", Static)) == (
+            "Score 0 right of 1 answered (0%); 2 of 3 not answered yet")
+        missed = ready.query_one("#summary-missed", OptionList)
+        assert missed.option_count == 3 and missed.has_focus and missed.highlighted == 0
+        await pilot.press("escape", "n", "b", "n", "b", "s")  # q2 and q3 right: all answered
+        await pilot.pause()
+        assert app.screen is ready
+        assert plain(ready.query_one("#summary-score", Static)) == (
+            "Score 2 right of 3 answered (67%); all 3 answered")
+        assert missed.option_count == 1 and missed.get_option_at_index(0).id == "missed-0"
+        assert plain(ready.query_one("#summary-more", Static)) == (
+            "r retries these; Ctrl+N starts a new session.")
+        await pilot.press("r")  # retry q1, then answer it right: nothing missed
+        await pilot.pause()
+        await pilot.press("b", "s")
+        await pilot.pause()
+        assert app.screen is ready and not missed.display
+        assert not ready.query_one("#summary-review-title").display
+        assert plain(ready.query_one("#summary-more", Static)) == (
+            "Nothing missed. Ctrl+N starts a new session.")
+        assert ready.query_one("#summary-first-attempt").display
+        assert plain(ready.query_one("#summary-score", Static)).startswith("This retry 1 right")

@@ -169,61 +169,87 @@ class SummaryScreen(Screen[None]):
         Binding("q", "app.request_quit", "Quit"),
     ]
 
-    def __init__(self, session: StudySession, *, pass_mark: float | None = None,
-                 first_attempt: Score | None = None) -> None:
+    def __init__(self, session: StudySession | None = None, *,
+                 pass_mark: float | None = None, first_attempt: Score | None = None) -> None:
         """``first_attempt``: the score of the session this one retries (its first attempt),
-        shown beside this one; the pass verdict then belongs to the first attempt."""
+        shown beside this one; the pass verdict then belongs to the first attempt. Without a
+        ``session`` the screen is made ahead of time and shows nothing until :meth:`show`."""
         super().__init__()
         self.session = session
         self.pass_mark = pass_mark
         self.first_attempt = first_attempt
 
     def compose(self) -> ComposeResult:
-        s = self.session
-        score = s.score
+        # Every part is there from the start and filled by show(): opening the summary again
+        # (the app keeps this screen) composes nothing.
         yield TitleBar()
         with VerticalScroll(id="summary-body"):
-            label = "This retry " if self.first_attempt is not None else "Score "
-            yield Static(assemble((label, "bold"), score_line(score, self.pass_mark)),
-                         id="summary-score", markup=False)
-            if self.first_attempt is not None:
-                first = self.first_attempt
-                text = score_line(first, self.pass_mark)
-                if self.pass_mark is not None and first.answered == first.total:
-                    text += ". " + pass_line(first, self.pass_mark)
-                yield Static(assemble(("First attempt ", "bold"), text),
-                             id="summary-first-attempt", markup=False)
-            elif self.pass_mark is not None and s.finished:
-                passed = score.passed(self.pass_mark)
-                yield Static(pass_line(score, self.pass_mark), id="summary-pass",
-                             classes="-pass" if passed else "-fail", markup=False)
-            table = Table(title=None, header_style="bold", expand=False)
-            table.add_column("Topic")
-            table.add_column("Right", justify="right")
-            table.add_column("Answered", justify="right")
-            table.add_column("Questions", justify="right")
-            for topic, t in s.score_by_topic().items():
-                table.add_row(Text(terminal_safe(s.topic_names.get(topic, topic))),
-                              str(t.correct), str(t.answered), str(t.total))
-            yield Static(TableVisual(table), id="summary-topics")
-            missed = s.missed()
-            if missed:
-                yield Static(f"To review ({len(missed):,}): Enter opens a question",
-                             classes="section-title", markup=False)
-                yield OptionList(*(self._entry(shown) for shown in missed[:REVIEW_LIST_LIMIT]),
-                                 id="summary-missed")
-                more = len(missed) - REVIEW_LIST_LIMIT
-                shown_more = f"… and {_plural(more, 'more question')}. " if more > 0 else ""
-                yield Static(f"{shown_more}r retries {'all ' * (more > 0)}these; Ctrl+N starts "
-                             "a new session.", markup=False, classes="hint", id="summary-more")
-            else:
-                yield Static("Nothing missed. Ctrl+N starts a new session.", markup=False,
-                             classes="hint")
+            yield Static(id="summary-score", markup=False)
+            yield Static(id="summary-first-attempt", markup=False)
+            yield Static(id="summary-pass", markup=False)
+            yield Static(id="summary-topics")
+            yield Static(id="summary-review-title", classes="section-title", markup=False)
+            yield OptionList(id="summary-missed")
+            yield Static(id="summary-more", markup=False, classes="hint")
         yield KeyBar()
 
+    def show(self, session: StudySession, *, pass_mark: float | None = None,
+             first_attempt: Score | None = None) -> None:
+        """Fill the screen with the summary of ``session`` as it stands now (see
+        :meth:`__init__`), scrolled to the top."""
+        self.session, self.pass_mark, self.first_attempt = session, pass_mark, first_attempt
+        s = session
+        score = s.score
+        label = "This retry " if first_attempt is not None else "Score "
+        self.query_one("#summary-score", Static).update(
+            assemble((label, "bold"), score_line(score, pass_mark)))
+        first_line = self.query_one("#summary-first-attempt", Static)
+        first_line.display = first_attempt is not None
+        if first_attempt is not None:
+            text = score_line(first_attempt, pass_mark)
+            if pass_mark is not None and first_attempt.answered == first_attempt.total:
+                text += ". " + pass_line(first_attempt, pass_mark)
+            first_line.update(assemble(("First attempt ", "bold"), text))
+        verdict = self.query_one("#summary-pass", Static)
+        verdict.display = first_attempt is None and pass_mark is not None and s.finished
+        if verdict.display:
+            assert pass_mark is not None
+            passed = score.passed(pass_mark)
+            verdict.update(pass_line(score, pass_mark))
+            verdict.set_class(passed, "-pass")
+            verdict.set_class(not passed, "-fail")
+        table = Table(title=None, header_style="bold", expand=False)
+        table.add_column("Topic")
+        table.add_column("Right", justify="right")
+        table.add_column("Answered", justify="right")
+        table.add_column("Questions", justify="right")
+        for topic, t in s.score_by_topic().items():
+            table.add_row(Text(terminal_safe(s.topic_names.get(topic, topic))),
+                          str(t.correct), str(t.answered), str(t.total))
+        self.query_one("#summary-topics", Static).update(TableVisual(table))
+        missed = s.missed()
+        title = self.query_one("#summary-review-title", Static)
+        title.display = bool(missed)
+        title.update(f"To review ({len(missed):,}): Enter opens a question")
+        entries = self.query_one("#summary-missed", OptionList)
+        entries.display = bool(missed)
+        entries.set_options(self._entry(shown) for shown in missed[:REVIEW_LIST_LIMIT])
+        more = len(missed) - REVIEW_LIST_LIMIT
+        shown_more = f"… and {_plural(more, 'more question')}. " if more > 0 else ""
+        self.query_one("#summary-more", Static).update(
+            f"{shown_more}r retries {'all ' * (more > 0)}these; Ctrl+N starts a new session."
+            if missed else "Nothing missed. Ctrl+N starts a new session.")
+        self.query_one("#summary-body", VerticalScroll).scroll_home(animate=False)
+        if missed:
+            entries.highlighted = 0
+            # Focused for Enter and the arrows, but the score stays in view at the top.
+            entries.focus(scroll_visible=False)
+
     def _entry(self, shown: ShownQuestion) -> Option:
-        state = "wrong" if self.session.outcome(shown) else "not answered"
-        entries = _Entries.of(self.session)
+        session = self.session
+        assert session is not None
+        state = "wrong" if session.outcome(shown) else "not answered"
+        entries = _Entries.of(session)
         entry = entries.get((shown.number, state))
         if entry is None:
             first = shown.question.stem.strip().split("\n")[0]
@@ -235,9 +261,8 @@ class SummaryScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.title = "Summary"
-        if self.query("#summary-missed"):
-            # Focused for Enter and the arrows, but the score stays in view at the top.
-            self.query_one("#summary-missed", OptionList).focus(scroll_visible=False)
+        if self.session is not None:
+            self.show(self.session, pass_mark=self.pass_mark, first_attempt=self.first_attempt)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         """Open the chosen question, with its reveal if it was answered."""
@@ -251,7 +276,7 @@ class SummaryScreen(Screen[None]):
 
     def action_retry_missed(self) -> None:
         """Start a session with only the questions answered wrongly or left unanswered."""
-        missed = self.session.missed_ids()
+        missed = self.session.missed_ids() if self.session is not None else ()
         if not missed:
             self.notify("Nothing to retry: every question was answered right.", markup=False)
             return
