@@ -16,7 +16,7 @@ from typing import Any
 from quiz.bank import yaml_reader
 from quiz.bank.model import BankFile
 from quiz.bank.problems import Problem, line_col, mark_position, value_positions
-from quiz.bank.terminal import cell_width
+from quiz.bank.terminal import cell_width, expand_tabs
 
 DIAGRAM_COLUMNS = 76
 """Widest line of a ``text`` infographic that fits an 80-column terminal unwrapped (the reveal
@@ -36,7 +36,7 @@ def wide_diagrams(text: str, value: dict[str, Any],
             continue
         diagram: str = info["text"]
         lines = diagram.split("\n")
-        widths = [cell_width(line.expandtabs(4)) for line in lines]
+        widths = [cell_width(expand_tabs(line)) for line in lines]
         widest = max(widths)
         if widest <= DIAGRAM_COLUMNS:
             continue

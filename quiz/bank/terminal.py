@@ -102,14 +102,40 @@ def terminal_safe(text: str) -> str:
     expanded to stops every four columns, so layout does not depend on the terminal's tab
     stops."""
     if text.isascii() and text.isprintable():
-        return text.expandtabs(4) if "\t" in text else text
+        return text.expandtabs(TAB_SIZE) if "\t" in text else text
     found = flagged_characters(text)
     if found:
         out = list(text)
         for index, char in found:
             out[index] = _picture(char)
         text = "".join(out)
-    return text.expandtabs(4)
+    return expand_tabs(text)
+
+
+TAB_SIZE = 4
+"""Tab stops every this many terminal cells (FORMAT.md: "a tab reaches the next multiple of
+4")."""
+
+
+def expand_tabs(text: str, size: int = TAB_SIZE) -> str:
+    """``text`` with each tab replaced by the spaces that reach the next multiple of ``size``
+    terminal cells on its line. Unlike :meth:`str.expandtabs`, which counts characters, a wide
+    character counts two cells and a combining mark none, so columns after a tab line up on
+    screen. Flagged characters should be replaced first (:func:`terminal_safe` does)."""
+    if "\t" not in text:
+        return text
+    if text.isascii():
+        return text.expandtabs(size)
+    lines = []
+    for row in text.split("\n"):
+        parts = row.split("\t")
+        out, column = [parts[0]], cell_width(parts[0])
+        for part in parts[1:]:
+            pad = size - column % size
+            out += [" " * pad, part]
+            column += pad + cell_width(part)
+        lines.append("".join(out))
+    return "\n".join(lines)
 
 
 def _picture(char: str) -> str:

@@ -99,6 +99,29 @@ def blocks(text: str) -> list[tuple[str, int] | None]:
     return out
 
 
+_ZWJ = "\u200d"
+
+
+def cut_cells(text: str, room: int) -> tuple[str, str]:
+    """``text`` cut in two where its first part takes at most ``room`` terminal cells, at a
+    character boundary a terminal shows as one: a combining mark or another zero-width character
+    stays with the character before it, and so does the character after a zero-width joiner
+    (emoji sequences). The first part holds at least one such cluster, even a wide one that
+    does not fit, so that cutting always moves on. A :data:`GLUE` space counts one cell."""
+    used = i = 0
+    n = len(text)
+    while i < n:
+        j = i + 1
+        while j < n and (_width(text[j]) == 0 or text[j - 1] == _ZWJ):
+            j += 1
+        cells = _width(text[i:j])
+        if i and used + cells > room:
+            break
+        used += cells
+        i = j
+    return text[:i], text[i:]
+
+
 def wrap_line(line: str, width: int, hang: int) -> list[str]:
     """Wrap one line at ``width`` terminal cells, breaking only at spaces (never between a
     number and its unit); continuation lines start at column ``hang``. A word wider than the
@@ -121,10 +144,9 @@ def wrap_line(line: str, width: int, hang: int) -> list[str]:
         if current.strip() and used + cells > width:
             lines.append(current.rstrip(" "))
             current, used = " " * hang, hang
-        while used + cells > width:  # a word wider than the line: cut it
-            room = max(width - used, 1)
-            lines.append(current + token[:room])
-            token = token[room:]
+        while used + cells > width:  # a word wider than the line: cut it at a cell
+            head, token = cut_cells(token, width - used)
+            lines.append(current + head)
             cells = _width(token)
             current, used = " " * hang, hang
         current += token

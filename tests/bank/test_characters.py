@@ -113,3 +113,13 @@ def test_the_ascii_shortcut_flags_what_the_full_set_flags() -> None:
     every_ascii = "".join(map(chr, range(128)))
     assert flagged_characters(every_ascii) == [
         (i, chr(i)) for i in range(128) if terminal.flagged_pattern().fullmatch(chr(i))]
+
+
+def test_tabs_reach_the_next_multiple_of_four_cells_not_characters() -> None:
+    # 漢字 is 2 characters but 4 cells: its tab reaches cell 8, as "col1"'s does, so the
+    # columns after the tabs line up on screen (str.expandtabs would put x at cell 6).
+    from quiz.bank.terminal import expand_tabs
+
+    assert terminal_safe("col1\tcol2\tc\n漢字\tx\ty") == "col1    col2    c\n漢字    x   y"
+    assert expand_tabs("e\u0301\tx") == "e\u0301   x"  # the accent takes no cell
+    assert expand_tabs("no tabs 漢字") == "no tabs 漢字"

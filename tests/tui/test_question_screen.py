@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from rich.style import Style
 from textual import events
 from textual.widgets import Static
@@ -615,3 +617,35 @@ async def test_the_reveal_parts_that_do_not_depend_on_the_answer_are_drawn_ahead
         await asyncio.sleep(question_view.DRAW_AHEAD_DELAY + 0.1)
         await pilot.pause()
         assert not any("q2" in t for t in drawn)
+
+
+async def test_a_long_topic_name_ends_with_an_ellipsis_and_keeps_the_difficulty() -> None:
+    from textual.geometry import Region
+
+    topic = "A rather long topic display name about distributed training memory"
+    lib = make_library(question_data("q1", difficulty="hard"), topics={"memory": topic})
+    app = make_app(lib, shuffle=False)
+    async with app.run_test(size=(60, 20)) as pilot:
+        screen = await start(app, pilot)
+        status = screen.query_one("#status-left", Static)
+        (strip,) = status.render_lines(Region(0, 0, status.size.width, 1))
+        drawn = "".join(segment.text for segment in strip).rstrip()
+        assert drawn.startswith("Question 1/1 · hard · A rather long topic")
+        assert drawn.endswith("…") and len(drawn) == status.size.width
+
+
+async def test_after_a_rated_answer_the_rating_keys_are_a_line_of_their_own(
+        tmp_path: Path) -> None:
+    from quiz.study.store import Store
+
+    lib = make_library(question_data("q1", answer="B"))
+    with Store.open(tmp_path / "p.db") as store:
+        # A right answer in no time (the clock stands still) is rated Easy.
+        app = make_app(lib, shuffle=False, store=store, clock=lambda: 0.0)
+        async with app.run_test(size=(80, 24)) as pilot:
+            screen = await start(app, pilot)
+            await pilot.press("b")
+            await pilot.pause()
+            assert shown(screen, "hint").split("\n") == [
+                "Answered. s Summary · p Previous · ↑↓ scroll · u Undo",
+                "rated Easy · change it: 1 Again · 2 Hard · 3 Good · 4 Easy"]

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import re
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from quiz.tui.app import make_app
 from quiz.tui.text_layout import layout, reflow, wrap_line
 from quiz.tui.widgets.question_view import MARKER_WIDTH
@@ -99,3 +102,63 @@ def test_a_paragraph_that_is_all_table_stays_a_table() -> None:
     text = ("Per device:\n\n   weights      13.48 GB\n   KV cache      1.07 GB\n\n"
             "So it fits.")
     assert reflow(text) == text
+
+
+def test_a_long_run_of_wide_characters_wraps_at_cells_and_keeps_every_character() -> None:
+    from quiz.bank.terminal import cell_width
+
+    cjk = "漢字テスト한국어中文" * 7  # 70 characters, 140 cells, no space to break at
+    lines = wrap_line(cjk + " end?", 78, 0)
+    assert lines == [cjk[:39], cjk[39:] + " end?"]
+    assert [cell_width(x) for x in lines] == [78, 67]
+    emoji = wrap_line("A  " + "😀" * 45 + " review", 78, 3)
+    assert "".join(emoji).replace(" ", "").count("😀") == 45
+    assert max(cell_width(x) for x in emoji) <= 78
+
+
+def test_a_cut_never_parts_a_letter_from_its_accent_or_an_emoji_sequence() -> None:
+    from quiz.tui.text_layout import cut_cells
+
+    accented = "e\u0301" * 50  # 50 cells
+    lines = wrap_line(accented, 40, 6)
+    assert lines == ["e\u0301" * 40, " " * 6 + "e\u0301" * 10]
+    family = "👨\u200d👩\u200d👧"
+    assert cut_cells(family + "x", 2) == (family, "x")
+    assert cut_cells("漢字", 1) == ("漢", "字")  # a wide one that does not fit still moves on
+
+
+_ALPHABET = "ab 漢字😀é\u0301\u200d"
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet=_ALPHABET, max_size=120), width=st.integers(10, 40),
+       hang=st.integers(0, 8))
+def test_wrapping_keeps_every_character_in_order_within_the_width(text: str, width: int,
+                                                                   hang: int) -> None:
+    from quiz.bank.terminal import cell_width
+
+    lines = wrap_line(text, width, hang)
+    assert "".join(lines).replace(" ", "") == text.replace(" ", "")
+    if len(text) - len(text.lstrip(" ")) < width // 2:  # an indent wider than the line aside
+        assert max((cell_width(row) for row in lines), default=0) <= width
+
+
+def test_a_diagram_folds_at_whole_characters() -> None:
+    from rich.style import Style
+
+    from quiz.tui.widgets.document import fold
+
+    row = "ab" + "一二三四五六七八九十" * 5 + "END"  # 105 cells
+    strips = fold(row, 78, Style())
+    texts = ["".join(seg.text for seg in strip).rstrip(" ") for strip in strips]
+    assert texts == ["ab" + row[2:40], row[40:]]  # 九 would straddle cell 78: it moves down
+    assert [strip.cell_length for strip in strips] == [78, 78]
+
+
+def test_an_option_tab_expands_alike_in_its_row_and_in_the_distractor_review() -> None:
+    from quiz.study.session import DistractorNote, ShownOption
+    from quiz.tui.widgets.reveal import note_heading
+
+    option = ShownOption(letter="E", key="E", text="tab\there\tand")
+    heading = note_heading(DistractorNote(option=option, review="r", chosen=False))
+    assert heading == "E  tab here    and"

@@ -9,6 +9,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Static
 
+from quiz.bank.terminal import terminal_safe
 from quiz.study.exam import ExamItem, ExamReport
 from quiz.study.session import build_outcome
 from quiz.tui.content import assemble, literal
@@ -78,7 +79,7 @@ class ExamReportScreen(Screen[None]):
                                               else "wrong")
         flag = " · ⚑ flagged" if item.flagged else ""
         outcome = item.outcome or build_outcome(shown, ())
-        options = "\n".join(f"{o.letter}  {o.text}" for o in shown.options)
+        options = "\n".join(f"{o.letter}  {terminal_safe(o.text)}" for o in shown.options)
         return Vertical(
             Static(assemble((f"Question {shown.number}", "bold"), f" · {state}{flag}"),
                    classes="report-item-title", markup=False),

@@ -117,12 +117,14 @@ class QuestionScreen(Screen[None]):
         shown = self.session.current
         score = self.session.score
         q = shown.question
-        parts = [f"Question {shown.number}/{shown.total}", self.session.topic_names.get(q.topic,
-                                                                                          q.topic)]
+        # The topic name, the only part of any length, comes last: a narrow status line ends
+        # it with an ellipsis (CSS text-overflow) and keeps the number and difficulty whole.
+        parts = [f"Question {shown.number}/{shown.total}"]
         if self.session.mode != "practice":
             parts.insert(0, self.session.mode.capitalize())
         if q.difficulty:
             parts.append(q.difficulty)
+        parts.append(self.session.topic_names.get(q.topic, q.topic))
         # One line of fixed height: a new text needs no layout, unless the score on the right
         # (sized to its text) changes its width.
         self.query_one("#status-left", Static).update(literal(" · ".join(parts), "bold"),
@@ -148,8 +150,10 @@ class QuestionScreen(Screen[None]):
             rating = self.session.ratings.get(shown.question.id)
             rated = ""
             if rating is not None:
-                rated = (f" · rated {RATING_NAMES[rating]}: 1 Again 2 Hard 3 Good 4 Easy "
-                         "change it · u Undo")
+                # On a line of its own, so that a key never wraps away from its name at 80
+                # columns (the line above is 54 cells at most, this one 58).
+                rated = (f" · u Undo\nrated {RATING_NAMES[rating]} · change it: 1 Again · "
+                         "2 Hard · 3 Good · 4 Easy")
             return (("Answered. ", "bold"), f"{last} · p Previous · ↑↓ scroll{rated}")
         if shown.question.multiple_response:
             return ((f"Choose {shown.choose}. ", "bold"),

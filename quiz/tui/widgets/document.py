@@ -25,7 +25,7 @@ from textual.selection import Selection
 from textual.strip import Strip
 
 from quiz.bank.terminal import cell_width, terminal_safe
-from quiz.tui.text_layout import MIN_WIDTH, layout, wrap_line
+from quiz.tui.text_layout import MIN_WIDTH, cut_cells, layout, wrap_line
 
 Styler = Callable[..., Style]
 """Gives the Rich style of component classes of the document (their CSS rules combined, over
@@ -94,12 +94,12 @@ def fold(text: str, width: int, style: Style) -> list[Strip]:
     folded at ``width`` cells (never reflowed, so columns stay aligned)."""
     out: list[Strip] = []
     for row in terminal_safe(text.rstrip("\n")).split("\n"):
-        strip = Strip([Segment(row, style)], cell_width(row)) if row else Strip([], 0)
-        if strip.cell_length <= width:
+        while True:  # cut at whole characters: a wide one that would straddle the fold moves down
+            part, row = cut_cells(row, width) if cell_width(row) > width else (row, "")
+            strip = Strip([Segment(part, style)], cell_width(part)) if part else Strip([], 0)
             out.append(strip.crop_extend(0, width, style))
-            continue
-        for start in range(0, strip.cell_length, max(width, 1)):
-            out.append(strip.crop_extend(start, start + width, style))
+            if not row:
+                break
     return out
 
 

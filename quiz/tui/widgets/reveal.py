@@ -50,14 +50,15 @@ def _right_answers(out: Outcome) -> tuple[str, int]:
     """The "Right answer(s):" lines of a wrong answer, and their hanging indent."""
     label = "Right answers:" if len(out.right) > 1 else "Right answer:"
     sep = "\n" if len(out.right) > 1 else " "
-    return (label + "".join(f"{sep}{o.letter}  {o.text}" for o in out.right),
+    # Each option's text is made terminal-safe on its own, so its tabs expand as in its row.
+    return (label + "".join(f"{sep}{o.letter}  {terminal_safe(o.text)}" for o in out.right),
             3 if len(out.right) > 1 else len(label) + 4)
 
 
 def note_heading(note: DistractorNote) -> str:
     """A distractor review entry's heading: the letter and text the student saw."""
     mark = "  (your choice)" if note.chosen else ""
-    return f"{note.option.letter}  {note.option.text}{mark}"
+    return f"{note.option.letter}  {terminal_safe(note.option.text)}{mark}"
 
 
 def _references(out: Outcome) -> str:
