@@ -6,13 +6,14 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
+from rich.style import Style
 from textual.widgets import Static
 
 from quiz.study.store import Store
 from quiz.tui.app import Launch, make_app
 from quiz.tui.screens.confirm import ConfirmScreen
 from quiz.tui.screens.exam import ExamScreen
-from quiz.tui.screens.exam_map import ExamMapScreen
+from quiz.tui.screens.exam_map import ExamMapScreen, MapView
 from quiz.tui.screens.exam_report import ExamReportScreen
 from quiz.tui.screens.question import QuestionScreen
 from quiz.tui.screens.start import StartScreen
@@ -24,6 +25,39 @@ from tests.tui.test_question_screen import markers, option_is, revealed, shown, 
 
 def plain(widget: Static) -> str:
     return widget.visual.plain  # type: ignore[union-attr]
+
+
+def map_view(screen) -> MapView:
+    """The question map's summary and grid (one widget)."""
+    return screen.query_one("#map-view", MapView)
+
+
+def map_summary(screen) -> str:
+    """The map's summary lines as drawn, lines that wrapped joined again (with a space)."""
+    return map_view(screen).text_of("summary").replace("\n", " ")
+
+
+def map_cell(screen, number: int) -> tuple[str, Style]:
+    """The label drawn in question ``number``'s cell and the cell's style."""
+    view = map_view(screen)
+    x, y = view.cell_offset(number - 1)
+    strip = view.strips_of("grid")[y - view.span("grid")[0]]
+    cell = strip.crop(x, x + view.cell_width)
+    styles = {segment.style for segment in cell}
+    assert len(styles) == 1, f"cell {number} is drawn in more than one style"
+    return cell.text.strip(), styles.pop()
+
+
+def cell_style(screen, *states: str) -> Style:
+    """The map's style of a cell in ``states`` (answered, flagged, current, cursor)."""
+    return map_view(screen).get_component_rich_style(
+        "map-view--cell", *(f"map-view--{s}" for s in states))
+
+
+async def click_cell(pilot, number: int) -> None:
+    view = map_view(pilot.app.screen)
+    x, y = view.cell_offset(number - 1)
+    await pilot.click("#map-view", offset=(x + 1, y - round(view.scroll_y)))
 
 
 class Clock:
@@ -76,7 +110,7 @@ async def test_exam_flow_no_verdict_then_report(tmp_path: Path) -> None:
         await pilot.press("s")
         await pilot.pause()
         assert isinstance(app.screen, ExamMapScreen)
-        summary = plain(app.screen.query_one("#map-summary", Static))
+        summary = map_summary(app.screen)
         assert "Warning: 3 questions not answered (3, 4, 5)" in summary
         assert "Flagged for review: 2." in summary
         await pilot.click("#map-submit")
@@ -139,16 +173,16 @@ async def test_question_map_shows_states_and_jumps(tmp_path: Path) -> None:
         await pilot.press("b", "n", "r", "l")
         await pilot.pause()
         assert isinstance(app.screen, ExamMapScreen)
-        assert plain(app.screen.query_one("#map-summary", Static)).splitlines() == [
+        assert map_view(app.screen).text_of("summary").split("\n") == [
             "1 of 5 answered · 1 flagged", "● answered  ○ unanswered  ⚑ flagged"]
-        cells = {b.id: (str(b.label), set(b.classes) & {"map-cell", "-answered", "-flagged",
-                                                          "-current"})
-                 for b in app.screen.query(".map-cell")}
-        assert cells["map-1"] == ("1●", {"map-cell", "-answered"})
-        assert cells["map-2"] == ("2⚑○", {"map-cell", "-flagged", "-current"})
-        assert cells["map-5"] == ("5○", {"map-cell"})
+        assert app.focused is map_view(app.screen)  # its cursor on the current question
+        assert map_cell(app.screen, 1) == ("1●", cell_style(app.screen, "answered"))
+        assert map_cell(app.screen, 2) == ("2⚑○", cell_style(app.screen, "flagged", "current",
+                                                              "cursor"))
+        assert map_cell(app.screen, 5) == ("5○", cell_style(app.screen))
         assert not app.screen.query("#map-submit")
-        await pilot.click("#map-4")
+        assert map_view(app.screen).size.height == 4  # 2 summary lines, a blank, 1 row
+        await click_cell(pilot, 4)
         await pilot.pause()
         assert app.screen is screen and screen.exam.position == 3
         assert shown(screen, "stem") == "Stem of q3?"
@@ -287,7 +321,7 @@ async def test_submit_stays_in_view_for_a_long_exam_at_80x24(tmp_path: Path) -> 
         await pilot.press("s")
         await pilot.pause()
         assert isinstance(app.screen, ExamMapScreen)
-        summary = plain(app.screen.query_one("#map-summary", Static))
+        summary = map_summary(app.screen)
         assert ("Warning: 64 questions not answered (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, "
                 "14, 15 and 49 more)") in summary
         submit = app.screen.query_one("#map-submit")
@@ -296,3 +330,52 @@ async def test_submit_stays_in_view_for_a_long_exam_at_80x24(tmp_path: Path) -> 
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, ExamReportScreen)
+
+
+async def test_the_map_is_walked_with_the_arrows_and_follows_its_cursor(tmp_path: Path) -> None:
+    big = make_library(*(question_data(f"q{i}") for i in range(150)))
+    app = make_app(big, shuffle=False, clock=Clock(), now=now,
+                   launch=Launch(mode="exam", minutes=60))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ExamScreen)
+        await pilot.press("l")
+        await pilot.pause()
+        view = map_view(app.screen)
+        assert app.focused is view and view.cursor == 0
+        # 69 cells inside the dialog's border, padding and scrollbar: 10 cells of 6 and their
+        # gaps per row (the widest label, "150○", is 4 cells).
+        assert (view.cell_width, view.columns()) == (6, 10)
+        assert view.text_of("grid").split("\n")[0].split() == [f"{n}○" for n in range(1, 11)]
+        assert view.size.height == 14  # 60% of the screen's 24 lines; the 18 lines scroll
+        await pilot.press("up", "left")  # at the first cell: nothing moves
+        await pilot.press("right", "down")
+        await pilot.pause()
+        assert view.cursor == 11
+        assert map_cell(app.screen, 12) == ("12○", cell_style(app.screen, "cursor"))
+        assert map_cell(app.screen, 1) == ("1○", cell_style(app.screen, "current"))
+        await pilot.press("end")
+        await pilot.pause()
+        x, y = view.cell_offset(149)
+        assert view.scroll_y == y - 13  # scrolled just enough to show the last row
+        await pilot.press("home")
+        await pilot.pause()
+        assert view.cursor == 0 and view.scroll_y == 0  # the summary back in view too
+        await pilot.press("end", "left", "enter")
+        await pilot.pause()
+        assert app.screen is screen and screen.exam.position == 148
+        assert shown(screen, "stem") == "Stem of q148?"
+        await pilot.press("l")
+        await pilot.pause()
+        view = map_view(app.screen)
+        assert view.cursor == 148  # the cursor starts on the current question, in view
+        x, y = view.cell_offset(148)
+        assert view.scroll_y <= y < view.scroll_y + view.size.height
+        gap = view.cell_width  # the blank column after the first cell of a row
+        await pilot.click("#map-view", offset=(gap, y - round(view.scroll_y)))
+        await pilot.pause()
+        assert isinstance(app.screen, ExamMapScreen)  # a click between cells chooses nothing
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is screen and screen.exam.position == 148

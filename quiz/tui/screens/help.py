@@ -37,7 +37,8 @@ Exam
                  Space ticks too, and a click chooses
   n p  → ←       next, previous question
   r              flag for review (again: unflag)
-  l              question map: answered, unanswered, flagged; jump
+  l              question map: answered, unanswered, flagged;
+                 ←→↑↓ then Enter (or a click) jumps there
   s              review the unanswered and flagged, then submit
   The exam ends when you submit or the clock reaches 0:00; then
   the report shows every question with its explanations.
