@@ -8,8 +8,6 @@ from rich.cells import cell_len
 from rich.console import Console
 from rich.measure import Measurement
 from rich.segment import Segment
-from rich.style import Style as RichStyle
-from rich.styled import Styled
 from rich.table import Table
 from rich.text import Text
 from textual._context import active_app
@@ -119,32 +117,34 @@ class _Entries:
 
 
 class TableVisual(Visual):
-    """A Rich table, rendered once per width and style. (In a ``Static`` a Rich renderable is
-    rendered again for every measure of its height and every repaint: the summary's per-topic
-    table was rendered hundreds of times while the summary opened.)"""
+    """A Rich table, rendered once per width and then styled per base style. (In a ``Static``
+    a Rich renderable is rendered again for every measure of its height and every repaint: the
+    summary's per-topic table was rendered hundreds of times while the summary opened.)
 
-    def __init__(self, table: Table) -> None:
+    ``rows`` (the cells as text) says what the table shows: a summary whose rows did not change
+    keeps the visual it has (:meth:`SummaryScreen.show`)."""
+
+    def __init__(self, table: Table, rows: tuple[tuple[str, ...], ...] = ()) -> None:
         self.table = table
-        self._strips: dict[tuple[int, RichStyle], list[Strip]] = {}
-        self._heights: dict[int, int] = {}
+        self.rows = rows
+        self._lines: dict[int, list[Strip]] = {}
         self._width: int | None = None
 
-    def _lines(self, width: int, style: RichStyle) -> list[Strip]:
-        key = (width, style)
-        strips = self._strips.get(key)
-        if strips is None:
+    def lines(self, width: int) -> list[Strip]:
+        """The table rendered at ``width``, without a base style."""
+        lines = self._lines.get(width)
+        if lines is None:
             console = active_app.get().console
             options = console.options.update(highlight=False, width=width, height=None)
-            segments = console.render(Styled(self.table, style), options)
-            strips = [Strip(line) for line in Segment.split_and_crop_lines(
+            segments = console.render(self.table, options)
+            lines = self._lines[width] = [Strip(line) for line in Segment.split_and_crop_lines(
                 segments, width, include_new_lines=False, pad=False)]
-            self._strips[key] = strips
-            self._heights[width] = len(strips)
-        return strips
+        return lines
 
     def render_strips(self, width: int, height: int | None, style: Style,
                       options: RenderOptions) -> list[Strip]:
-        return self._lines(width, style.rich_style)[:height]
+        base = style.rich_style
+        return [line.apply_style(base) for line in self.lines(width)[:height]]
 
     def get_optimal_width(self, rules: RulesMap, container_width: int) -> int:
         if self._width is None:
@@ -153,8 +153,7 @@ class TableVisual(Visual):
         return min(self._width, container_width)
 
     def get_height(self, rules: RulesMap, width: int) -> int:
-        height = self._heights.get(width)
-        return height if height is not None else len(self._lines(width, RichStyle.null()))
+        return len(self.lines(width))
 
 
 class SummaryScreen(Screen[None]):
@@ -218,15 +217,18 @@ class SummaryScreen(Screen[None]):
             verdict.update(pass_line(score, pass_mark))
             verdict.set_class(passed, "-pass")
             verdict.set_class(not passed, "-fail")
-        table = Table(title=None, header_style="bold", expand=False)
-        table.add_column("Topic")
-        table.add_column("Right", justify="right")
-        table.add_column("Answered", justify="right")
-        table.add_column("Questions", justify="right")
-        for topic, t in s.score_by_topic().items():
-            table.add_row(Text(terminal_safe(s.topic_names.get(topic, topic))),
-                          str(t.correct), str(t.answered), str(t.total))
-        self.query_one("#summary-topics", Static).update(TableVisual(table))
+        rows = tuple((terminal_safe(s.topic_names.get(topic, topic)), str(t.correct),
+                      str(t.answered), str(t.total)) for topic, t in s.score_by_topic().items())
+        topics = self.query_one("#summary-topics", Static)
+        if not (isinstance(topics.visual, TableVisual) and topics.visual.rows == rows):
+            table = Table(title=None, header_style="bold", expand=False)
+            table.add_column("Topic")
+            table.add_column("Right", justify="right")
+            table.add_column("Answered", justify="right")
+            table.add_column("Questions", justify="right")
+            for name, *figures in rows:
+                table.add_row(Text(name), *figures)
+            topics.update(TableVisual(table, rows))
         missed = s.missed()
         title = self.query_one("#summary-review-title", Static)
         title.display = bool(missed)
