@@ -140,3 +140,17 @@ async def test_every_quiz_screen_has_the_bars_and_the_key_bar_follows_the_screen
         await pilot.press("m")  # the calculator hides its own key
         await pilot.pause()
         assert "Calculator" not in bar_text(app.screen.query_one(KeyBar))
+
+
+def test_a_label_is_fitted_to_its_cells_with_an_ellipsis() -> None:
+    from quiz.bank.terminal import cell_width
+    from quiz.study.session import Score
+    from quiz.tui.widgets.bars import fit_label, score_line
+
+    long = "A rather long topic display name about distributed training memory"
+    assert fit_label(long, 30) == "A rather long topic display n…"
+    assert fit_label("short", 8) == "short   "
+    assert fit_label("漢字テスト漢字", 9) == "漢字テス…"  # 8 cells + the ellipsis
+    assert cell_width(fit_label("漢字テスト漢字", 10)) == 10  # 漢字テス + … + one space
+    line = score_line(long, Score(correct=1, answered=2, total=4), 30)
+    assert line.startswith("A rather long topic display n…  ") and line.endswith("1/4   25%")

@@ -9,7 +9,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Static
 
-from quiz.bank.terminal import terminal_safe
+from quiz.bank.terminal import cell_width, terminal_safe
 from quiz.study.exam import ExamItem, ExamReport
 from quiz.study.session import build_outcome
 from quiz.tui.content import assemble, literal
@@ -54,8 +54,8 @@ class ExamReportScreen(Screen[None]):
             ended = " — the time ran out" if r.timed_out else ""
             yield Static(f"Time used {clock_text(r.time_used_s)} of "
                          f"{clock_text(r.time_limit_s)}{ended}", id="report-time", markup=False)
-            width = max([len(self.topic_names.get(t, t)) for t in r.by_topic]
-                        + [len(d) for d in r.by_difficulty] + [10])
+            width = max([cell_width(self.topic_names.get(t, t)) for t in r.by_topic]
+                        + [cell_width(d) for d in r.by_difficulty] + [10])
             width = min(width, 30)
             yield Static("By topic", classes="section-title", markup=False)
             yield Static(literal("\n".join(

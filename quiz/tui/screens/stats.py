@@ -12,10 +12,11 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from quiz.bank.library import Library
+from quiz.bank.terminal import cell_width
 from quiz.study.stats import Stats, compute
 from quiz.study.store import Store
 from quiz.tui.content import assemble, literal
-from quiz.tui.widgets.bars import bar, sparkline
+from quiz.tui.widgets.bars import bar, fit_label, sparkline
 from quiz.tui.widgets.key_bar import KeyBar
 from quiz.tui.widgets.title_bar import TitleBar
 from quiz.wording import plural
@@ -49,11 +50,11 @@ class StatsScreen(Screen[None]):
                          id="stats-overview", markup=False)
             yield Static("Accuracy per topic (trend: one mark per session, oldest first)",
                          classes="section-title", markup=False)
-            width = min(28, max([len(t.name) for t in st.topics] + [5]))
+            width = min(28, max([cell_width(t.name) for t in st.topics] + [5]))
             lines = []
             for t in st.topics:
                 acc = f"{t.accuracy:>4.0%}" if t.answered else "   –"
-                lines.append(f"{t.name[:width]:<{width}}  {bar(t.accuracy, 16)} {acc}  "
+                lines.append(f"{fit_label(t.name, width)}  {bar(t.accuracy, 16)} {acc}  "
                              f"{sparkline(t.trend):<10}  seen {t.seen}/{t.questions} · "
                              f"mastered {t.mastered} · due {t.due}")
             yield Static(literal("\n".join(lines) or "No questions."), id="stats-topics",

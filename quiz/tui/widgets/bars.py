@@ -3,8 +3,10 @@ SVG snapshots alike."""
 
 from __future__ import annotations
 
+from quiz.bank.terminal import cell_width
 from quiz.study.session import Score
 from quiz.study.stats import clock_text
+from quiz.tui.text_layout import cut_cells
 
 BAR_WIDTH = 20
 """Cells of a full bar."""
@@ -23,10 +25,22 @@ def bar(fraction: float, width: int = BAR_WIDTH) -> str:
     return "█" * filled + "░" * (width - filled)
 
 
+def fit_label(label: str, width: int) -> str:
+    """``label`` in exactly ``width`` terminal cells: padded with spaces, or, when longer, cut
+    at a whole character and ended with ``…`` (wide characters count two cells)."""
+    cells = cell_width(label)
+    if cells <= width:
+        return label + " " * (width - cells)
+    head, _ = cut_cells(label, width - 1)
+    head = head.rstrip(" ")
+    return head + "…" + " " * max(width - 1 - cell_width(head), 0)
+
+
 def score_line(label: str, score: Score, label_width: int) -> str:
-    """``label  ████░░░  3/4  75%``: right over total questions (unanswered count as wrong)."""
+    """``label  ████░░░  3/4  75%``: right over total questions (unanswered count as wrong);
+    the label fitted to ``label_width`` cells (:func:`fit_label`)."""
     fraction = score.correct / score.total if score.total else 0.0
-    return (f"{label[:label_width]:<{label_width}}  {bar(fraction)}  "
+    return (f"{fit_label(label, label_width)}  {bar(fraction)}  "
             f"{score.correct}/{score.total}  {fraction:>4.0%}")
 
 
