@@ -20,12 +20,12 @@ from textual._time import get_time  # the clock that stamps key events (Message.
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.screen import Screen
 from textual.widgets import Static
 
 from quiz.study.scheduling import RATING_NAMES
 from quiz.study.session import Outcome, SessionError, StudySession
 from quiz.tui.content import literal
+from quiz.tui.screens.kept import KeptScreen
 from quiz.tui.widgets.document import Runs
 from quiz.tui.widgets.key_bar import KeyBar
 from quiz.tui.widgets.question_view import QuestionView
@@ -37,7 +37,7 @@ or one typed before the reveal was drawn, must not skip it. Each ignored Enter e
 guard, so a held key never gets through; a fresh press after release does."""
 
 
-class QuestionScreen(Screen[None]):
+class QuestionScreen(KeptScreen):
     """Asks the session's questions one at a time and reveals each answer's explanations."""
 
     BINDINGS = [

@@ -16,7 +16,6 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.css.styles import RulesMap
-from textual.screen import Screen
 from textual.strip import Strip
 from textual.style import Style
 from textual.visual import RenderOptions, Visual
@@ -27,6 +26,7 @@ from quiz.bank.terminal import terminal_safe
 from quiz.study.session import Score, ShownQuestion, StudySession
 from quiz.tui.content import assemble
 from quiz.tui.messages import OpenQuestion, RetryQuestions
+from quiz.tui.screens.kept import KeptScreen
 from quiz.tui.widgets.key_bar import KeyBar
 from quiz.tui.widgets.title_bar import TitleBar
 
@@ -156,7 +156,7 @@ class TableVisual(Visual):
         return len(self.lines(width))
 
 
-class SummaryScreen(Screen[None]):
+class SummaryScreen(KeptScreen):
     """Score and per-topic breakdown of a session, the first attempt's score beside a retry's,
     and the questions missed: each entry opens its question; ``r`` retries them all."""
 
