@@ -14,7 +14,7 @@ from quiz.tui.app import Launch, make_app
 from quiz.tui.screens.confirm import ConfirmScreen
 from quiz.tui.screens.exam import ExamScreen
 from quiz.tui.screens.exam_map import ExamMapScreen, MapView
-from quiz.tui.screens.exam_report import ExamReportScreen
+from quiz.tui.screens.exam_report import ExamReportScreen, ReportItem
 from quiz.tui.screens.question import QuestionScreen
 from quiz.tui.screens.start import StartScreen
 from quiz.tui.screens.stats import StatsScreen
@@ -125,13 +125,20 @@ async def test_exam_flow_no_verdict_then_report(tmp_path: Path) -> None:
         topics = plain(report.query_one("#report-topics", Static)).splitlines()
         assert topics[0].split()[-2:] == ["2/4", "50%"]
         assert topics[1].split()[-2:] == ["0/1", "0%"]
-        titles = [plain(w) for w in report.query(".report-item-title").results(Static)]
+        items = list(report.query(ReportItem))
+        titles = [item.text_of("title") for item in items]
         assert titles == ["Question 2 · right · ⚑ flagged", "Question 3 · not answered",
                           "Question 4 · not answered", "Question 5 · not answered",
                           "Question 1 · right"]
-        # Every question's reveal, each from the same parts as the question screen's.
+        # One widget per question: heading, stem and options as shown, then its reveal, from
+        # the same parts as the question screen's.
+        assert [b.key for b in items[0].blocks][:4] == ["title", "stem", "options", "verdict"]
+        assert items[0].text_of("stem") == "Stem of q1?"
+        assert items[0].text_of("options") == "A  Alpha\nB  Bravo\nC  Charlie\nD  Delta"
+        assert [sorted(i.classes) for i in items[:2]] == [["-right", "report-item"],
+                                                          ["-wrong", "report-item"]]
         reveals = list(report.query(RevealView))
-        assert len(reveals) == 5
+        assert reveals == items
         assert [r.text_of("full-explanation") for r in reveals] == [
             "Full explanation of q1.", "Full explanation of q2.", "Full explanation of q3.",
             "Full explanation of p1.", "Full explanation of q0."]
