@@ -146,6 +146,8 @@ def wrap_line(line: str, width: int, hang: int) -> list[str]:
             current, used = " " * hang, hang
         while used + cells > width:  # a word wider than the line: cut it at a cell
             head, token = cut_cells(token, width - used)
+            if _width(head) > width - used:
+                current = ""  # one cluster wider than the room after the indent: from column 0
             lines.append(current + head)
             cells = _width(token)
             current, used = " " * hang, hang

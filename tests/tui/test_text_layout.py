@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from quiz.tui.app import make_app
@@ -133,6 +133,9 @@ _ALPHABET = "ab 漢字😀é\u0301\u200d"
 @settings(max_examples=300, deadline=None)
 @given(text=st.text(alphabet=_ALPHABET, max_size=120), width=st.integers(10, 40),
        hang=st.integers(0, 8))
+# A 6-cell cluster (wide characters joined by ZWJ) after a 5-cell hanging indent at width 10:
+# the indent made the line 11 cells.
+@example(text="a字字字\u200d字\u200d字", width=10, hang=5)
 def test_wrapping_keeps_every_character_in_order_within_the_width(text: str, width: int,
                                                                    hang: int) -> None:
     from quiz.bank.terminal import cell_width
