@@ -243,7 +243,7 @@ def load_for_study(paths: Sequence[str | os.PathLike[str]], *,
     (:class:`~quiz.bank.library.LoadedBank`). Without ``cache_writes`` they are decoded here,
     before the freeze. With ``cache_writes`` (the study app, which shows the library first),
     the work that can wait is appended there for the caller to run once the library is on
-    screen: first decoding those banks then freezing again, then writing the cache entries of
+    screen: first decoding those banks, then the freeze, then writing the cache entries of
     the banks loaded in full (see :func:`load_library`).
 
     Returns the :class:`~quiz.bank.library.LoadReport`."""
@@ -257,11 +257,12 @@ def load_for_study(paths: Sequence[str | os.PathLike[str]], *,
                               cache_writes=later if cache_writes is not None else None)
         library = report.library
         if library is not None:
-            if cache_writes is None:
-                library.decode()
-            elif not all(bank.decoded for bank in library.banks):
+            if cache_writes is not None and not all(bank.decoded for bank in library.banks):
+                # Frozen once decoded, by the caller (a freeze walks the heap: 4-5 ms here).
                 later.insert(0, lambda: _decode_and_freeze(library))
-            gc.freeze()
+            else:
+                library.decode()
+                gc.freeze()
     finally:
         if enabled:
             gc.enable()
