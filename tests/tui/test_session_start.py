@@ -72,3 +72,23 @@ async def test_the_question_screen_is_made_while_the_start_screen_waits_and_serv
         # The same screen, with the new session and nothing left from the last one.
         assert app.screen is ready and app.session is not first and ready.session is app.session
         assert ready._ticks_by_question == {} and app.session.position == 0
+
+
+async def test_what_the_app_built_while_the_start_screen_waits_is_frozen_until_it_ends() -> None:
+    import gc
+
+    gc.unfreeze()
+    app = make_app(_library(), shuffle=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        for _ in range(20):
+            await pilot.pause(0.02)
+            if gc.get_freeze_count():
+                break
+        question, summary = app._question_screen, app._summary_screen
+        assert question is not None and summary is not None and summary.is_mounted
+        assert gc.get_freeze_count() > 1000
+        # A full collection during a key press no longer scans the screens made ahead.
+        tracked = gc.get_objects()
+        assert not any(o is question or o is summary for o in tracked)
+        del tracked
+    assert gc.get_freeze_count() == 0  # the ended app's objects can be collected again
