@@ -106,7 +106,8 @@ async def test_exam_flow_no_verdict_then_report(tmp_path: Path) -> None:
         screen.tick()
         await pilot.pause()
         assert "2/5 answered · ⏱ 8:25 left" in plain(screen.query_one("#exam-clock", Static))
-        assert "⚑ flagged" in plain(screen.query_one("#status-left", Static))
+        assert plain(screen.query_one("#status-left", Static)) == (
+            "Question 2/5 · ⚑ flagged · easy · Memory footprint")
         await pilot.press("s")
         await pilot.pause()
         assert isinstance(app.screen, ExamMapScreen)

@@ -146,13 +146,14 @@ class ExamScreen(Screen[None]):
         exam = self.exam
         shown = exam.current
         q = shown.question
-        # The flag before the topic: a long topic name is cut at 80 columns, the flag is not.
+        # The topic name, the only part of any length, comes last (as on the question screen):
+        # a narrow status line ends it with an ellipsis and keeps the flag and difficulty whole.
         parts = [f"Question {shown.number}/{shown.total}"]
         if q.id in exam.flags:
             parts.append("⚑ flagged")
-        parts.append(exam.topic_names.get(q.topic, q.topic))
         if q.difficulty:
             parts.append(q.difficulty)
+        parts.append(exam.topic_names.get(q.topic, q.topic))
         # One line of fixed height: a new text needs no layout, unless the clock on the right
         # (sized to its text) changes its width.
         self.query_one("#status-left", Static).update(literal(" · ".join(parts), "bold"),
