@@ -600,7 +600,11 @@ async def test_the_reveal_parts_that_do_not_depend_on_the_answer_are_drawn_ahead
     app = make_app(lib, shuffle=False)
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await start(app, pilot)
-        await asyncio.sleep(question_view.DRAW_AHEAD_DELAY + 0.1)  # the student reads
+        # The student reads; on a busy machine the timer may fire late, so wait for it (5 s).
+        for _ in range(100):
+            await asyncio.sleep(0.05)
+            if "Full explanation of q1." in drawn:
+                break
         await pilot.pause()
         assert "Full explanation of q1." in drawn and "Short explanation of q1." in drawn
         drawn.clear()
@@ -613,8 +617,10 @@ async def test_the_reveal_parts_that_do_not_depend_on_the_answer_are_drawn_ahead
         assert any(t.startswith("✗ Not quite") for t in drawn)
         # A question left before the delay is not drawn ahead.
         drawn.clear()
+        # A longer delay, so that a busy machine still leaves q2 before it would be drawn.
+        monkeypatch.setattr(question_view, "DRAW_AHEAD_DELAY", 1.0)
         await pilot.press("n", "p")
-        await asyncio.sleep(question_view.DRAW_AHEAD_DELAY + 0.1)
+        await asyncio.sleep(1.1)
         await pilot.pause()
         assert not any("q2" in t for t in drawn)
 
