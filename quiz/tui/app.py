@@ -443,19 +443,27 @@ class QuizApp(App[int]):
         self.install_screen(screen, name="summary")
         self._get_screen(screen)  # Textual 8: composed and mounted off the screen stack
         self._summary_screen = screen
-        self.call_after_refresh(self._freeze_heap)
+        self.call_after_refresh(self._settle_prepared_screens)
 
-    def _freeze_heap(self) -> None:
-        """Once the screens made ahead of time are mounted, while the start screen waits: one
-        full garbage collection, then ``gc.freeze()``, so that what the app has built so far
-        (Textual's modules, the start, question and summary screens) is never scanned again
-        by a full collection during a key press. Before this, a full collection falling on
-        Enter or ``s`` scanned all of it: 30-90 ms on a 1,000-question library (issue 13).
-        The freeze is undone when the app ends (:meth:`on_unmount`)."""
+    def _settle_prepared_screens(self) -> None:
+        """Once the screens made ahead of time are mounted, while the start screen waits:
+
+        - lay them out for the terminal's size, so that Enter and ``s`` lay out a screen whose
+          widgets already have their sizes (a first layout resized every widget and caused a
+          second layout). Textual ignores a Resize on a screen never shown: the screen's
+          layout is run directly. A terminal resized later is laid out again on resume.
+        - one full garbage collection, then ``gc.freeze()``: what the app has built so far
+          (Textual's modules, the start, question and summary screens) is never scanned again
+          by a full collection during a key press. Before, a full collection falling on Enter
+          or ``s`` scanned all of it: 30-90 ms on a 1,000-question library (issue 13). The
+          freeze is undone when the app ends (:meth:`on_unmount`)."""
         summary = self._summary_screen
         if summary is not None and not summary.is_mounted:
-            self.call_after_refresh(self._freeze_heap)  # composed in its own task: not yet
+            self.call_after_refresh(self._settle_prepared_screens)  # composing: not yet
             return
+        for screen in (self._question_screen, summary):
+            if screen is not None and screen.is_mounted and screen not in self.screen_stack:
+                screen._refresh_layout(self.size)
         gc.collect()
         gc.freeze()
 

@@ -92,3 +92,22 @@ async def test_what_the_app_built_while_the_start_screen_waits_is_frozen_until_i
         assert not any(o is question or o is summary for o in tracked)
         del tracked
     assert gc.get_freeze_count() == 0  # the ended app's objects can be collected again
+
+
+async def test_the_screens_made_ahead_are_laid_out_for_the_terminal_before_they_are_shown(
+        ) -> None:
+    app = make_app(_library(), shuffle=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        for _ in range(20):
+            await pilot.pause(0.02)
+            if app._summary_screen is not None and app._summary_screen.size.width:
+                break
+        question, summary = app._question_screen, app._summary_screen
+        assert question is not None and summary is not None
+        assert question not in app.screen_stack and summary not in app.screen_stack
+        assert tuple(question.size) == (100, 30) and tuple(summary.size) == (100, 30)
+        assert all(w.size.width > 0 for w in question.query("TitleBar, KeyBar"))
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert app.screen is question and app.session is not None
+        assert app.session.current.question.id == "m1"
