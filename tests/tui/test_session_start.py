@@ -111,3 +111,44 @@ async def test_the_screens_made_ahead_are_laid_out_for_the_terminal_before_they_
         await pilot.pause()
         assert app.screen is question and app.session is not None
         assert app.session.current.question.id == "m1"
+
+
+async def test_the_session_is_drawn_while_the_start_screen_waits_and_redrawn_when_the_form_changes(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from quiz.study.session import SessionConfig
+
+    library = make_library(*(question_data(f"m{i}", topic="memory") for i in range(6)),
+                           *(question_data(f"p{i}", topic="precision") for i in range(6)),
+                           topics={"memory": "Memory", "precision": "Precision"})
+    expected = StudySession.from_questions(library.questions, SessionConfig(seed=7, count=12))
+    drawn = []
+    real = StudySession.from_questions.__func__  # type: ignore[attr-defined]
+
+    def spy(cls, questions, config, topic_names=None):  # type: ignore[no-untyped-def]
+        drawn.append(config.topics)
+        return real(cls, questions, config, topic_names)
+
+    monkeypatch.setattr(StudySession, "from_questions", classmethod(spy))
+    app = make_app(library, seed=7)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.pause(0.05)
+        assert drawn and set(drawn) == {None} and app._drawn is not None  # ahead: all topics
+        count = len(drawn)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert len(drawn) == count, "Enter took the session drawn ahead"
+        assert app.session is app._question_screen.session  # type: ignore[union-attr]
+        # The same questions, order and option letters as drawing at Enter.
+        assert [q.id for q in app.session.questions] == [q.id for q in expected.questions]
+        assert app.session.current.options == expected.go(0).options
+        app.action_new_session()
+        await pilot.pause(0.05)
+        app.screen.query_one("#topics", SelectionList).deselect("precision")
+        await pilot.pause(0.5)  # the form stays unchanged: drawn again with one topic
+        assert drawn[-1] == frozenset({"memory"})
+        count = len(drawn)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert len(drawn) == count
+        assert sorted(q.id for q in app.session.questions) == [f"m{i}" for i in range(6)]

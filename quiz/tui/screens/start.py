@@ -13,6 +13,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
+from textual.message import Message
 from textual.screen import Screen
 from textual.strip import Strip
 from textual.widgets import (
@@ -279,16 +280,28 @@ class StartScreen(Screen[None]):
             return None
         return True
 
+    class FormChanged(Message):
+        """The form was shown again or changed: the app draws its session ahead of Enter."""
+
+    def on_screen_resume(self) -> None:
+        self.post_message(self.FormChanged())
+
+    def on_radio_set_changed(self) -> None:
+        self.post_message(self.FormChanged())
+
     def on_switch_changed(self, event: Switch.Changed) -> None:
         if event.switch.id == "shuffle":
             self.query_one("#shuffle-state", Label).update(_on_off(event.value))
+        self.post_message(self.FormChanged())
 
     def on_input_changed(self, event: Input.Changed) -> None:
         if event.input.id == "count":
             self._update_count_note()
+        self.post_message(self.FormChanged())
 
     def on_selection_list_selected_changed(self, event: SelectionList.SelectedChanged[str]) -> None:
         self._update_count_note()
+        self.post_message(self.FormChanged())
 
     def _available(self) -> int:
         topics = self.query_one("#topics", SelectionList).selected
