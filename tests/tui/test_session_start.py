@@ -35,7 +35,7 @@ async def test_every_topic_ticked_draws_without_a_topic_filter(
         await pilot.press("ctrl+s")
         await pilot.pause()
         assert isinstance(app.screen, QuestionScreen) and app.session is not None
-        assert drawn == [None] and app.session.total == 3
+        assert drawn and set(drawn) == {None} and app.session.total == 3  # (some drawn ahead)
         # The start screen's choice is kept as made (for "retry" and the next run).
         assert app.last_config is not None
         assert app.last_config.topics == frozenset({"memory", "precision"})
