@@ -500,11 +500,11 @@ class QuizApp(App[int]):
           widgets already have their sizes (a first layout resized every widget and caused a
           second layout). Textual ignores a Resize on a screen never shown: the screen's
           layout is run directly. A terminal resized later is laid out again on resume.
-        - one full garbage collection, then ``gc.freeze()``: what the app has built so far
-          (Textual's modules, the start, question and summary screens) is never scanned again
-          by a full collection during a key press. Before, a full collection falling on Enter
-          or ``s`` scanned all of it: 30-90 ms on a 1,000-question library (issue 13). The
-          freeze is undone when the app ends (:meth:`on_unmount`)."""
+        - a collection of the young generations, then ``gc.freeze()``: what the app has
+          built so far (Textual's modules, the start, question and summary screens) is never
+          scanned again by a full collection during a key press. Before, a full collection
+          falling on Enter or ``s`` scanned all of it: 30-90 ms on a 1,000-question library
+          (issue 13). The freeze is undone when the app ends (:meth:`on_unmount`)."""
         summary = self._summary_screen
         if summary is not None and not summary.is_mounted:
             self.call_after_refresh(self._settle_prepared_screens)  # composing: not yet
@@ -513,7 +513,10 @@ class QuizApp(App[int]):
             if screen is not None and screen.is_mounted and screen not in self.screen_stack:
                 screen._refresh_layout(self.size)
         self._draw_ahead()
-        gc.collect()
+        # The young generations only: with banks served by the cache the library is decoded
+        # (then frozen, quiz.bank.load) by the loading worker meanwhile, and a full collection
+        # would scan it (most of a second at 100,000 questions).
+        gc.collect(1)
         gc.freeze()
 
     def on_unmount(self) -> None:
