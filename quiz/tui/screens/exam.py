@@ -30,6 +30,7 @@ from quiz.bank.terminal import terminal_safe
 from quiz.study.exam import ExamSession
 from quiz.study.session import SessionError
 from quiz.tui.content import literal
+from quiz.tui.screens.body_keys import BODY_BINDINGS, BodyKeys
 from quiz.tui.widgets.bars import clock_text
 from quiz.tui.widgets.document import Runs
 from quiz.tui.widgets.key_bar import KeyBar
@@ -66,7 +67,7 @@ class ExamView(QuestionView):
             self._scroll_to_option(self.highlighted)
 
 
-class ExamScreen(Screen[None]):
+class ExamScreen(BodyKeys, Screen[None]):
     """A running exam: question, options, the clock, flags; the report after submitting."""
 
     BINDINGS = [
@@ -75,13 +76,7 @@ class ExamScreen(Screen[None]):
         Binding("r", "flag", "Flag"),
         Binding("l", "map", "Map"),
         Binding("s", "submit", "Submit…"),
-        Binding("question_mark", "app.help", "Help"),
-        Binding("q", "app.request_quit", "Quit"),
-        Binding("escape", "app.request_quit", "Quit", show=False),
-        Binding("pageup", "scroll(-1)", "Page up", show=False),
-        Binding("pagedown", "scroll(1)", "Page down", show=False),
-        Binding("home", "scroll_home", "Top", show=False),
-        Binding("end", "scroll_end", "Bottom", show=False),
+        *BODY_BINDINGS,
     ]
 
     def __init__(self, exam: ExamSession, *, title: str = "quiz") -> None:
@@ -90,7 +85,7 @@ class ExamScreen(Screen[None]):
         self.bank_title = title
         self._ticks = 0
         self._timer: Timer | None = None
-        self._lock = asyncio.Lock()
+        self._input_lock = asyncio.Lock()
         self._view = ExamView(id="body")
 
     def compose(self) -> ComposeResult:
@@ -200,14 +195,14 @@ class ExamScreen(Screen[None]):
     # question.
     async def on_question_view_answered(self, message: QuestionView.Answered) -> None:
         try:
-            async with self._lock:
+            async with self._input_lock:
                 await self.record(message.letters)
         finally:
             message.control.settled()
 
     async def on_question_view_ticked(self, message: QuestionView.Ticked) -> None:
         try:
-            async with self._lock:
+            async with self._input_lock:
                 await self.record(message.letters)
         finally:
             message.control.settled()
@@ -215,10 +210,6 @@ class ExamScreen(Screen[None]):
     def on_question_view_highlighted(self, message: QuestionView.Highlighted) -> None:
         if self.view.hint_warning:
             self._show_hint()
-        message.control.settled()
-
-    def on_question_view_hint(self, message: QuestionView.Hint) -> None:
-        self._show_hint(message.text)
         message.control.settled()
 
     async def record(self, letters: frozenset[str]) -> None:
@@ -245,20 +236,7 @@ class ExamScreen(Screen[None]):
         if self.view.hint_warning:
             self._show_hint()
 
-    # -- keys -------------------------------------------------------------------------------
-    async def on_key(self, event: events.Key) -> None:
-        """Next and previous (the options' keys are the body's)."""
-        try:
-            step = self._step_for(event)
-            if step is None:
-                return
-            event.stop()
-            event.prevent_default()
-            async with self._lock:
-                await step()
-        finally:
-            self.view.settled()
-
+    # -- keys (BodyKeys.on_key runs these steps, in order, under the input lock) -------------
     def _step_for(self, event: events.Key) -> Callable[[], Awaitable[None]] | None:
         steps: dict[str, Callable[[], Awaitable[None]]] = {
             "n": self._next, "right": self._next, "p": self._previous, "left": self._previous,
@@ -285,16 +263,6 @@ class ExamScreen(Screen[None]):
         await self.show_question()
 
     # -- actions ----------------------------------------------------------------------------
-    async def action_next(self) -> None:
-        """Next question."""
-        async with self._lock:
-            await self._next()
-
-    async def action_previous(self) -> None:
-        """Previous question."""
-        async with self._lock:
-            await self._previous()
-
     def action_flag(self) -> None:
         """Flag the current question for review (or unflag it); the hint line says which."""
         try:
@@ -305,19 +273,6 @@ class ExamScreen(Screen[None]):
         self._draw_status()
         head = "⚑ Flagged for review. " if flagged else "Flag removed. "
         self.view.set_hint(self._hint(((head, "bold"),)))
-
-    def action_scroll(self, pages: int) -> None:
-        """Scroll the body by a page."""
-        body = self.view
-        (body.scroll_page_down if pages > 0 else body.scroll_page_up)(animate=False)
-
-    def action_scroll_home(self) -> None:
-        """Scroll to the top."""
-        self.view.scroll_home(animate=False)
-
-    def action_scroll_end(self) -> None:
-        """Scroll to the bottom."""
-        self.view.scroll_end(animate=False)
 
     def action_map(self) -> None:
         """Open the question map: answered, unanswered and flagged; jump to any."""
@@ -335,7 +290,7 @@ class ExamScreen(Screen[None]):
             if choice == SUBMIT:
                 self.finish()
             elif choice is not None:
-                async with self._lock:
+                async with self._input_lock:
                     await self.jump(choice)
 
         self.app.push_screen(ExamMapScreen(self.exam, submitting=submitting), done)

@@ -25,6 +25,7 @@ from textual.widgets import Static
 from quiz.study.scheduling import RATING_NAMES
 from quiz.study.session import Outcome, SessionError, StudySession
 from quiz.tui.content import literal
+from quiz.tui.screens.body_keys import BODY_BINDINGS, BodyKeys
 from quiz.tui.screens.kept import KeptScreen
 from quiz.tui.widgets.document import Runs
 from quiz.tui.widgets.key_bar import KeyBar
@@ -37,7 +38,7 @@ or one typed before the reveal was drawn, must not skip it. Each ignored Enter e
 guard, so a held key never gets through; a fresh press after release does."""
 
 
-class QuestionScreen(KeptScreen):
+class QuestionScreen(BodyKeys, KeptScreen):
     """Asks the session's questions one at a time and reveals each answer's explanations."""
 
     BINDINGS = [
@@ -45,13 +46,7 @@ class QuestionScreen(KeptScreen):
         Binding("p", "previous", "Previous"),
         Binding("s", "app.summary", "Summary"),
         Binding("u", "undo", "Undo"),
-        Binding("question_mark", "app.help", "Help"),
-        Binding("q", "app.request_quit", "Quit"),
-        Binding("escape", "app.request_quit", "Quit", show=False),
-        Binding("pageup", "scroll(-1)", "Page up", show=False),
-        Binding("pagedown", "scroll(1)", "Page down", show=False),
-        Binding("home", "scroll_home", "Top", show=False),
-        Binding("end", "scroll_end", "Bottom", show=False),
+        *BODY_BINDINGS,
     ]
 
     def __init__(self, session: StudySession | None = None) -> None:
@@ -178,10 +173,6 @@ class QuestionScreen(KeptScreen):
         self._show_hint()
         message.control.settled()
 
-    def on_question_view_hint(self, message: QuestionView.Hint) -> None:
-        self._show_hint(message.text)
-        message.control.settled()
-
     async def _answer(self, letters: frozenset[str]) -> None:
         try:
             outcome = self.session.answer(letters)
@@ -195,23 +186,7 @@ class QuestionScreen(KeptScreen):
         view.reveal(outcome, hint=self._hint(outcome))  # the verdict scrolled to the top
         self._enter_guard_until = get_time() + REPEAT_GUARD
 
-    # -- keys -------------------------------------------------------------------------------
-    # The options widget takes its keys first, in its own queue; the keys it does not take come
-    # here, in the order typed, and it waits for settled() before taking another. The steps
-    # below run under one lock, which the footer's Next and Previous (app bindings) share.
-    async def on_key(self, event: events.Key) -> None:
-        """Next, previous, Enter after the answer, and scrolling once the options are done."""
-        try:
-            step = self._step_for(event)
-            if step is None:
-                return
-            event.stop()
-            event.prevent_default()
-            async with self._input_lock:
-                await step()
-        finally:
-            self.view.settled()
-
+    # -- keys (BodyKeys.on_key runs these steps, in order, under the input lock) -------------
     def _step_for(self, event: events.Key) -> Callable[[], Awaitable[None]] | None:
         answered = self.session.outcome() is not None
         if event.key == "enter":
@@ -289,26 +264,3 @@ class QuestionScreen(KeptScreen):
         async with self._input_lock:
             self.session.go(position)
             await self.show_question()
-
-    async def action_next(self) -> None:
-        """Next question (the footer's Next)."""
-        async with self._input_lock:
-            await self._next()
-
-    async def action_previous(self) -> None:
-        """Previous question (the footer's Previous)."""
-        async with self._input_lock:
-            await self._previous()
-
-    def action_scroll(self, pages: int) -> None:
-        """Scroll the body by a page."""
-        body = self.view
-        (body.scroll_page_down if pages > 0 else body.scroll_page_up)(animate=False)
-
-    def action_scroll_home(self) -> None:
-        """Scroll to the top."""
-        self.view.scroll_home(animate=False)
-
-    def action_scroll_end(self) -> None:
-        """Scroll to the bottom."""
-        self.view.scroll_end(animate=False)
