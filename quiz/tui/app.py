@@ -281,6 +281,7 @@ class QuizApp(App[int]):
 
     def _resume(self, waiting: Interrupted) -> bool:
         """Rebuild an interrupted session and show it where it was left."""
+        from quiz.bank.load import StoredBankError
         from quiz.study.exam import ExamSession
         from quiz.study.progress import Recorder
         from quiz.study.session import SessionError, StudySession
@@ -289,8 +290,8 @@ class QuizApp(App[int]):
         store = self.store
         assert store is not None
         answers = store.answers(rec.id)
-        questions = self.library.questions
         try:
+            questions = self.library.questions
             if rec.mode == "exam":
                 exam = ExamSession.resume(
                     questions, rec.plan, rec.state,
@@ -298,7 +299,7 @@ class QuizApp(App[int]):
                     topic_names=self.library.topics, clock=self.clock)
             else:
                 session = StudySession.from_plan(questions, rec.plan, self.library.topics)
-        except SessionError as exc:
+        except (SessionError, StoredBankError) as exc:
             self.notify(f"Cannot resume: {exc}.", severity="warning", markup=False)
             return False
         recorder = Recorder(store, rec.id, rec.mode, self.index, now=self.now)
@@ -331,7 +332,18 @@ class QuizApp(App[int]):
         """Draw a session of ``mode`` (practice, exam, review, cram) from the library and show
         its first question. Review draws the questions due now, then the most missed; cram the
         ones missed last time or flagged. ``first_attempt`` is the score of the session this
-        one retries, shown beside it in the summary."""
+        one retries, shown beside it in the summary. A cached bank whose questions can no
+        longer be read (:class:`~quiz.bank.load.StoredBankError`) is said in a notification,
+        with what to do; nothing starts."""
+        from quiz.bank.load import StoredBankError  # loaded with the banks: costs nothing
+
+        try:
+            self._start_session(config, mode, minutes, first_attempt=first_attempt)
+        except StoredBankError as exc:
+            self.notify(str(exc), severity="error", markup=False, timeout=30)
+
+    def _start_session(self, config: SessionConfig, mode: str, minutes: float | None, *,
+                       first_attempt: Score | None) -> None:
         from quiz.study.exam import ExamSession
         from quiz.study.progress import Recorder, cram_ids
         from quiz.study.scheduling import review_queue
@@ -421,6 +433,7 @@ class QuizApp(App[int]):
         100,000 questions, issue 13). Drawn with the same configuration, so with the same
         seed it is the session Enter would draw, and without one an equally random one. Only
         a practice session is drawn ahead (an exam, review or cram draws its own)."""
+        from quiz.bank.load import StoredBankError
         from quiz.study.session import SessionError, StudySession
 
         self._draw_timer = None
@@ -436,7 +449,7 @@ class QuizApp(App[int]):
         try:
             session = StudySession.from_questions(self.library.questions, draw,
                                                   topic_names=self.library.topics)
-        except SessionError:
+        except (SessionError, StoredBankError):  # Enter will say what is wrong
             return
         self._drawn = (self.library, draw, session)
 
@@ -640,7 +653,12 @@ class QuizApp(App[int]):
         if writes and report.library is not None:
             shown.wait(SHOWN_WAIT_S)
         for write in writes:
-            write()
+            try:  # a cache entry or an early decode that fails costs the next start, nothing else
+                write()
+            except Exception as exc:
+                from quiz.debug import show_traceback
+
+                show_traceback(exc)
 
     def on_banks_loading(self, message: BanksLoading) -> None:
         start = self._start_screen()

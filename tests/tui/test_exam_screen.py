@@ -179,3 +179,13 @@ async def test_a_choice_after_the_time_limit_submits_instead(tmp_path: Path) -> 
         assert screen.exam.answers == {"q1": frozenset({"B"})}
         assert [(a.question_id, a.chosen) for a in store.answers()] == [("q1", ("B",))]
     store.close()
+
+
+async def test_a_notification_from_before_never_covers_the_exams_options() -> None:
+    app = exam_app(question_data("q1"), question_data("q2"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await exam_screen(app, pilot)
+        app.notify("The banks loaded with 5 warnings (quiz validate lists them).")
+        assert len(app._notifications) == 1
+        await screen.show_question()  # as every question is shown
+        assert len(app._notifications) == 0

@@ -104,3 +104,37 @@ async def test_questions_that_cannot_be_read_back_after_ready_cost_a_full_load_n
         assert app.session.outcome() is not None
     assert [a.question_id for a in store.answers()] == ["q1"]
     store.close()
+
+
+async def test_questions_that_cannot_be_read_back_from_a_changed_file_are_said_not_a_crash(
+        banks: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from quiz.tui.screens.start import StartScreen
+    from tests.tui.test_startup_load import bank_text
+
+    app = make_app(None, shuffle=False, paths=[str(banks)])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settled(app, pilot)
+        await app.workers.wait_for_complete()
+    (entry,) = (tmp_path / "quiz-cache").glob("*.bank")
+    data = entry.read_bytes()
+    real = cache_module.Stored.decode
+
+    def damaged_and_changed(self: cache_module.Stored) -> Any:
+        # After the start screen was shown from the intact index: the entry is damaged and the
+        # file no longer has the questions the screen counted.
+        entry.write_bytes(data[:-40] + bytes([data[-40] ^ 0x01]) + data[-39:])
+        (banks / "a.yaml").write_text(bank_text("a", "x1", "x2"), encoding="utf-8")
+        return real(self)
+
+    monkeypatch.setattr(cache_module.Stored, "decode", damaged_and_changed)
+    app = make_app(None, shuffle=False, paths=[str(banks)])
+    said: list[str] = []
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settled(app, pilot)
+        await app.workers.wait_for_complete()  # the early decode fails: logged, not raised
+        monkeypatch.setattr(app, "notify", lambda text, **kw: said.append(text))
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, StartScreen) and app.session is None
+        assert len(said) == 1 and said[0].endswith(
+            "start quiz again to load it as it is now")

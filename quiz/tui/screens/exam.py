@@ -161,6 +161,8 @@ class ExamScreen(BodyKeys, Screen[None]):
     async def show_question(self) -> None:
         """Draw the current question from its top with the choices made so far (no verdict)."""
         shown = self.exam.current
+        # A notification from the screen before (the start screen's) never sits over a question.
+        self.app.clear_notifications()
         self._draw_status()
         view = self.view
         view.show(shown, hint=self._hint(), ticked=self.exam.ticks.get(shown.question.id, ()))
