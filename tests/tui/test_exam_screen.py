@@ -186,6 +186,8 @@ async def test_a_notification_from_before_never_covers_the_exams_options() -> No
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await exam_screen(app, pilot)
         app.notify("The banks loaded with 5 warnings (quiz validate lists them).")
+        await pilot.pause()
         assert len(app._notifications) == 1
         await screen.show_question()  # as every question is shown
+        await pilot.pause()
         assert len(app._notifications) == 0
