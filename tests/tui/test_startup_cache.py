@@ -24,12 +24,15 @@ def banks(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def full_loads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+def full_loads(banks: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     loads: list[str] = []
     real = load_module._load_text
 
     def counting(text: Any, path: str, pure_python: bool, tracker: Any = None) -> Any:
-        loads.append(Path(path).name)
+        # Only this test's files: a loading thread an earlier test's app left running may
+        # still load its own a.yaml through this patched function.
+        if Path(path).resolve().parent == banks.resolve():
+            loads.append(Path(path).name)
         return real(text, path, pure_python, tracker)
 
     monkeypatch.setattr(load_module, "_load_text", counting)

@@ -189,7 +189,10 @@ async def test_r_reloads_through_the_cache(tmp_path: Path, monkeypatch: pytest.M
     real = load_module._load_text
 
     def counting(text: Any, path: str, pure_python: bool, tracker: Any = None) -> Any:
-        full.append(Path(path).name)
+        # Only this test's files: a loading thread an earlier test's app left running may
+        # still load its own a.yaml through this patched function.
+        if Path(path).resolve().parent == tmp_path.resolve():
+            full.append(Path(path).name)
         return real(text, path, pure_python, tracker)
 
     monkeypatch.setattr(load_module, "_load_text", counting)
