@@ -98,9 +98,14 @@ async def test_the_screens_made_ahead_are_laid_out_for_the_terminal_before_they_
         ) -> None:
     app = make_app(_library(), shuffle=False)
     async with app.run_test(size=(100, 30)) as pilot:
-        for _ in range(20):
+        def laid_out() -> bool:
+            q, s = app._question_screen, app._summary_screen
+            return (q is not None and s is not None and bool(s.size.width)
+                    and all(w.size.width > 0 for w in q.query("TitleBar, KeyBar")))
+
+        for _ in range(250):  # up to 5 s: the start screen lays them out when it is idle
             await pilot.pause(0.02)
-            if app._summary_screen is not None and app._summary_screen.size.width:
+            if laid_out():
                 break
         question, summary = app._question_screen, app._summary_screen
         assert question is not None and summary is not None
