@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
 
 from textual import events
 from textual.binding import Binding
@@ -36,25 +37,24 @@ class BodyKeys:
 
     _input_lock: asyncio.Lock
 
-    @property
-    def view(self) -> QuestionView:
-        """The body (each screen says where it is)."""
-        raise NotImplementedError
+    # What each screen provides (declared for the type checker; the screens define them).
+    if TYPE_CHECKING:
+        @property
+        def view(self) -> QuestionView:
+            """The body."""
 
-    def _step_for(self, event: events.Key) -> Callable[[], Awaitable[None]] | None:
-        """The step ``event`` asks for, or ``None`` when the key is not this screen's."""
-        raise NotImplementedError
+        def _step_for(self, event: events.Key) -> Callable[[], Awaitable[None]] | None:
+            """The step ``event`` asks for, or ``None`` when the key is not this screen's."""
 
-    async def _next(self) -> None:
-        raise NotImplementedError
+        async def _next(self) -> None:
+            """Go to the next question."""
 
-    async def _previous(self) -> None:
-        raise NotImplementedError
+        async def _previous(self) -> None:
+            """Go to the previous question."""
 
-    def _show_hint(self, warning: str | None = None) -> None:
-        """Say on the hint line what to do now, or (``warning``) why the last key did
-        nothing."""
-        raise NotImplementedError
+        def _show_hint(self, warning: str | None = None) -> None:
+            """Say on the hint line what to do now, or (``warning``) why the last key did
+            nothing."""
 
     def on_question_view_hint(self, message: QuestionView.Hint) -> None:
         """A key did nothing: the body says why, on the hint line."""
