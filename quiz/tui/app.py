@@ -122,6 +122,9 @@ class QuizApp(App[int]):
         self.failure: LoadFailure | None = None
         """Why the app ended without starting: the banks had errors, or :attr:`check` failed."""
         self._index: QuestionIndex | None = None
+        # Held by a loading worker from its load to its last cache write: a reload ("r") soon
+        # after a start waits for the entries being written, and is then served by them.
+        self._load_lock = threading.Lock()
         self._question_screen: QuestionScreen | None = None
         """The question screen every study session is shown on (made while the app waits)."""
         self._summary_screen: SummaryScreen | None = None
@@ -625,12 +628,20 @@ class QuizApp(App[int]):
         """Load ``paths`` (:func:`quiz.bank.load.load_for_study`: the cache, then a full load)
         and index the questions, posting :class:`BanksLoading` as it goes and
         :class:`BanksLoaded` at the end, then write the cache entries of the banks loaded in
-        full. Never raises: an unexpected exception becomes an "internal error" diagnostic."""
-        from quiz.bank.load import load_for_study
-        from quiz.study.progress import QuestionIndex
+        full. A load starts once the previous one has written its entries (a reload soon
+        after the start is then served by them). Never raises: an unexpected exception becomes
+        an "internal error" diagnostic."""
 
         def progress(done: LoadProgress) -> None:
             self.post_message(BanksLoading(done))
+
+        with self._load_lock:
+            self._load_and_write(paths, reload, progress)
+
+    def _load_and_write(self, paths: list[str], reload: bool,
+                        progress: Callable[[LoadProgress], None]) -> None:
+        from quiz.bank.load import load_for_study
+        from quiz.study.progress import QuestionIndex
 
         writes: list[Callable[[], None]] = []
         try:

@@ -5,6 +5,7 @@ the located errors on stderr, never a traceback."""
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from textual.widgets import Button, Input, ProgressBar, Static
 
 from quiz import cli
 from quiz.bank import load as load_module
+from quiz.bank.cache import BankCache
 from quiz.bank.load import LoadProgress, load_library
 from quiz.tui.app import QuizApp, make_app
 from quiz.tui.screens.start import StartScreen, progress_text
@@ -196,6 +198,15 @@ async def test_r_reloads_through_the_cache(tmp_path: Path, monkeypatch: pytest.M
         return real(text, path, pure_python, tracker)
 
     monkeypatch.setattr(load_module, "_load_text", counting)
+    # The entries are written after the library is shown, slowly here: "r" pressed before they
+    # are written must wait for them rather than load a.yaml in full again.
+    real_put = BankCache.put
+
+    def slow_put(self: BankCache, *args: Any, **kwargs: Any) -> Any:
+        time.sleep(0.3)
+        return real_put(self, *args, **kwargs)
+
+    monkeypatch.setattr(BankCache, "put", slow_put)
     app = make_app(None, shuffle=False, paths=[str(tmp_path)])
     async with app.run_test(size=(80, 24)) as pilot:
         await settled(app, pilot)
