@@ -455,6 +455,9 @@ class QuizApp(App[int]):
         except (SessionError, StoredBankError):  # Enter will say what is wrong
             return
         self._drawn = (self.library, draw, session)
+        screen = self._question_screen
+        if screen is not None and screen.is_mounted and screen not in self.screen_stack:
+            screen.prepare(session)
 
     # -- the question screen, made ahead of time ----------------------------------------------
     def _prepare_question_screen(self) -> None:
@@ -491,7 +494,9 @@ class QuizApp(App[int]):
         if screen in self.screen_stack:  # never expected: sessions start from the start screen
             self._back_to_start()
         if self._question_mounted is not None:
-            await self._question_mounted  # composed by now unless Start came at once
+            if not screen.is_mounted:  # composed by now unless Start came at once
+                # Awaiting a mount asks for a layout of the screen: only when it is needed.
+                await self._question_mounted
             self._question_mounted = None
         await screen.begin(session)
         self.push_screen(screen)
@@ -525,15 +530,28 @@ class QuizApp(App[int]):
         if summary is not None and not summary.is_mounted:
             self.call_after_refresh(self._settle_prepared_screens)  # composing: not yet
             return
-        for screen in (self._question_screen, summary):
-            if screen is not None and screen.is_mounted and screen not in self.screen_stack:
-                screen._refresh_layout(self.size)
+        self._lay_out_prepared_screens()
+        # That layout gave widgets their sizes, and each widget whose size changed asked for
+        # another layout (Textual's virtual_size is a layout reactive): run it now too, once
+        # those requests have arrived, or the first Enter or ``s`` would run it.
+        self.call_after_refresh(self._lay_out_prepared_screens, True)
         self._draw_ahead()
         # The young generations only: with banks served by the cache the library is decoded
         # (then frozen, quiz.bank.load) by the loading worker meanwhile, and a full collection
         # would scan it (most of a second at 100,000 questions).
         gc.collect(1)
         gc.freeze()
+
+    def _lay_out_prepared_screens(self, only_if_asked: bool = False) -> None:
+        """Lay out the screens made ahead of time (and not shown) for the terminal's size;
+        ``only_if_asked``: only those whose widgets asked for a layout since."""
+        for screen in (self._question_screen, self._summary_screen):
+            if screen is None or not screen.is_mounted or screen in self.screen_stack:
+                continue
+            if only_if_asked and not screen._layout_required:
+                continue
+            screen._refresh_layout(self.size)
+            screen._layout_required = False  # a screen not shown never clears it itself
 
     def on_unmount(self) -> None:
         # What the app froze becomes collectable again: a process that runs several apps

@@ -19,6 +19,7 @@ from quiz.tui.screens.question import QuestionScreen
 from quiz.tui.screens.start import StartScreen
 from quiz.tui.screens.stats import StatsScreen
 from quiz.tui.widgets.reveal import RevealView
+from quiz.tui.widgets.status_line import StatusLine
 from tests.conftest import make_library, question_data
 from tests.tui.test_question_screen import markers, option_is, revealed, shown, view
 
@@ -86,7 +87,7 @@ async def test_exam_flow_no_verdict_then_report(tmp_path: Path) -> None:
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, ExamScreen)
-        assert "0/5 answered · ⏱ 10:00 left" in plain(screen.query_one("#exam-clock", Static))
+        assert "0/5 answered · ⏱ 10:00 left" in screen.query_one("#status", StatusLine).right
         await pilot.press("a")  # wrong (B is right)
         await pilot.pause()
         # An exam reveals nothing before the end: the body is the stem, the hint line and the
@@ -95,18 +96,18 @@ async def test_exam_flow_no_verdict_then_report(tmp_path: Path) -> None:
             "stem", "hint", "option-A", "option-B", "option-C", "option-D"]
         assert markers(screen) == {"A": "A (•)", "B": "B ( )", "C": "C ( )", "D": "D ( )"}
         assert option_is(screen, "A", "highlighted", "chosen") and option_is(screen, "B")
-        assert "1/5 answered" in plain(screen.query_one("#exam-clock", Static))
+        assert "1/5 answered" in screen.query_one("#status", StatusLine).right
         await pilot.press("b")  # changed to the right one
         await pilot.pause()
         assert markers(screen) == {"A": "A ( )", "B": "B (•)", "C": "C ( )", "D": "D ( )"}
         assert option_is(screen, "A") and option_is(screen, "B", "highlighted", "chosen")
-        assert "1/5 answered" in plain(screen.query_one("#exam-clock", Static))
+        assert "1/5 answered" in screen.query_one("#status", StatusLine).right
         await pilot.press("n", "r", "b")
         clock.t += 95
         screen.tick()
         await pilot.pause()
-        assert "2/5 answered · ⏱ 8:25 left" in plain(screen.query_one("#exam-clock", Static))
-        assert plain(screen.query_one("#status-left", Static)) == (
+        assert "2/5 answered · ⏱ 8:25 left" in screen.query_one("#status", StatusLine).right
+        assert screen.query_one("#status", StatusLine).left == (
             "Question 2/5 · ⚑ flagged · easy · Memory footprint")
         await pilot.press("s")
         await pilot.pause()
@@ -259,7 +260,7 @@ async def test_an_interrupted_exam_resumes_with_its_time_left(tmp_path: Path) ->
         screen = app.screen
         assert isinstance(screen, ExamScreen)
         assert screen.exam.position == 1 and screen.exam.flagged() == [2]
-        assert "2/5 answered · ⏱ 2:50 left" in plain(screen.query_one("#exam-clock", Static))
+        assert "2/5 answered · ⏱ 2:50 left" in screen.query_one("#status", StatusLine).right
     store.close()
 
 

@@ -7,13 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from textual import events
-from textual.widgets import Static
 
 from quiz.study.store import Store
 from quiz.tui.app import Launch, make_app
 from quiz.tui.screens.exam import ExamScreen, ExamView
+from quiz.tui.widgets.status_line import StatusLine
 from tests.conftest import make_library, question_data
-from tests.tui.test_exam_flow import Clock, now, plain
+from tests.tui.test_exam_flow import Clock, now
 from tests.tui.test_question_screen import markers, option_is, shown, view
 
 
@@ -31,7 +31,7 @@ async def exam_screen(app, pilot) -> ExamScreen:
 
 
 def answered(screen: ExamScreen) -> str:
-    return plain(screen.query_one("#exam-clock", Static)).split(" · ")[0]
+    return screen.query_one("#status", StatusLine).right.split(" · ")[0]
 
 
 async def test_the_body_is_the_question_screens_options_widget() -> None:
@@ -134,12 +134,12 @@ async def test_flagging_is_said_on_the_status_and_hint_lines(tmp_path: Path) -> 
         screen = await exam_screen(app, pilot)
         await pilot.press("r")
         await pilot.pause()
-        assert plain(screen.query_one("#status-left", Static)) == (
+        assert screen.query_one("#status", StatusLine).left == (
             "Question 1/2 · ⚑ flagged · Memory footprint")
         assert shown(screen, "hint").startswith("⚑ Flagged for review. Choose one. Press A–D")
         await pilot.press("r")
         await pilot.pause()
-        assert plain(screen.query_one("#status-left", Static)) == (
+        assert screen.query_one("#status", StatusLine).left == (
             "Question 1/2 · Memory footprint")
         assert shown(screen, "hint").startswith("Flag removed. Choose one.")
         assert screen.exam.flags == set()

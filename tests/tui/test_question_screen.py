@@ -15,6 +15,7 @@ from quiz.tui.screens.question import QuestionScreen
 from quiz.tui.screens.start import StartScreen
 from quiz.tui.screens.summary import SummaryScreen
 from quiz.tui.widgets.question_view import MARKER_WIDTH, VERDICT_MARKS, QuestionView
+from quiz.tui.widgets.status_line import StatusLine
 from tests.conftest import make_library, question_data
 
 TABLE = {"table": {"columns": ["Aspect", "Training", "Inference"],
@@ -284,7 +285,7 @@ async def test_navigation_summary_and_previous_keeps_reveal() -> None:
         await pilot.pause()
         assert shown(screen, "stem") == "Stem of q2?"
         assert not revealed(screen)
-        assert "Question 2/2" in plain(screen.query_one("#status-left", Static))
+        assert "Question 2/2" in screen.query_one("#status", StatusLine).left
         await pilot.press("p")
         await pilot.pause()
         assert shown(screen, "verdict") == "█ ✓ Correct: B."
@@ -633,11 +634,14 @@ async def test_a_long_topic_name_ends_with_an_ellipsis_and_keeps_the_difficulty(
     app = make_app(lib, shuffle=False)
     async with app.run_test(size=(60, 20)) as pilot:
         screen = await start(app, pilot)
-        status = screen.query_one("#status-left", Static)
-        (strip,) = status.render_lines(Region(0, 0, status.size.width, 1))
-        drawn = "".join(segment.text for segment in strip).rstrip()
-        assert drawn.startswith("Question 1/1 · hard · A rather long topic")
-        assert drawn.endswith("…") and len(drawn) == status.size.width
+        status = screen.query_one("#status", StatusLine)
+        assert status.size.width == 60
+        (strip,) = status.render_lines(Region(0, 0, 60, 1))
+        drawn = "".join(segment.text for segment in strip)
+        # 60 cells: a blank, the left part cut to 47 cells (its last one "…"), two blanks,
+        # the score whole, a blank.
+        left = "Question 1/1 · hard · " + topic
+        assert drawn == f" {left[:46]}…  Score 0/0 "
 
 
 async def test_after_a_rated_answer_the_rating_keys_are_a_line_of_their_own(

@@ -157,3 +157,75 @@ async def test_the_session_is_drawn_while_the_start_screen_waits_and_redrawn_whe
         await pilot.pause()
         assert len(drawn) == count
         assert sorted(q.id for q in app.session.questions) == [f"m{i}" for i in range(6)]
+
+
+async def _ready(app, pilot) -> None:  # type: ignore[no-untyped-def]
+    """Wait until the screens are made ahead, laid out, and the first session drawn."""
+    for _ in range(250):  # up to 5 s
+        await pilot.pause(0.02)
+        q = app._question_screen
+        if (q is not None and q.is_mounted and app._drawn is not None
+                and q.view._prepared is not None and not q._layout_required):
+            return
+    raise AssertionError("the screens made ahead were never ready")
+
+
+async def test_enter_lays_out_nothing_and_shows_the_first_question_drawn_ahead(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from textual.screen import Screen
+
+    app = make_app(_library(), shuffle=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _ready(app, pilot)
+        question = app._question_screen
+        assert question is not None
+        shown, _, blocks = question.view._prepared  # type: ignore[misc]
+        assert shown.question.id == "m1"
+        # Drawn at the view's width already (the Enter draws none of these lines).
+        assert all(b._drawn_for[0] == question.view.scrollable_content_region.width
+                   for b in blocks)
+        layouts: list[str] = []
+        real = Screen._refresh_layout
+
+        def counting(self: Screen, size=None, scroll=False):  # type: ignore[no-untyped-def]
+            layouts.append(type(self).__name__)
+            return real(self, size, scroll)
+
+        monkeypatch.setattr(Screen, "_refresh_layout", counting)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is question
+        assert layouts == []  # the screen and its widgets already had their sizes
+        assert question.view.blocks[: len(blocks)] == blocks  # the very blocks drawn ahead
+        assert question.view._prepared is None
+        assert question.view.text_of("stem") == "Stem of m1?"
+        assert question.query_one("#status").left == "Question 1/3 · Memory"  # type: ignore[attr-defined]
+
+
+async def test_a_screen_covered_by_an_opaque_one_never_repaints_the_one_on_top() -> None:
+    from textual.color import Color
+
+    from quiz.tui.screens.confirm import ConfirmScreen
+    from quiz.tui.screens.summary import SummaryScreen
+
+    app = make_app(_library(), shuffle=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _ready(app, pilot)
+        await pilot.press("enter", "a", "s")
+        await pilot.pause()
+        question, summary = app._question_screen, app.screen
+        assert isinstance(summary, SummaryScreen) and question is not None
+        summary._repaint_required = False
+        question.refresh()
+        question._on_timer_update()  # what its frame timer would run
+        assert not summary._repaint_required and not question._compositor._dirty_regions
+        # Under a dialog whose background lets the question show through, a change is drawn.
+        await pilot.press("escape", "q")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, ConfirmScreen)
+        dialog.styles.background = Color(0, 0, 0, 0.5)
+        dialog._repaint_required = False
+        question.refresh()
+        question._on_timer_update()
+        assert dialog._repaint_required

@@ -17,24 +17,22 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Iterable
 
-from rich.cells import cell_len
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal
-from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Static
 
 from quiz.bank.terminal import terminal_safe
 from quiz.study.exam import ExamSession
 from quiz.study.session import SessionError
 from quiz.tui.content import literal
 from quiz.tui.screens.body_keys import BODY_BINDINGS, BodyKeys
+from quiz.tui.screens.kept import HiddenWhenCovered
 from quiz.tui.widgets.bars import clock_text
 from quiz.tui.widgets.document import Runs
 from quiz.tui.widgets.key_bar import KeyBar
 from quiz.tui.widgets.question_view import QuestionView
+from quiz.tui.widgets.status_line import StatusLine
 from quiz.tui.widgets.title_bar import TitleBar
 
 SAVE_EVERY_TICKS = 5
@@ -67,7 +65,7 @@ class ExamView(QuestionView):
             self._scroll_to_option(self.highlighted)
 
 
-class ExamScreen(BodyKeys, Screen[None]):
+class ExamScreen(BodyKeys, HiddenWhenCovered):
     """A running exam: question, options, the clock, flags; the report after submitting."""
 
     BINDINGS = [
@@ -90,9 +88,7 @@ class ExamScreen(BodyKeys, Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield TitleBar()
-        with Horizontal(id="status"):
-            yield Static(id="status-left", markup=False)
-            yield Static(id="exam-clock", markup=False)
+        yield StatusLine(id="status")
         yield self._view
         yield KeyBar()
 
@@ -149,14 +145,11 @@ class ExamScreen(BodyKeys, Screen[None]):
         if q.difficulty:
             parts.append(q.difficulty)
         parts.append(exam.topic_names.get(q.topic, q.topic))
-        # One line of fixed height: a new text needs no layout, unless the clock on the right
-        # (sized to its text) changes its width.
-        self.query_one("#status-left", Static).update(literal(" · ".join(parts), "bold"),
-                                                      layout=False)
-        clock = self.query_one("#exam-clock", Static)
-        text = f"{len(exam.answers)}/{exam.total} answered · ⏱ {clock_text(exam.remaining)} left"
-        clock.update(text, layout=cell_len(str(clock.content)) != cell_len(text))
-        clock.set_class(exam.remaining < 60, "-low")
+        # One line of fixed size: a new text (the clock, every second) needs no layout.
+        self.query_one("#status", StatusLine).show(
+            literal(" · ".join(parts), "bold"),
+            f"{len(exam.answers)}/{exam.total} answered · ⏱ {clock_text(exam.remaining)} left",
+            alert=exam.remaining < 60)
 
     async def show_question(self) -> None:
         """Draw the current question from its top with the choices made so far (no verdict)."""

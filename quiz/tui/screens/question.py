@@ -14,22 +14,20 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from functools import partial
 
-from rich.cells import cell_len
 from textual import events
 from textual._time import get_time  # the clock that stamps key events (Message.time)
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal
-from textual.widgets import Static
 
 from quiz.study.scheduling import RATING_NAMES
-from quiz.study.session import Outcome, SessionError, StudySession
+from quiz.study.session import Outcome, SessionError, ShownQuestion, StudySession
 from quiz.tui.content import literal
 from quiz.tui.screens.body_keys import BODY_BINDINGS, BodyKeys
 from quiz.tui.screens.kept import KeptScreen
 from quiz.tui.widgets.document import Runs
 from quiz.tui.widgets.key_bar import KeyBar
 from quiz.tui.widgets.question_view import QuestionView
+from quiz.tui.widgets.status_line import StatusLine
 from quiz.tui.widgets.title_bar import TitleBar
 
 REPEAT_GUARD = 0.35
@@ -78,9 +76,7 @@ class QuestionScreen(BodyKeys, KeptScreen):
     # -- layout -----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         yield TitleBar()
-        with Horizontal(id="status"):
-            yield Static(id="status-left", markup=False)
-            yield Static(id="status-right", markup=False)
+        yield StatusLine(id="status")
         yield QuestionView(id="body")
         yield KeyBar()
 
@@ -120,13 +116,9 @@ class QuestionScreen(BodyKeys, KeptScreen):
         if q.difficulty:
             parts.append(q.difficulty)
         parts.append(self.session.topic_names.get(q.topic, q.topic))
-        # One line of fixed height: a new text needs no layout, unless the score on the right
-        # (sized to its text) changes its width.
-        self.query_one("#status-left", Static).update(literal(" · ".join(parts), "bold"),
-                                                      layout=False)
-        right = self.query_one("#status-right", Static)
-        text = f"Score {score.correct}/{score.answered}"
-        right.update(text, layout=cell_len(str(right.content)) != cell_len(text))
+        # One line of fixed size: a new text needs no layout of the screen.
+        self.query_one("#status", StatusLine).show(
+            literal(" · ".join(parts), "bold"), f"Score {score.correct}/{score.answered}")
 
     def _show_hint(self, warning: str | None = None) -> None:
         """The line above the options: what to do now, or why the last key did nothing.
@@ -136,10 +128,14 @@ class QuestionScreen(BodyKeys, KeptScreen):
         else:
             self.view.set_hint(self._hint(self.session.outcome()))
 
+    def prepare(self, session: StudySession) -> None:
+        """Draw the first question of ``session`` now, while the start screen waits: Enter
+        then shows it without drawing it (:meth:`QuestionView.prepare`)."""
+        shown = session.shown[0]
+        self.view.prepare(shown, hint=question_hint(shown))
+
     def _hint(self, outcome: Outcome | None) -> Runs:
         shown = self.session.current
-        letters = shown.letters
-        span = f"{letters[0]}–{letters[-1]}"
         if outcome is not None:
             last = "s Summary" if self.session.at_last else "n Next"
             rating = self.session.ratings.get(shown.question.id)
@@ -150,11 +146,7 @@ class QuestionScreen(BodyKeys, KeptScreen):
                 rated = (f" · u Undo\nrated {RATING_NAMES[rating]} · change it: 1 Again · "
                          "2 Hard · 3 Good · 4 Easy")
             return (("Answered. ", "bold"), f"{last} · p Previous · ↑↓ scroll{rated}")
-        if shown.question.multiple_response:
-            return ((f"Choose {shown.choose}. ", "bold"),
-                    f"Tick with {span} or 1–{len(letters)} (or ↑↓ Space), then press Enter.")
-        return (("Choose one. ", "bold"),
-                f"Press {span} or 1–{len(letters)}, or ↑↓ and Enter, or click.")
+        return question_hint(shown)
 
     # -- answering --------------------------------------------------------------------------
     async def on_question_view_answered(self, message: QuestionView.Answered) -> None:
@@ -264,3 +256,14 @@ class QuestionScreen(BodyKeys, KeptScreen):
         async with self._input_lock:
             self.session.go(position)
             await self.show_question()
+
+
+def question_hint(shown: ShownQuestion) -> Runs:
+    """The hint line of ``shown`` before it is answered: how to answer it."""
+    letters = shown.letters
+    span = f"{letters[0]}–{letters[-1]}"
+    if shown.question.multiple_response:
+        return ((f"Choose {shown.choose}. ", "bold"),
+                f"Tick with {span} or 1–{len(letters)} (or ↑↓ Space), then press Enter.")
+    return (("Choose one. ", "bold"),
+            f"Press {span} or 1–{len(letters)}, or ↑↓ and Enter, or click.")

@@ -14,7 +14,6 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.message import Message
-from textual.screen import Screen
 from textual.strip import Strip
 from textual.widgets import (
     Button,
@@ -34,6 +33,7 @@ from textual.widgets.selection_list import Selection
 from quiz.bank.library import Library
 from quiz.tui.content import assemble, literal
 from quiz.tui.messages import StartSession
+from quiz.tui.screens.kept import HiddenWhenCovered
 from quiz.tui.widgets.key_bar import KeyBar
 from quiz.tui.widgets.prose import Prose
 from quiz.tui.widgets.title_bar import TitleBar
@@ -54,6 +54,27 @@ MODE_CHOICES = (
 
 def _on_off(value: bool) -> str:
     return "on" if value else "off"
+
+
+class StartButton(Button):
+    """The Start button. Enter or Space on it starts the session at once (the screen's
+    :meth:`StartScreen.action_start`), without Textual's 0.2 s "pressed" flash and without the
+    ``Pressed`` message's trip through the form: the session's first question replaces this
+    screen within the key press, so the flash was drawn (a repaint of this screen, about 1 ms)
+    and never seen (issue 13). A click presses it as any button (``Pressed``), also without
+    the flash. A start refused for a wrong setting says why under the form and in a
+    notification."""
+
+    def __init__(self, *, disabled: bool) -> None:
+        super().__init__("Start", id="start", variant="primary", disabled=disabled)
+        self.active_effect_duration = 0
+
+    def action_press(self) -> None:
+        screen = self.screen
+        if isinstance(screen, StartScreen) and not self.disabled and self.display:
+            screen.action_start()
+        else:
+            super().action_press()
 
 
 class ModeButton(RadioButton):
@@ -99,7 +120,7 @@ def progress_text(progress: LoadProgress) -> str:
             f"{questions} so far")
 
 
-class StartScreen(Screen[None]):
+class StartScreen(HiddenWhenCovered):
     """Choose what to study, then start. Enter on the focused Start button begins.
 
     Made with ``library`` ``None`` while the banks load: it shows the progress
@@ -165,7 +186,7 @@ class StartScreen(Screen[None]):
                 yield ProgressBar(id="load-bar", show_eta=False)
                 yield Static("Opening the banks", id="load-status", markup=False)
             with Horizontal(id="start-actions"):
-                yield Button("Start", id="start", variant="primary", disabled=True)
+                yield StartButton(disabled=True)
             yield KeyBar()
             return
         # Not a focus stop itself: Tab goes from field to field, each scrolled into view.
@@ -218,7 +239,7 @@ class StartScreen(Screen[None]):
                 )
         # Outside the scroll, so focusing it never scrolls the bank's title out of view.
         with Horizontal(id="start-actions"):
-            yield Button("Start", id="start", variant="primary", disabled=self.loading_banks)
+            yield StartButton(disabled=self.loading_banks)
         yield KeyBar()
 
     def _count_text(self) -> str:
@@ -389,7 +410,8 @@ class StartScreen(Screen[None]):
             error.update(minutes)
             self.notify(minutes, severity="warning", markup=False)
             return
-        error.update("")
+        if error.content:  # an empty Static updated to "" would still lay out this screen
+            error.update("")
         if mode in ("review", "cram"):
             # A review queue decides its own questions; the count only caps it.
             from quiz.study.session import SessionConfig
@@ -397,4 +419,5 @@ class StartScreen(Screen[None]):
             config = SessionConfig(topics=config.topics, count=config.count,
                                    shuffle=config.shuffle, seed=config.seed, tags=config.tags,
                                    difficulties=config.difficulties)
-        self.post_message(StartSession(config, mode, minutes))
+        # To the app directly: the screen has nothing to add on the way (one hop, not two).
+        self.app.post_message(StartSession(config, mode, minutes))

@@ -238,9 +238,10 @@ class Document(ScrollView, can_focus=False):
 
     def draw_ahead(self, blocks: Iterable[Block]) -> None:
         """Draw ``blocks`` (not shown) at the document's width now, so that showing them later
-        costs nothing more."""
-        if self._drawn_width:
-            pen = Pen(self._drawn_width, self._styler, self._draw_renderable, self._look)
+        costs nothing more (once the document has been laid out: before, nothing is drawn)."""
+        width = self._drawn_width or self._content_width()
+        if width > 0:
+            pen = Pen(width, self._styler, self._draw_renderable, self._look)
             for block in blocks:
                 block.strips(pen)
 

@@ -206,6 +206,9 @@ class QuestionView(RevealView, inherit_bindings=False):
         """Per question id, the reveal's blocks that do not depend on the answer (drawn ahead
         while the student reads the question)."""
         self._ahead: Timer | None = None
+        self._prepared: tuple[ShownQuestion, tuple[str | tuple[str, str], ...],
+                              list[Block]] | None = None
+        """A question drawn ahead (:meth:`prepare`): the question, its hint and its blocks."""
         self._settled = asyncio.Event()
         self._settled.set()
 
@@ -224,13 +227,12 @@ class QuestionView(RevealView, inherit_bindings=False):
             self.ticked = {o.letter for o in outcome.chosen}
         self._hint = hint
         self.hint_warning = False
-        stem = shown.question.stem
-
-        def draw_stem(pen: Pen) -> list[Strip]:
-            return prose(stem, pen.width, pen.style("question-view--stem"))
-
-        blocks = [Block("stem", draw_stem, top=1), self._hint_block(),
-                  *self._option_blocks()]
+        prepared, self._prepared = self._prepared, None
+        if (prepared is not None and outcome is None and not self.ticked
+                and prepared[0] is shown and prepared[1] == tuple(hint)):
+            blocks = prepared[2]
+        else:
+            blocks = [self._stem_block(shown), self._hint_block(), *self._option_blocks()]
         if outcome is not None:
             blocks += self._reveal_blocks(outcome)
         self.set_blocks(blocks)
@@ -240,6 +242,31 @@ class QuestionView(RevealView, inherit_bindings=False):
             self._ahead = None
         if outcome is None and self.DRAWS_REVEAL_AHEAD:
             self._ahead = self.set_timer(DRAW_AHEAD_DELAY, partial(self._draw_ahead, shown))
+
+    def prepare(self, shown: ShownQuestion, *, hint: Runs) -> None:
+        """Draw ``shown`` unanswered (stem, ``hint`` line, options; nothing ticked or
+        highlighted) at the view's width now, without showing it: the next :meth:`show` of
+        that question in that state, with that hint, takes these lines (the first question of
+        a session drawn ahead while the start screen waits, issue 13)."""
+        current = (self.shown, self.ticked, self.highlighted, self.verdicts, self._hint,
+                   self.hint_warning)
+        self.shown, self.ticked, self.highlighted, self.verdicts = shown, set(), None, {}
+        self._hint, self.hint_warning = hint, False
+        try:
+            blocks = [self._stem_block(shown), self._hint_block(), *self._option_blocks()]
+        finally:
+            (self.shown, self.ticked, self.highlighted, self.verdicts, self._hint,
+             self.hint_warning) = current
+        self.draw_ahead(blocks)
+        self._prepared = (shown, tuple(hint), blocks)
+
+    @staticmethod
+    def _stem_block(shown: ShownQuestion) -> Block:
+        stem = shown.question.stem
+
+        def draw_stem(pen: Pen) -> list[Strip]:
+            return prose(stem, pen.width, pen.style("question-view--stem"))
+        return Block("stem", draw_stem, top=1)
 
     def _draw_ahead(self, shown: ShownQuestion) -> None:
         """Draw the parts of ``shown``'s reveal that do not depend on the answer, if it is
