@@ -77,6 +77,32 @@ async def test_key_bar_shows_each_action_once_and_the_palette_key_at_the_right()
             ("g", 0, 6, True), ("w", 6, 14, False), ("ctrl+p", 48, 60, True)]
 
 
+async def test_the_key_bar_draws_a_line_once_per_keys_and_look_and_hovers_subtly() -> None:
+    app = KeysApp()
+    async with app.run_test(size=(60, 10)) as pilot:
+        await pilot.pause()
+        bar = app.screen.query_one(KeyBar)
+        first = bar.render()
+        assert bar.render() is first  # the same keys: the same line, not drawn again
+        await pilot.hover(KeyBar, offset=(2, 0))
+        await pilot.pause()
+        hovered = bar.render()
+        assert hovered is not first
+        # The hover colour is a tint of the bar's own background ($block-hover-background is
+        # translucent), never an opaque block of another colour.
+        (strip,) = bar.render_lines(bar.size.region)
+        go = next(seg for seg in strip if seg.text == " g ")
+        rest = next(seg for seg in strip if seg.text == " w ")
+        assert go.style is not None and rest.style is not None
+        assert go.style.bgcolor is not None and rest.style.bgcolor is not None
+        assert go.style.bgcolor != rest.style.bgcolor
+        hover_rgb, bar_rgb = go.style.bgcolor.get_truecolor(), rest.style.bgcolor.get_truecolor()
+        assert max(abs(a - b) for a, b in zip(hover_rgb, bar_rgb, strict=True)) <= 40
+        app.theme = "textual-light"
+        await pilot.pause()
+        assert bar.render() is not hovered  # a new look: drawn again
+
+
 async def test_clicking_a_key_presses_it_and_a_waiting_key_rings_the_bell() -> None:
     app = KeysApp()
     async with app.run_test(size=(60, 10)) as pilot:

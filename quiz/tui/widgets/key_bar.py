@@ -13,13 +13,16 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from rich.cells import cell_len
-from rich.style import Style
-from rich.text import Text
 from textual import events
 from textual.app import RenderResult
 from textual.binding import Binding
+from textual.content import Content
 from textual.screen import Screen
+from textual.style import Style
 from textual.widget import Widget
+
+DIM = Style(dim=True)
+"""How a key whose action waits is drawn."""
 
 
 @dataclass(frozen=True)
@@ -86,6 +89,8 @@ class KeyBar(Widget, can_focus=False):
         self._cells: list[KeyCell] = []
         self._hover: str | None = None
         """The key under the mouse."""
+        self._drawn: tuple[tuple[object, ...], Content, list[KeyCell]] | None = None
+        """What the line was last drawn for (width, hover, keys), the line, its cells."""
 
     def on_mount(self) -> None:
         self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
@@ -132,6 +137,12 @@ class KeyBar(Widget, can_focus=False):
     def render(self) -> RenderResult:
         width = self.size.width
         left, palette = self.keys()
+        drawn_for = (width, self._hover, tuple(left), palette)
+        if self._drawn is not None and self._drawn[0] == drawn_for:
+            # The same keys as last drawn (a screen shown again, a focus change that changed
+            # nothing here): the same line.
+            self._cells = self._drawn[2]
+            return self._drawn[1]
         # The palette key, as wide as the others: a rule, the key, a space, its description
         # and a space.
         room = width if palette is None else max(0, width - palette.end)
@@ -140,28 +151,33 @@ class KeyBar(Widget, can_focus=False):
         if palette is not None:
             cells.append(replace(palette, start=room, end=width))
         self._cells = cells
-        key_style = self.get_component_rich_style("key-bar--key")
-        description_style = self.get_component_rich_style("key-bar--description")
-        hover_style = self.get_component_rich_style("key-bar--hover", partial=True)
-        text = Text(no_wrap=True, overflow="crop", end="")
+        key_style = self.get_visual_style("key-bar--key", partial=True)
+        description_style = self.get_visual_style("key-bar--description", partial=True)
+        hover_style = self.get_visual_style("key-bar--hover", partial=True)
+        line = Content("")
         for cell in left if palette is None else [*left, palette]:
-            part = Text(end="")
             if cell is palette:  # compact: "▏^p palette "
-                text.truncate(room, pad=True)
-                text.append("▏", self.get_component_rich_style("key-bar--rule"))
-                part.append(cell.display, key_style)
-                part.append(f" {cell.description}", description_style)
+                line = Content.assemble(
+                    line.truncate(room, pad=True),
+                    ("▏", self.get_visual_style("key-bar--rule", partial=True)))
+                part = Content.assemble((cell.display, key_style),
+                                        (f" {cell.description}", description_style))
             else:
-                part.append(f" {cell.display} ", key_style)
-                if cell.description:
-                    part.append(f"{cell.description} ", description_style)
+                part = Content.assemble((f" {cell.display} ", key_style), (
+                    f"{cell.description} " if cell.description else "", description_style))
             if not cell.enabled:
-                part.stylize(Style(dim=True))
+                part = part.stylize(DIM)
             if cell.key == self._hover:
-                part.stylize(hover_style)
-            text.append_text(part)
-        text.truncate(width, pad=True)
-        return text
+                part = part.stylize(hover_style)
+            line = Content.assemble(line, part)
+        line = line.truncate(width, pad=True)
+        self._drawn = (drawn_for, line, cells)
+        return line
+
+    def notify_style_update(self) -> None:
+        """A new look (a theme) draws the line again."""
+        super().notify_style_update()
+        self._drawn = None
 
     def _cell_at(self, x: int) -> KeyCell | None:
         return next((c for c in self._cells if c.start <= x < c.end), None)
