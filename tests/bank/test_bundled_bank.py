@@ -160,8 +160,6 @@ def test_every_calculator_scenario_recomputes(library: Library) -> None:
 async def test_a_full_practice_run_over_the_whole_bank(library: Library) -> None:
     """Every bundled question in the app, shuffled: answered right, revealed with every part it
     has, and the summary counts them all (issue 10: a full practice run works)."""
-    from textual.widgets import Static
-
     from quiz.tui.app import make_app
     from quiz.tui.screens.question import QuestionScreen
     from quiz.tui.screens.summary import SummaryScreen
@@ -193,5 +191,5 @@ async def test_a_full_practice_run_over_the_whole_bank(library: Library) -> None
             await pilot.press("n")
             await pilot.pause()
         assert isinstance(app.screen, SummaryScreen)
-        score = app.screen.query_one("#summary-score", Static).visual.plain  # type: ignore[union-attr]
+        score = app.screen.view.text_of("score")
         assert score == f"Score {total} right of {total} answered (100%); all {total} answered"

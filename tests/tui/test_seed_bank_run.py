@@ -3,12 +3,10 @@ bundled one, so content changes in question_bank/ do not touch this test."""
 
 from __future__ import annotations
 
-from textual.widgets import Static
-
 from quiz.tui.app import make_app
 from quiz.tui.screens.summary import SummaryScreen
 from tests.conftest import seed_library
-from tests.tui.test_question_screen import plain, shown, start, view
+from tests.tui.test_question_screen import shown, start, view
 
 
 async def test_practice_run_over_the_seed_bank_reveals_every_part() -> None:
@@ -33,5 +31,5 @@ async def test_practice_run_over_the_seed_bank_reveals_every_part() -> None:
         await pilot.press("n")
         await pilot.pause()
         assert isinstance(app.screen, SummaryScreen)
-        assert plain(app.screen.query_one("#summary-score", Static)) == (
+        assert app.screen.view.text_of("score") == (
             "Score 1 right of 2 answered (50%); all 2 answered")

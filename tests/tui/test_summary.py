@@ -1,23 +1,59 @@
 """The summary (issue 7 items 11–13): exact pass lines, the first attempt kept beside a retry,
-and a review list that stays short and opens its questions."""
+and a review list that stays short and opens its questions. Its body is one line-API widget
+(issue 13): every part is a block of the SummaryView."""
 
 from __future__ import annotations
 
-from textual.visual import RenderOptions
-from textual.widgets import OptionList, Static
+from rich.style import Style
+from textual import events
 
+from quiz.bank.terminal import cell_width
 from quiz.study.session import Score
 from quiz.tui.app import make_app
 from quiz.tui.screens.question import QuestionScreen
-from quiz.tui.screens.summary import (
+from quiz.tui.screens.summary import SummaryScreen
+from quiz.tui.widgets.summary_view import (
     REVIEW_LIST_LIMIT,
-    ReviewEntry,
-    SummaryScreen,
+    STEM_PREVIEW,
+    SummaryView,
+    entry_lines,
     pass_line,
     score_line,
+    topic_table,
+    topic_table_lines,
 )
 from tests.conftest import make_library, question_data
-from tests.tui.test_question_screen import plain, shown, start
+from tests.tui.test_question_screen import shown, start
+
+
+def body(app: object) -> SummaryView:
+    """The summary screen's body (the screen shown must be the summary)."""
+    screen = getattr(app, "screen", None)
+    assert isinstance(screen, SummaryScreen), screen
+    return screen.view
+
+
+def entries(view: SummaryView) -> list[str]:
+    """The review entries as drawn, in list order (wrapped lines joined with a newline)."""
+    return [view.text_of(view.entry_key(i)) for i in range(view.entry_count)]
+
+
+def first_style(view: SummaryView, key: str) -> Style:
+    """The style of the first line of block ``key`` at its first non-blank character."""
+    for segment in view.strips_of(key)[0]:
+        if segment.text.strip():
+            assert segment.style is not None
+            return segment.style
+    raise AssertionError(f"block {key} draws nothing")
+
+
+def highlighted_key(view: SummaryView) -> str | None:
+    """The key of the entry drawn with the highlight's background (``None``: none is)."""
+    mark = view.get_component_rich_style("summary-view--entry-highlighted").bgcolor
+    keys = [view.entry_key(i) for i in range(view.entry_count)
+            if first_style(view, view.entry_key(i)).bgcolor == mark]
+    assert len(keys) <= 1, keys
+    return keys[0] if keys else None
 
 
 def test_summary_lines_say_how_many_were_needed() -> None:
@@ -40,12 +76,29 @@ async def test_two_of_three_against_a_mark_of_067_is_shown_as_a_fail_below_it() 
         await start(app, pilot)
         await pilot.press("b", "n", "b", "n", "a", "s")
         await pilot.pause()
-        assert isinstance(app.screen, SummaryScreen)
-        assert plain(app.screen.query_one("#summary-score", Static)) == (
-            "Score 2 right of 3 answered (66.7%); all 3 answered")
-        verdict = app.screen.query_one("#summary-pass", Static)
-        assert plain(verdict) == "Below the pass mark: 3 right of 3 needed (pass mark 67%)"
-        assert "-fail" in verdict.classes
+        view = body(app)
+        assert view.text_of("score") == "Score 2 right of 3 answered (66.7%); all 3 answered"
+        assert view.text_of("verdict") == (
+            "Below the pass mark: 3 right of 3 needed (pass mark 67%)")
+        fail = view.get_component_rich_style("summary-view--fail").color
+        assert fail is not None and fail != view.get_component_rich_style(
+            "summary-view--pass").color
+        assert first_style(view, "verdict").color == fail  # red, as the -fail class was
+        assert first_style(view, "score").bold
+
+
+async def test_a_pass_is_shown_in_the_pass_colour() -> None:
+    app = make_app(make_library(question_data("q1"), question_data("q2")), shuffle=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await start(app, pilot)
+        await pilot.press("b", "n", "b", "s")
+        await pilot.pause()
+        view = body(app)
+        assert view.text_of("verdict") == "Pass: 2 right of 2 needed (pass mark 70%)"
+        assert first_style(view, "verdict").color == view.get_component_rich_style(
+            "summary-view--pass").color
+        assert view.entry_count == 0 and view.span("review-title") is None
+        assert view.text_of("closing") == "Nothing missed. Ctrl+N starts a new session."
 
 
 async def test_a_retry_keeps_the_first_attempt_beside_it() -> None:
@@ -60,14 +113,22 @@ async def test_a_retry_keeps_the_first_attempt_beside_it() -> None:
         assert [s.question.id for s in app.session.shown] == ["q2"]
         await pilot.press("b", "s")
         await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, SummaryScreen)
-        assert plain(screen.query_one("#summary-score", Static)) == (
-            "This retry 1 right of 1 answered (100%); all 1 answered")
-        assert plain(screen.query_one("#summary-first-attempt", Static)) == (
-            "First attempt 1 right of 2 answered (50%); all 2 answered. "
-            "Below the pass mark: 2 right of 2 needed (pass mark 70%)")
-        assert not screen.query_one("#summary-pass").display  # no "Pass" for the retry alone
+        view = body(app)
+        assert view.text_of("score") == "This retry 1 right of 1 answered (100%); all 1 answered"
+        # Wrapped at the 80-column terminal as the Static wrapped it.
+        assert view.text_of("first-attempt") == (
+            "First attempt 1 right of 2 answered (50%); all 2 answered. Below the pass\n"
+            "mark: 2 right of 2 needed (pass mark 70%)")
+        assert view.span("verdict") is None  # no "Pass" for the retry alone
+        label, *rest = [seg for seg in view.strips_of("first-attempt")[0] if seg.text.strip()]
+        assert label.text == "First attempt " and label.style and label.style.bold
+        assert rest and not any(seg.style and seg.style.bold for seg in rest)
+        await pilot.resize_terminal(140, 24)  # one line: drawn without Rich, the same look
+        await pilot.pause()
+        label, *rest = [seg for seg in view.strips_of("first-attempt")[0] if seg.text.strip()]
+        assert len(view.strips_of("first-attempt")) == 1
+        assert label.text == "First attempt " and label.style and label.style.bold
+        assert rest and not any(seg.style and seg.style.bold for seg in rest)
 
 
 async def test_a_long_review_list_is_capped_and_each_entry_opens_its_question() -> None:
@@ -78,16 +139,15 @@ async def test_a_long_review_list_is_capped_and_each_entry_opens_its_question() 
         await start(app, pilot)
         await pilot.press("a", "s")  # one wrong answer, the rest not answered
         await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, SummaryScreen)
-        entries = screen.query_one("#summary-missed", OptionList)
-        assert entries.option_count == REVIEW_LIST_LIMIT
-        assert plain(screen.query_one("#summary-more", Static)) == (
+        view = body(app)
+        assert view.entry_count == REVIEW_LIST_LIMIT
+        assert view.text_of("review-title") == f"To review ({n:,}): Enter opens a question"
+        assert view.text_of("closing") == (
             f"… and {n - REVIEW_LIST_LIMIT:,} more questions. r retries all these; Ctrl+N "
             "starts a new session.")
-        first = entries.get_option_at_index(0).prompt
-        assert isinstance(first, ReviewEntry)
-        assert (first.label, first.text) == ("  1. (wrong)", "Stem of q0?")
+        listed = entries(view)
+        assert listed[:2] == ["  1. (wrong) Stem of q0?", "  2. (not answered) Stem of q1?"]
+        assert listed[-1] == "100. (not answered) Stem of q99?"
         await pilot.press("down", "down", "enter")  # the third entry: question 3
         await pilot.pause()
         assert isinstance(app.screen, QuestionScreen)
@@ -101,9 +161,120 @@ async def test_a_long_review_list_is_capped_and_each_entry_opens_its_question() 
         assert shown(app.screen, "verdict").startswith("█ ✗")
 
 
+async def test_the_highlight_moves_with_the_keys_and_stays_in_view() -> None:
+    lib = make_library(*(question_data(f"q{i}") for i in range(150)))
+    app = make_app(lib, shuffle=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await start(app, pilot)
+        await pilot.press("a", "s")
+        await pilot.pause()
+        view = body(app)
+        height = view.scrollable_content_region.height
+        assert height == 22  # the terminal less the title and key bars
+
+        def in_view(index: int) -> bool:
+            span = view.span(view.entry_key(index))
+            assert span is not None
+            return view.scroll_y <= span[0] and span[1] <= view.scroll_y + height
+
+        # On open: the first entry highlighted, the score in view at the top.
+        assert view.has_focus and view.highlighted == 0 and view.scroll_y == 0
+        assert highlighted_key(view) == "missed-0"
+        await pilot.press("up")  # already the first: stays
+        assert view.highlighted == 0 and view.scroll_y == 0
+        for _ in range(20):
+            await pilot.press("down")
+        await pilot.pause()
+        assert view.highlighted == 20 and in_view(20)
+        assert highlighted_key(view) == "missed-20"
+        assert view.span("score") is not None and view.scroll_y > 0  # scrolled just enough
+        before = view.scroll_y
+        await pilot.press("pagedown")
+        await pilot.pause()
+        # A screenful further: the entry drawn `height` lines below (one line per entry).
+        assert view.highlighted == 20 + height and in_view(view.highlighted)
+        assert view.scroll_y == before + height
+        await pilot.press("pageup")
+        await pilot.pause()
+        assert view.highlighted == 20 and in_view(20)
+        await pilot.press("end")
+        await pilot.pause()
+        assert view.highlighted == REVIEW_LIST_LIMIT - 1
+        assert highlighted_key(view) == f"missed-{REVIEW_LIST_LIMIT - 1}"
+        closing = view.span("closing")
+        assert closing is not None and closing[1] == view.scroll_y + height  # the hint too
+        await pilot.press("pagedown", "down")  # at the last entry: stays
+        assert view.highlighted == REVIEW_LIST_LIMIT - 1
+        await pilot.press("home")
+        await pilot.pause()
+        assert view.highlighted == 0 and view.scroll_y == 0  # back to the score
+        assert highlighted_key(view) == "missed-0"
+        # The screen's keys still reach it: Esc back to the questions.
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, QuestionScreen)
+
+
+async def test_a_click_on_an_entry_opens_its_question_and_the_wheel_scrolls() -> None:
+    lib = make_library(*(question_data(f"q{i}") for i in range(40)))
+    app = make_app(lib, shuffle=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await start(app, pilot)
+        await pilot.press("a", "s")
+        await pilot.pause()
+        view = body(app)
+        # The mouse wheel scrolls the summary (Textual's scrolling: two lines a notch).
+        assert app.scroll_sensitivity_y == 2
+        await pilot._post_mouse_events([events.MouseScrollDown], view, offset=(10, 5))
+        assert view.scroll_y == 2
+        await pilot._post_mouse_events([events.MouseScrollUp], view, offset=(10, 5))
+        assert view.scroll_y == 0
+        span = view.span("missed-4")  # question 5
+        assert span is not None and span[0] < view.scrollable_content_region.height
+        # Clicking the blank line above the list opens nothing.
+        title = view.span("review-title")
+        assert title is not None and view.block_at(title[0] - 1) is None
+        await pilot.click(view, offset=(10, title[0] - 1))
+        await pilot.pause()
+        assert app.screen.view is view  # type: ignore[attr-defined]
+        await pilot.click(view, offset=(10, span[0]))
+        await pilot.pause()
+        assert isinstance(app.screen, QuestionScreen)
+        assert app.session.position == 4
+        assert shown(app.screen, "stem") == "Stem of q4?"
+
+
+async def test_without_entries_the_keys_scroll_the_summary() -> None:
+    topics = {f"t{i}": f"Topic {i}" for i in range(12)}
+    lib = make_library(*(question_data(f"q{i}", topic=f"t{i}") for i in range(12)),
+                       topics=topics)
+    app = make_app(lib, shuffle=False)
+    async with app.run_test(size=(80, 20)) as pilot:
+        await start(app, pilot)
+        for _ in range(12):
+            await pilot.press("b", "n")
+        await pilot.pause()
+        view = body(app)
+        assert view.entry_count == 0 and view.highlighted is None
+        height = view.scrollable_content_region.height
+        bottom = len(view.plain.split("\n")) - height
+        assert bottom > 3  # twelve topic rows do not fit in 18 lines
+        await pilot.press("down", "down")
+        assert view.scroll_y == 2
+        await pilot.press("end")
+        assert view.scroll_y == bottom
+        await pilot.press("home")
+        assert view.scroll_y == 0
+        await pilot.press("pagedown")
+        assert view.scroll_y == min(height, bottom)
+        await pilot.press("enter")  # nothing to open
+        await pilot.pause()
+        assert isinstance(app.screen, SummaryScreen)
+
+
 def test_review_entries_wrap_as_the_two_column_grid_did() -> None:
     """The review list's entries were two-column Rich grids (a label, then the stem wrapping
-    under itself); ReviewEntry lays them out without a table and must look the same."""
+    under itself); entry_lines lays them out without a table and must look the same."""
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
@@ -114,6 +285,7 @@ def test_review_entries_wrap_as_the_two_column_grid_did() -> None:
              (" 61. (not answered)", "Short stem?"),
              ("100. (wrong)", "Averyveryverylongwordwithoutanyspacethatmustbefoldedsomewhere "
                               "then — unicode: 显存 and emoji ✓ fits"),
+             ("  7. (wrong)", "显存显存显存显存显存显存显存显存显存显存 KV cache 显存"),
              ("  1. (wrong)", "")]
     for label, text in cases:
         for width in (24, 33, 40, 53, 61, 73, 78, 113):  # the list at 31 to 120 columns
@@ -123,10 +295,60 @@ def test_review_entries_wrap_as_the_two_column_grid_did() -> None:
             grid.add_row(Text(label), Text(text))
             lines = console.render_lines(grid, console.options.update_width(width), pad=False)
             expected = ["".join(s.text for s in line).rstrip() for line in lines]
-            entry = ReviewEntry(label, text)
-            shown = [line.rstrip() for line in entry._content(width).plain.split("\n")]
-            assert shown == expected, (label, text, width)
-            assert entry.get_height({}, width) == len(expected)  # type: ignore[arg-type]
+            assert entry_lines(label, text, width) == expected, (label, text, width)
+
+
+def test_the_topic_table_is_drawn_as_rich_draws_it() -> None:
+    """topic_table_lines draws the per-topic table without Rich where it fits: the same text,
+    the headings bold and nothing else; where it does not fit it leaves the table to Rich."""
+    from rich.console import Console
+
+    console = Console(width=200, color_system="truecolor", force_terminal=True,
+                      legacy_windows=False)
+    cases = [[("Memory footprint", "1", "1", "1"), ("Precision", "0", "1", "2")],
+             [("M", "123456", "1234567", "12345678901")],  # figures wider than headings
+             [("显存 and KV cache 🚀", "3", "10", "65"), ("[bold]x[/bold] \\ y", "0", "0", "1")],
+             [(f"Topic {i}", str(i), str(i * 7), str(i * 70)) for i in range(30)]]
+    for rows in cases:
+        top = console.render_lines(topic_table(rows), console.options.update_width(200))[0]
+        natural = len("".join(s.text for s in top).rstrip())  # the top border: 1 cell a char
+        for width in (20, 38, 50, 51, 52, 60, 80, 120, natural - 1, natural):
+            lines = topic_table_lines(rows, width)
+            assert (lines is None) == (width < natural), (rows, width)
+            if lines is None:
+                continue
+            rich = console.render_lines(topic_table(rows), console.options.update_width(width),
+                                        pad=False)
+            expected = ["".join(s.text for s in line).rstrip() for line in rich]
+            assert ["".join(t for t, _ in line).rstrip() for line in lines] == expected, (
+                rows, width)
+            # Bold exactly where Rich makes it bold (the headings and their padding).
+            for mine, theirs in zip(lines, rich, strict=True):
+                assert [c for t, b in mine for c in t if b] == [
+                    c for seg in theirs if seg.style and seg.style.bold for c in seg.text]
+    assert topic_table_lines([("Memory", "1", "1", "1")], 30) is None  # 35 cells wide
+    assert topic_table_lines([], 80) is None
+
+
+async def test_stems_are_shown_literally_and_wide_characters_fit_their_cells() -> None:
+    stem = "[bold]Wie viel[/bold] \\n VRAM 显存 braucht 🚀 Llama-2-7B in BF16 bei 2.048 Tokens " \
+           "Kontext, und wie viel davon ist KV cache?"
+    lib = make_library(question_data("q1", question=stem), question_data("q2"))
+    app = make_app(lib, shuffle=False)
+    async with app.run_test(size=(40, 24)) as pilot:
+        await start(app, pilot)
+        await pilot.press("a", "s")
+        await pilot.pause()
+        view = body(app)
+        first = view.text_of("missed-0")
+        width = view.scrollable_content_region.width
+        preview = stem[: STEM_PREVIEW - 1].rstrip() + "…"
+        assert first.startswith("  1. (wrong) [bold]Wie viel[/bold] \\n")
+        rows = first.split("\n")
+        assert len(rows) > 2 and all(cell_width(row) <= width for row in rows)
+        assert all(row.startswith(" " * 13) for row in rows[1:])  # under the stem, not the label
+        assert " ".join(row.strip() for row in rows).removeprefix("1. (wrong) ") == preview
+        assert "🚀" in first and "显存" in first
 
 
 async def test_topic_table_and_review_entries_are_drawn_once_and_reused() -> None:
@@ -138,22 +360,29 @@ async def test_topic_table_and_review_entries_are_drawn_once_and_reused() -> Non
         await start(app, pilot)
         await pilot.press("b", "n", "a", "s")  # m1 right, p1 wrong, p2 not answered
         await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, SummaryScreen)
-        table = screen.query_one("#summary-topics", Static)
-        lines = [strip.text.rstrip() for strip in table.visual.render_strips(  # type: ignore[union-attr]
-            60, None, table.visual_style, RenderOptions(table._get_style, {}))]
-        rows = [" ".join(line.replace("┃", " ").replace("│", " ").split()) for line in lines]
+        view = body(app)
+        table = view.text_of("topics").split("\n")
+        rows = [" ".join(line.replace("┃", " ").replace("│", " ").split()) for line in table]
         assert "Topic Right Answered Questions" in rows
         assert "Memory footprint 1 1 1" in rows and "Precision 0 1 2" in rows
-        entries = [o.prompt for o in screen.query_one("#summary-missed", OptionList).options]
-        drawn = table.visual
+        assert entries(view) == ["  2. (wrong) Stem of p1?", "  3. (not answered) Stem of p2?"]
+        drawn = {b.key: b for b in view.blocks}
+        lines = {key: view.strips_of(key) for key in drawn}
         await pilot.press("escape", "s")
         await pilot.pause()
-        # Nothing answered since: the same table (drawn once), the same entries.
-        assert app.screen.query_one("#summary-topics", Static).visual is drawn
-        again = [o.prompt for o in app.screen.query_one("#summary-missed", OptionList).options]
-        assert len(again) == 2 and all(a is b for a, b in zip(again, entries, strict=True))
+        # Nothing answered since: the same blocks with the lines they drew.
+        again = {b.key: b for b in view.blocks}
+        assert list(again) == list(drawn)
+        assert all(again[k] is drawn[k] for k in drawn)
+        assert all(a is b for k in drawn
+                   for a, b in zip(view.strips_of(k), lines[k], strict=True))
+        await pilot.press("escape", "n", "n", "b", "s")  # p2 answered right now
+        await pilot.pause()
+        again = {b.key: b for b in view.blocks}
+        assert "missed-2" not in again and again["missed-1"] is drawn["missed-1"]
+        assert again["topics"] is not drawn["topics"]
+        assert "Precision 1 2 2" in [" ".join(line.replace("│", " ").split())
+                                     for line in view.text_of("topics").split("\n")]
 
 
 async def test_the_summary_screen_is_made_while_the_start_screen_waits_and_filled_anew() -> None:
@@ -166,25 +395,22 @@ async def test_the_summary_screen_is_made_while_the_start_screen_waits_and_fille
         await pilot.press("a", "s")  # q1 wrong
         await pilot.pause()
         assert app.screen is ready
-        assert plain(ready.query_one("#summary-score", Static)) == (
-            "Score 0 right of 1 answered (0%); 2 of 3 not answered yet")
-        missed = ready.query_one("#summary-missed", OptionList)
-        assert missed.option_count == 3 and missed.has_focus and missed.highlighted == 0
-        await pilot.press("escape", "n", "b", "n", "b", "s")  # q2 and q3 right: all answered
+        view = ready.view
+        assert view.text_of("score") == "Score 0 right of 1 answered (0%); 2 of 3 not answered yet"
+        assert view.entry_count == 3 and view.has_focus and view.highlighted == 0
+        await pilot.press("down", "escape", "n", "b", "n", "b", "s")  # q2, q3 right: all answered
         await pilot.pause()
         assert app.screen is ready
-        assert plain(ready.query_one("#summary-score", Static)) == (
-            "Score 2 right of 3 answered (67%); all 3 answered")
-        assert missed.option_count == 1 and missed.get_option_at_index(0).id == "missed-0"
-        assert plain(ready.query_one("#summary-more", Static)) == (
-            "r retries these; Ctrl+N starts a new session.")
+        assert view.text_of("score") == "Score 2 right of 3 answered (67%); all 3 answered"
+        assert view.positions == [0] and view.highlighted == 0  # the highlight starts anew
+        assert highlighted_key(view) == "missed-0"
+        assert view.text_of("closing") == "r retries these; Ctrl+N starts a new session."
         await pilot.press("r")  # retry q1, then answer it right: nothing missed
         await pilot.pause()
         await pilot.press("b", "s")
         await pilot.pause()
-        assert app.screen is ready and not missed.display
-        assert not ready.query_one("#summary-review-title").display
-        assert plain(ready.query_one("#summary-more", Static)) == (
-            "Nothing missed. Ctrl+N starts a new session.")
-        assert ready.query_one("#summary-first-attempt").display
-        assert plain(ready.query_one("#summary-score", Static)).startswith("This retry 1 right")
+        assert app.screen is ready and view.entry_count == 0
+        assert view.span("review-title") is None
+        assert view.text_of("closing") == "Nothing missed. Ctrl+N starts a new session."
+        assert view.span("first-attempt") is not None
+        assert view.text_of("score").startswith("This retry 1 right")
