@@ -414,3 +414,31 @@ async def test_the_summary_screen_is_made_while_the_start_screen_waits_and_fille
         assert view.text_of("closing") == "Nothing missed. Ctrl+N starts a new session."
         assert view.span("first-attempt") is not None
         assert view.text_of("score").startswith("This retry 1 right")
+
+
+async def test_the_scrollbar_follows_the_summary_and_is_not_repainted_for_nothing() -> None:
+    lib = make_library(*(question_data(f"q{i}") for i in range(40)))
+    app = make_app(lib, shuffle=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await start(app, pilot)
+        await pilot.press("a", "s")  # 40 to review
+        await pilot.pause()
+        view = body(app)
+        bar = view.vertical_scrollbar
+        lines = len(view.plain.split("\n"))
+        assert bar.window_virtual_size == lines and bar.window_size == 22
+        repaints: list[int] = []
+        real = bar.refresh
+
+        def counting(*args: object, **kwargs: object) -> object:
+            repaints.append(1)
+            return real(*args, **kwargs)  # type: ignore[arg-type]
+
+        bar.refresh = counting  # type: ignore[method-assign]
+        await pilot.press("escape", "s")  # the same summary: the same scrollbar
+        await pilot.pause()
+        assert app.screen.view is view and repaints == []  # type: ignore[attr-defined]
+        await pilot.press("escape", "n", "b", "s")  # q2 right: one entry less
+        await pilot.pause()
+        assert view.entry_count == 39 and repaints
+        assert bar.window_virtual_size == lines - 1 == len(view.plain.split("\n"))

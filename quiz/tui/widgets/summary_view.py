@@ -21,6 +21,7 @@ from rich.table import Table
 from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
+from textual.geometry import Size
 from textual.message import Message
 from textual.strip import Strip
 
@@ -259,10 +260,24 @@ class SummaryView(Document, can_focus=True):
         self._kept: dict[str, tuple[Hashable, Block]] = {}
         """The blocks of the last summary shown by key, with what they show: a block showing
         the same again is reused with the lines it has drawn."""
+        self._scrolled_for: tuple[object, ...] | None = None
+        """What the scrollbar was last updated for (see :meth:`_scroll_update`)."""
         self._session: ref[StudySession] | None = None
         self._entry_blocks: dict[tuple[int, str, bool], Block] = {}
         """Review entries drawn for the session last shown, by position, label and
         highlight."""
+
+    def _scroll_update(self, virtual_size: Size) -> None:
+        # Textual repaints the scrollbar on every update of the virtual size, even to the same
+        # size: a summary shown again as long as the last (a 100-entry list) redrew its
+        # scrollbar, about a millisecond of each `s` (issue 13). Nothing changes for it here.
+        styles = self.styles
+        key = (virtual_size, self.container_size, styles.overflow_y,
+               styles.scrollbar_size_vertical)
+        if key == self._scrolled_for:
+            return
+        self._scrolled_for = key
+        super()._scroll_update(virtual_size)
 
     # -- what is shown ------------------------------------------------------------------------
     def show(self, session: StudySession, *, pass_mark: float | None = None,
