@@ -53,3 +53,9 @@ def test_reveal_scrolled_to_the_distractor_review(snap_compare) -> None:
 def test_calculator_at_80x24(snap_compare) -> None:
     assert snap_compare(make_app(_library(), shuffle=False), terminal_size=(80, 24),
                         press=["m"])
+
+
+def test_summary_with_a_question_to_review(snap_compare) -> None:
+    # The fail verdict in the error colour, the topic table, the review entry highlighted.
+    assert snap_compare(make_app(_library(), shuffle=False), terminal_size=(80, 24),
+                        press=["enter", "b", "s"])
