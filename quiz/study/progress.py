@@ -202,14 +202,20 @@ class Interrupted:
 
 def interrupted_sessions(store: Store) -> list[Interrupted]:
     """Open sessions that no running quiz owns, newest first. Sessions with nothing to resume
-    (no answer given, and not an exam) are closed as abandoned on the way."""
+    (no answer given, and not an exam; or a practice session whose plan was never written)
+    are closed as abandoned on the way."""
+    from quiz.study.session import plan_entries
+
     result = []
     for rec in store.open_sessions():
         owner = rec.plan.get("pid")
         if isinstance(owner, int) and _alive(owner):
             continue
         answered = len(store.answers(rec.id))
-        if answered == 0 and rec.mode != "exam":
+        # A practice session's plan is written once its first question is on screen
+        # (QuizApp._write_plan): one that ended before has nothing to resume from.
+        unplanned = rec.mode != "exam" and not plan_entries(rec.plan)
+        if (answered == 0 and rec.mode != "exam") or unplanned:
             store.end_session(rec.id, "abandoned")
             continue
         result.append(Interrupted(rec, answered))

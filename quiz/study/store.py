@@ -305,6 +305,12 @@ class Store:
                  to_text(now or utc_now())))
             return int(cur.lastrowid or 0)
 
+    def set_plan(self, session_id: int, plan: dict[str, Any]) -> None:
+        """Replace a session's plan (what was drawn: see :meth:`start_session`)."""
+        with self._write() as db:
+            db.execute("UPDATE sessions SET plan = ? WHERE id = ?",
+                       (json.dumps(plan), session_id))
+
     def save_state(self, session_id: int, state: dict[str, Any]) -> None:
         """Replace a session's resumable state (position, exam clock)."""
         with self._write() as db:

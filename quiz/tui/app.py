@@ -133,6 +133,9 @@ class QuizApp(App[int]):
         """Until awaited once: the mounting of :attr:`_question_screen`."""
         self._remembered_settings: dict[str, Any] = {}
         self._drawn: tuple[Library, SessionConfig, StudySession] | None = None
+        self._plan_to_write: tuple[Store, int, StudySession] | None = None
+        """The session just started, its id in the store: its plan is written once its
+        first question is painted (:meth:`_write_plan`)."""
         """A session drawn ahead while the start screen waits: (library, draw, session)."""
         self._draw_timer: Timer | None = None
         self.session: StudySession | None = None
@@ -394,11 +397,16 @@ class QuizApp(App[int]):
         self.first_attempt = first_attempt
         self._back_to_start()
         if self.store is not None:
-            plan = exam.plan() if mode == "exam" else session.plan()
+            # A practice session's plan (every question's id: 100+ ms at 100,000 questions,
+            # reading each question object) is written once its first question is painted
+            # (issue 13); an exam's, with its time limit, at once.
+            plan = exam.plan() if mode == "exam" else {}
             plan["pid"] = os.getpid()
             banks = tuple(b.header.id for b in self.library.banks)
             sid = self.store.start_session(mode, banks, config.seed, plan, now=self.now())
             self.recorder = Recorder(self.store, sid, mode, self.index, now=self.now)
+            if mode != "exam":
+                self._plan_to_write = (self.store, sid, session)
         else:
             self.recorder = None
         if mode == "exam":
@@ -413,6 +421,14 @@ class QuizApp(App[int]):
         self.session = session
         self.exam = None
         self._show_session(session)
+
+    @staticmethod
+    def _write_plan(store: Store, session_id: int, session: StudySession) -> None:
+        """Store what ``session`` drew (:meth:`StudySession.plan`), so that it can be resumed
+        after a crash or a closed terminal."""
+        plan = session.plan()
+        plan["pid"] = os.getpid()
+        store.set_plan(session_id, plan)
 
     def _draw_config(self, config: SessionConfig) -> SessionConfig:
         """What ``config`` draws with: no topic filter when every topic in use is ticked (so
@@ -455,6 +471,8 @@ class QuizApp(App[int]):
         except (SessionError, StoredBankError):  # Enter will say what is wrong
             return
         self._drawn = (self.library, draw, session)
+        if self.store is not None:
+            session.plan()  # made now, written once Enter has shown the first question
         screen = self._question_screen
         if screen is not None and screen.is_mounted and screen not in self.screen_stack:
             screen.prepare(session)
@@ -500,6 +518,9 @@ class QuizApp(App[int]):
             self._question_mounted = None
         await screen.begin(session)
         self.push_screen(screen)
+        plan, self._plan_to_write = self._plan_to_write, None
+        if plan is not None and plan[2] is session:
+            self.call_after_refresh(self._write_plan, *plan)  # once the question is painted
 
     def _prepare_summary_screen(self) -> None:
         """Compose the summary screen without showing it, after the question screen (see

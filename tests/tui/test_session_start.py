@@ -229,3 +229,65 @@ async def test_a_screen_covered_by_an_opaque_one_never_repaints_the_one_on_top()
         question.refresh()
         question._on_timer_update()
         assert dialog._repaint_required
+
+
+async def test_with_a_store_the_plan_is_written_once_the_first_question_is_painted(
+        tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    import os
+
+    from quiz.study.session import plan_entries
+    from quiz.study.store import Store
+
+    store = Store.open(tmp_path / "p.db")
+    seen: list[tuple[str, str]] = []
+    real = Store.set_plan
+
+    def watching(self: Store, session_id: int, plan: dict) -> None:  # type: ignore[type-arg]
+        # When the plan is written, the first question is on screen and painted.
+        question = app._question_screen
+        assert question is not None and app.screen is question
+        assert not question._repaint_required and not question._dirty_widgets
+        seen.append((type(app.screen).__name__, question.view.text_of("stem")))
+        real(self, session_id, plan)
+
+    started: list[dict] = []  # type: ignore[type-arg]
+    real_start = Store.start_session
+
+    def starting(self: Store, *args: object, **kwargs: object) -> int:
+        started.append(dict(args[3]))  # type: ignore[call-overload]
+        return real_start(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Store, "set_plan", watching)
+    monkeypatch.setattr(Store, "start_session", starting)
+    app = make_app(_library(), shuffle=False, store=store)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _ready(app, pilot)
+        await pilot.press("enter")
+        assert started == [{"pid": os.getpid()}]  # Enter wrote the session, not its plan
+        for _ in range(100):
+            await pilot.pause(0.02)
+            if seen:
+                break
+        assert seen == [("QuestionScreen", "Stem of m1?")]
+        (record,) = store.open_sessions()
+        assert [qid for qid, _ in plan_entries(record.plan)] == ["m1", "m2", "p1"]
+        assert record.plan["pid"] == os.getpid()
+    store.close()
+
+
+def test_a_practice_session_whose_plan_was_never_written_is_not_offered(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from datetime import UTC, datetime
+
+    from quiz.study.progress import interrupted_sessions
+    from quiz.study.store import AnswerRecord, Store
+
+    with Store.open(tmp_path / "p.db") as store:
+        unplanned = store.start_session("practice", ("b",), None, {"pid": 2 ** 22 + 12345})
+        planned = store.start_session("practice", ("b",), None,
+                                      {"pid": 2 ** 22 + 12345, "ids": "m1\nm2"})
+        for sid in (unplanned, planned):
+            store.record_answer(AnswerRecord(sid, "m1", "b", "h", ("A",), True, 3.0,
+                                             datetime(2026, 11, 30, tzinfo=UTC)))
+        offered = interrupted_sessions(store)
+        assert [i.record.id for i in offered] == [planned]
+        assert store.session(unplanned).status == "abandoned"
