@@ -204,8 +204,6 @@ def interrupted_sessions(store: Store) -> list[Interrupted]:
     """Open sessions that no running quiz owns, newest first. Sessions with nothing to resume
     (no answer given, and not an exam; or a practice session whose plan was never written)
     are closed as abandoned on the way."""
-    from quiz.study.session import plan_entries
-
     result = []
     for rec in store.open_sessions():
         owner = rec.plan.get("pid")
@@ -214,7 +212,9 @@ def interrupted_sessions(store: Store) -> list[Interrupted]:
         answered = len(store.answers(rec.id))
         # A practice session's plan is written once its first question is on screen
         # (QuizApp._write_plan): one that ended before has nothing to resume from.
-        unplanned = rec.mode != "exam" and not plan_entries(rec.plan)
+        # (Read here, not with quiz.study.session.plan_entries: importing that module builds
+        # the bank's pydantic models, about 90 ms, and this runs before the library shows.)
+        unplanned = rec.mode != "exam" and not (rec.plan.get("ids") or rec.plan.get("questions"))
         if (answered == 0 and rec.mode != "exam") or unplanned:
             store.end_session(rec.id, "abandoned")
             continue

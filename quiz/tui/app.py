@@ -471,8 +471,6 @@ class QuizApp(App[int]):
         except (SessionError, StoredBankError):  # Enter will say what is wrong
             return
         self._drawn = (self.library, draw, session)
-        if self.store is not None:
-            session.plan()  # made now, written once Enter has shown the first question
         screen = self._question_screen
         if screen is not None and screen.is_mounted and screen not in self.screen_stack:
             screen.prepare(session)

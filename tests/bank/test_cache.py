@@ -282,8 +282,10 @@ def test_the_cache_keeps_each_questions_content_hash(bank: Path, tmp_path: Path)
 
 
 def test_a_start_served_from_the_cache_builds_no_model(bank: Path, tmp_path: Path) -> None:
-    """What the start screen needs — count, topics, title, pass mark, the progress index —
-    comes from the entry's index: no question is decoded and pydantic is not even imported."""
+    """What the start screen needs — count, topics, title, pass mark, the progress index, and
+    the progress store's checks (changed cards, interrupted sessions: written and unplanned
+    ones) — comes from the entry's index: no question is decoded and pydantic is not even
+    imported."""
     import subprocess
     import sys
 
@@ -295,6 +297,13 @@ def test_a_start_served_from_the_cache_builds_no_model(bank: Path, tmp_path: Pat
         "from quiz.study.progress import QuestionIndex\n"
         f"lib = load_library([{str(bank)!r}], cache_dir=Path({str(folder)!r})).library\n"
         "index = QuestionIndex.of(lib)\n"
+        "from quiz.study.progress import interrupted_sessions\n"
+        "from quiz.study.store import Store\n"
+        f"store = Store.open(Path({str(tmp_path / 'p.db')!r}))\n"
+        "store.start_session('practice', ('b',), None, {'pid': 2 ** 22 + 1, 'ids': 'q1'})\n"
+        "store.start_session('practice', ('b',), None, {'pid': 2 ** 22 + 1})\n"
+        "store.reset_changed_cards(index.hash_of)\n"
+        "interrupted_sessions(store)\n"
         "print(lib.question_count, dict(lib.topic_counts()), lib.title, lib.pass_mark,\n"
         "      len(index.hash_of), 'pydantic' in sys.modules, lib.banks[0].decoded, sep='|')\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
