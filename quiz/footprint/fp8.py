@@ -31,6 +31,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from quiz.footprint.ep import expert_group, uses_ep
+from quiz.footprint.regime import shard_count
 from quiz.footprint.units import count_noun, format_count
 
 if TYPE_CHECKING:
@@ -68,13 +69,13 @@ def gemm_weights(r: ResolvedModel) -> tuple[int, str]:
 
 def fp8_weight_bytes(t: TrainingSpec, r: ResolvedModel, dp: int) -> int:
     """Bytes of the FP8 weight copies per device: 1 byte per GEMM weight, split over tp × pp
-    and, under ZeRO-3, over ``dp`` like the weights they copy; 0 without FP8."""
+    and, under ZeRO-3, over ``dp`` × cp like the weights they copy
+    (:func:`~quiz.footprint.regime.shard_count`); 0 without FP8."""
     if not is_fp8(t):
         return 0
     n, _ = gemm_weights(r)
     x = expert_gemm_weights(t, r)
-    per = -(-(n - x) // (t.tp * t.pp))
-    rest = -(-per // dp) if t.zero >= 3 else per
+    rest = shard_count(t, n - x, 3, dp)
     if not x:
         return rest
     per = -(-x // (t.tp * t.pp * t.ep))
@@ -97,14 +98,16 @@ def fp8_weight_formula(t: TrainingSpec, r: ResolvedModel) -> str:
     m = t.tp * t.pp
     if m > 1:
         text += f" ÷ {format_count(m)} (tp × pp)"
-    if t.zero >= 3 and t.dp > 1:
-        text += f" ÷ {format_count(t.dp)} (ZeRO-3 over dp {format_count(t.dp)})"
+    group = t.dp * t.cp
+    if t.zero >= 3 and group > 1:
+        over = f"dp {format_count(t.dp)}" + (f" × cp {format_count(t.cp)}" if t.cp > 1 else "")
+        text += f" ÷ {format_count(group)} (ZeRO-3 over {over})"
     x = expert_gemm_weights(t, r)
     if x:
         zero = " ÷ dp × cp / ep under ZeRO-3" if t.zero >= 3 else ""
         text += (f" (the {count_noun(x, 'expert weight')} among them ÷ tp × pp × ep "
                  f"{format_count(t.ep)}{zero} instead)")
-    if m > 1 or (t.zero >= 3 and t.dp > 1) or x:
+    if m > 1 or (t.zero >= 3 and group > 1) or x:
         text += f" = {format_count(fp8_weight_bytes(t, r, t.dp))}"
     return text + " × 1 byte (FP8 E4M3 copy for the GEMMs, reused by every micro-batch)"
 

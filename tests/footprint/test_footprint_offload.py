@@ -266,6 +266,20 @@ def test_fp8_training_keeps_higher_precision_states_and_adds_the_fp8_copy() -> N
     assert "27" in fp8.item("activations").formula
 
 
+def test_zero3_shards_the_fp8_copy_over_dp_times_cp_as_the_weights_it_copies() -> None:
+    # Llama-2-7B's 6,476,005,376 GEMM weights under ZeRO-3: over dp 4 × cp 2 = 8 ranks, as the
+    # BF16 weights (6,738,415,616 params ÷ 8 = 842,301,952, × 2 bytes).
+    base = {"precision": "mixed-fp8", "zero": 3, "dp": 4, "seq_len": 4096}
+    cp2 = _training({"model": "llama-2-7b", "phase": "training",
+                     "training": {**base, "cp": 2}})
+    cp1 = _training({"model": "llama-2-7b", "phase": "training", "training": base})
+    assert cp2.item("fp8_weights").bytes == 6_476_005_376 // 8 == 809_500_672
+    assert cp1.item("fp8_weights").bytes == 6_476_005_376 // 4
+    assert cp2.item("weights").bytes == 842_301_952 * 2
+    assert "÷ 8 (ZeRO-3 over dp 4 × cp 2) = 809,500,672" in cp2.item("fp8_weights").formula
+    assert "÷ 4 (ZeRO-3 over dp 4) = 1,619,001,344" in cp1.item("fp8_weights").formula
+
+
 def test_fp8_activations_with_tensor_parallelism() -> None:
     # tensor parallel: sbh(8 + 19/t + 5as/(ht)) instead of sbh(10 + 24/t + 5as/(ht)).
     t = _training({"model": "llama-2-7b", "phase": "training",
