@@ -131,7 +131,9 @@ class StartScreen(HiddenWhenCovered):
 
     BINDINGS = [
         Binding("ctrl+s", "start", "Start"),
-        Binding("r", "app.reload_banks", "Reload banks"),
+        # "Reload", not "Reload banks": the start screen's keys then fit 80 columns whole.
+        Binding("r", "app.reload_banks", "Reload",
+                tooltip="Load the question banks again from their files"),
         Binding("ctrl+t", "app.stats", "Statistics"),
         Binding("question_mark", "app.help", "Help"),
         Binding("q", "app.request_quit", "Quit"),
