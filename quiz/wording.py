@@ -4,7 +4,9 @@ from __future__ import annotations
 
 
 def plural(n: int, noun: str) -> str:
-    """``n`` and ``noun``, with an ``s`` unless ``n`` is 1: ``plural(1, "answer")`` is
-    ``"1 answer"``, ``plural(0, "answer")`` is ``"0 answers"``. ``noun`` is an English noun
-    whose plural adds ``s`` (every noun the app counts: question, answer, session, file...)."""
-    return f"{n} {noun}{'s' * (n != 1)}"
+    """``n`` (with thousands separators) and ``noun``, with an ``s`` unless ``n`` is 1:
+    ``plural(1, "answer")`` is ``"1 answer"``, ``plural(0, "answer")`` is ``"0 answers"``,
+    ``plural(1000, "question")`` is ``"1,000 questions"``. ``noun`` is an English noun (or
+    phrase) whose plural adds ``s`` (every noun the app counts: question, answer, session,
+    file...)."""
+    return f"{n:,} {noun}{'s' * (n != 1)}"

@@ -28,6 +28,7 @@ from textual.strip import Strip
 from quiz.bank.terminal import cell_width, terminal_safe
 from quiz.study.session import Score, ShownQuestion, StudySession
 from quiz.tui.widgets.document import Block, Document, Pen, Runs, line, runs_text
+from quiz.wording import plural
 
 REVIEW_LIST_LIMIT = 100
 """The review list shows at most this many questions; a line after it counts the rest (``r``
@@ -35,10 +36,6 @@ retries them all)."""
 
 STEM_PREVIEW = 90
 """Characters of a stem's first line shown in the review list."""
-
-
-def _plural(n: int, noun: str) -> str:
-    return f"{n:,} {noun}{'s' * (n != 1)}"
 
 
 def score_line(score: Score, pass_mark: float | None) -> str:
@@ -49,7 +46,7 @@ def score_line(score: Score, pass_mark: float | None) -> str:
         return (f"{score.correct:,} right of {score.total:,} answered ({pct}); "
                 f"all {score.total:,} answered")
     if not score.answered:
-        return f"none of {_plural(score.total, 'question')} answered yet"
+        return f"none of {plural(score.total, 'question')} answered yet"
     pct = Score(score.correct, score.answered, score.answered).percents(1.0)[0]
     return (f"{score.correct:,} right of {score.answered:,} answered ({pct}); "
             f"{score.total - score.answered:,} of {score.total:,} not answered yet")
@@ -69,7 +66,7 @@ def closing_line(missed: int) -> str:
     if not missed:
         return "Nothing missed. Ctrl+N starts a new session."
     more = missed - REVIEW_LIST_LIMIT
-    shown_more = f"… and {_plural(more, 'more question')}. " if more > 0 else ""
+    shown_more = f"… and {plural(more, 'more question')}. " if more > 0 else ""
     return f"{shown_more}r retries {'all ' * (more > 0)}these; Ctrl+N starts a new session."
 
 
