@@ -65,6 +65,15 @@ def test_summary_lines_say_how_many_were_needed() -> None:
         "1 right of 2 answered (50%); 2 of 4 not answered yet")
 
 
+def test_a_finished_one_question_session_does_not_say_all_1_answered() -> None:
+    assert score_line(Score(1, 1, 1), None) == "1 right of 1 answered (100%)"
+    assert score_line(Score(0, 1, 1), 0.7) == "0 right of 1 answered (0%)"
+    assert score_line(Score(0, 0, 1), None) == "none of 1 question answered yet"
+    assert score_line(Score(2, 2, 2), None) == "2 right of 2 answered (100%); all 2 answered"
+    assert score_line(Score(1_000, 1_000, 1_000), None) == (
+        "1,000 right of 1,000 answered (100%); all 1,000 answered")
+
+
 async def test_two_of_three_against_a_mark_of_067_is_shown_as_a_fail_below_it() -> None:
     lib = make_library(*(question_data(f"q{i}") for i in (1, 2, 3)))
     banks = lib.banks
@@ -114,7 +123,7 @@ async def test_a_retry_keeps_the_first_attempt_beside_it() -> None:
         await pilot.press("b", "s")
         await pilot.pause()
         view = body(app)
-        assert view.text_of("score") == "This retry 1 right of 1 answered (100%); all 1 answered"
+        assert view.text_of("score") == "This retry 1 right of 1 answered (100%)"
         # Wrapped at the 80-column terminal as the Static wrapped it.
         assert view.text_of("first-attempt") == (
             "First attempt 1 right of 2 answered (50%); all 2 answered. Below the pass\n"
@@ -349,6 +358,28 @@ async def test_stems_are_shown_literally_and_wide_characters_fit_their_cells() -
         assert all(row.startswith(" " * 13) for row in rows[1:])  # under the stem, not the label
         assert " ".join(row.strip() for row in rows).removeprefix("1. (wrong) ") == preview
         assert "🚀" in first and "显存" in first
+
+
+async def test_a_stem_written_over_several_lines_is_previewed_on_one_line() -> None:
+    # `question: |` block scalars, as the bank format recommends: line breaks in the stem.
+    short = "Which one\nof these   needs\n\tthe most VRAM?\n"
+    long = ("A team serves Llama-2-7B in BF16\nto one user at a time, with up to 2,048 tokens\n"
+            "of context, on an NVIDIA L4 (24 GB).\n\nHow much of its memory is left for the "
+            "KV cache?\n")
+    lib = make_library(question_data("q1", question=short), question_data("q2", question=long))
+    app = make_app(lib, shuffle=False)
+    async with app.run_test(size=(120, 24)) as pilot:
+        await start(app, pilot)
+        await pilot.press("a", "s")
+        await pilot.pause()
+        view = body(app)
+        flat = ("A team serves Llama-2-7B in BF16 to one user at a time, with up to 2,048 tokens "
+                "of context, on an NVIDIA L4 (24 GB). How much of its memory is left for the "
+                "KV cache?")
+        assert len(flat) > STEM_PREVIEW
+        assert entries(view) == [
+            "  1. (wrong) Which one of these needs the most VRAM?",
+            "  2. (not answered) " + flat[: STEM_PREVIEW - 1].rstrip() + "…"]
 
 
 async def test_topic_table_and_review_entries_are_drawn_once_and_reused() -> None:

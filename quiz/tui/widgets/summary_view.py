@@ -35,16 +35,17 @@ REVIEW_LIST_LIMIT = 100
 retries them all)."""
 
 STEM_PREVIEW = 90
-"""Characters of a stem's first line shown in the review list."""
+"""Characters of a stem (its whitespace collapsed) shown in the review list."""
 
 
 def score_line(score: Score, pass_mark: float | None) -> str:
     """``2 right of 3 answered (66.7%); all 3 answered`` — the percentage of a finished session
-    is shown with the precision :meth:`Score.percents` picks against ``pass_mark``."""
+    is shown with the precision :meth:`Score.percents` picks against ``pass_mark``. A finished
+    one-question session says no more than ``1 right of 1 answered (100%)``."""
     if score.answered == score.total and score.total:
         pct = score.percents(pass_mark if pass_mark is not None else 1.0)[0]
-        return (f"{score.correct:,} right of {score.total:,} answered ({pct}); "
-                f"all {score.total:,} answered")
+        text = f"{score.correct:,} right of {score.total:,} answered ({pct})"
+        return text if score.total == 1 else f"{text}; all {score.total:,} answered"
     if not score.answered:
         return f"none of {plural(score.total, 'question')} answered yet"
     pct = Score(score.correct, score.answered, score.answered).percents(1.0)[0]
@@ -71,12 +72,13 @@ def closing_line(missed: int) -> str:
 
 
 def stem_preview(shown: ShownQuestion) -> str:
-    """The first line of ``shown``'s stem, cut to :data:`STEM_PREVIEW` characters (with an
+    """``shown``'s stem on one line — every run of whitespace (line breaks of a ``question: |``
+    block included) made one space — cut to :data:`STEM_PREVIEW` characters (with an
     ellipsis), terminal-safe."""
-    first = shown.question.stem.strip().split("\n")[0]
-    if len(first) > STEM_PREVIEW:
-        first = first[: STEM_PREVIEW - 1].rstrip() + "…"
-    return terminal_safe(first)
+    text = " ".join(shown.question.stem.split())
+    if len(text) > STEM_PREVIEW:
+        text = text[: STEM_PREVIEW - 1].rstrip() + "…"
+    return terminal_safe(text)
 
 
 _CONSOLE = Console(width=80, legacy_windows=False, force_terminal=False, color_system=None)
@@ -191,7 +193,8 @@ def _draw_entry(label: str, text: str, highlighted: bool) -> Callable[[Pen], lis
 class SummaryView(Document, can_focus=True):
     """The summary of a :class:`~quiz.study.session.StudySession` (see :meth:`show`), with its
     review list: one entry per question missed or not answered (at most
-    :data:`REVIEW_LIST_LIMIT`), a label (``  3. (wrong)``) and the stem's first line.
+    :data:`REVIEW_LIST_LIMIT`), a label (``  3. (wrong)``) and the stem on one line
+    (:func:`stem_preview`).
 
     One entry is highlighted (the first when shown): ``↑``/``↓``, ``Home``/``End`` and
     ``PgUp``/``PgDn`` move the highlight and scroll as little as needed to keep it in view;
