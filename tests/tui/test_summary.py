@@ -224,6 +224,58 @@ async def test_the_highlight_moves_with_the_keys_and_stays_in_view() -> None:
         assert isinstance(app.screen, QuestionScreen)
 
 
+async def test_after_a_resize_the_highlighted_entry_is_in_view_and_enter_opens_it() -> None:
+    # Stems that wrap differently at each width, so a resize moves every entry.
+    lib = make_library(*(question_data(f"q{i}", question=f"Stem of q{i}: " + "the KV cache "
+                                       * (2 + i % 5)) for i in range(30)))
+    app = make_app(lib, shuffle=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await start(app, pilot)
+        await pilot.press("a", "s")
+        await pilot.pause()
+        view = body(app)
+
+        def in_view(index: int) -> bool:
+            span = view.span(view.entry_key(index))
+            assert span is not None
+            height = view.scrollable_content_region.height
+            return view.scroll_y <= span[0] and span[1] <= view.scroll_y + height
+
+        await pilot.press("end")
+        await pilot.pause()
+        last = view.entry_count - 1
+        assert view.highlighted == last and in_view(last) and view.scroll_y > 0
+        # Wider and taller: fewer lines, the scroll is cut back to the new end; back at 80x24
+        # the last entry was below the screen.
+        for size in [(100, 30), (80, 24), (60, 20), (80, 24), (80, 40), (80, 24), (120, 20)]:
+            await pilot.resize_terminal(*size)
+            await pilot.pause()
+            assert view.strips_of(view.entry_key(last))[0].cell_length == (
+                view.scrollable_content_region.width)  # wrapped again at the new width
+            assert view.highlighted == last and in_view(last), size
+        # An entry in the middle of the screen keeps the scroll: nothing jumps.
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        await pilot.press("home", *["down"] * 12)
+        await pilot.pause()
+        before = view.scroll_y
+        assert view.highlighted == 12 and in_view(12) and before > 0
+        await pilot.resize_terminal(80, 26)
+        await pilot.pause()
+        assert view.scroll_y == before and in_view(12)
+        # Narrower: the entries above grow, the highlighted one moves below the old screen.
+        await pilot.resize_terminal(40, 15)
+        await pilot.pause()
+        assert in_view(12)
+        await pilot.resize_terminal(120, 15)  # wider: it moves up, above the old scroll
+        await pilot.pause()
+        assert in_view(12)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, QuestionScreen)
+        assert app.session.position == view.positions[12] == 12
+
+
 async def test_a_click_on_an_entry_opens_its_question_and_the_wheel_scrolls() -> None:
     lib = make_library(*(question_data(f"q{i}") for i in range(40)))
     app = make_app(lib, shuffle=False)

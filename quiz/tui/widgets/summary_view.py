@@ -374,15 +374,17 @@ class SummaryView(Document, can_focus=True):
             self.replace(*(self._entry_block(i) for i in {index, old} if i is not None))
         self._scroll_to_entry(index)
 
-    def _scroll_to_entry(self, index: int) -> None:
+    def _scroll_to_entry(self, index: int, *, if_hidden: bool = False) -> None:
         """Scroll as little as needed to show every line of entry ``index``; the first entry
         brings the top of the summary (the score) into view when both fit, the last one the
-        closing hint."""
+        closing hint. With ``if_hidden``, an entry already wholly in view scrolls nothing."""
         span = self.span(self.entry_key(index))
         if span is None:
             return
         start, end = span
         height = self.scrollable_content_region.height
+        if if_hidden and self.scroll_y <= start and end <= self.scroll_y + height:
+            return
         bottom = max(0, len(self._lines) - height)
         if index == 0 and end <= height:
             self.scroll_to(y=0, animate=False, force=True)
@@ -392,6 +394,15 @@ class SummaryView(Document, can_focus=True):
             self.scroll_to(y=start, animate=False, force=True)
         elif end > self.scroll_y + height:
             self.scroll_to(y=min(start, end - height), animate=False, force=True)
+
+    def on_resize(self) -> None:
+        """Wrap again at the new width, then bring the highlighted entry back into view if the
+        new size left it off screen (Enter must open a question the student can see); an entry
+        still in view keeps the scroll."""
+        # Textual calls Document.on_resize after this one too; it finds the width drawn.
+        super().on_resize()
+        if self.highlighted is not None:
+            self._scroll_to_entry(self.highlighted, if_hidden=True)
 
     def action_move(self, delta: int) -> None:
         """Move the highlight ``delta`` entries (stopping at the ends); without entries, scroll
