@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -200,14 +201,19 @@ class Interrupted:
         return text + "."
 
 
-def interrupted_sessions(store: Store) -> list[Interrupted]:
+def interrupted_sessions(store: Store, bank_ids: AbstractSet[str] | None = None
+                         ) -> list[Interrupted]:
     """Open sessions that no running quiz owns, newest first. Sessions with nothing to resume
     (no answer given, and not an exam; or a practice session whose plan was never written)
-    are closed as abandoned on the way."""
+    are closed as abandoned on the way. With ``bank_ids`` (the banks loaded), only sessions
+    drawn from those banks are returned: a session of other banks is left open, to be offered
+    when its banks are studied again."""
     result = []
     for rec in store.open_sessions():
         owner = rec.plan.get("pid")
         if isinstance(owner, int) and _alive(owner):
+            continue
+        if bank_ids is not None and not set(rec.bank_ids) <= bank_ids:
             continue
         answered = len(store.answers(rec.id))
         # A practice session's plan is written once its first question is on screen

@@ -195,7 +195,8 @@ class QuizApp(App[int]):
             self.notify(f"{n} question{'s' * (n != 1)} changed since you last saw "
                         f"{'them' if n != 1 else 'it'}: {'their' if n != 1 else 'its'} review "
                         "schedule starts over (the history is kept).", markup=False)
-        waiting = interrupted_sessions(self.store)
+        waiting = interrupted_sessions(self.store,
+                                       {bank.header.id for bank in self.library.banks})
         if waiting:
             self._offer_resume(waiting)
         else:

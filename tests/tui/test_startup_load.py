@@ -268,3 +268,47 @@ async def test_counts_of_a_thousand_or_more_have_thousands_separators(tmp_path: 
         await pilot.pause()
         assert text_of(screen, "#count-note") == (
             "Only 1,000 questions match the chosen topics: the session will have 1,000.")
+
+
+async def test_a_session_of_other_banks_is_left_open_for_when_they_are_studied(
+        tmp_path: Path) -> None:
+    from quiz.study.store import Store
+    from quiz.tui.screens.confirm import ConfirmScreen
+    from quiz.tui.screens.question import QuestionScreen
+    from quiz.tui.screens.start import StartScreen
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "a" / "a.yaml").write_text(bank_text("a", "q1", "q2"), encoding="utf-8")
+    (tmp_path / "b" / "b.yaml").write_text(bank_text("b", "q3", "q4"), encoding="utf-8")
+    path = tmp_path / "p.db"
+    store = Store.open(path)
+    app = make_app(None, shuffle=False, store=store, paths=[str(tmp_path / "a")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settled(app, pilot)
+        await pilot.press("enter", "a")  # start bank a's session, answer its first question
+        await pilot.pause()
+        assert isinstance(app.screen, QuestionScreen)
+    store.close()  # as if killed
+
+    store = Store.open(path)
+    app = make_app(None, shuffle=False, store=store, paths=[str(tmp_path / "b")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settled(app, pilot)
+        await pilot.pause()
+        assert isinstance(app.screen, StartScreen)  # bank b: nothing offered
+    (record,) = store.open_sessions()  # bank a's session is still open, not abandoned
+    assert record.bank_ids == ("a",) and record.status == "open"
+    store.close()
+
+    store = Store.open(path)
+    app = make_app(None, shuffle=False, store=store, paths=[str(tmp_path / "a")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settled(app, pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        assert "1 of 2 answered" in app.screen.question
+        await pilot.press("y")
+        await pilot.pause()
+        assert isinstance(app.screen, QuestionScreen) and app.session is not None
+        assert app.session.position == 1
+    store.close()
