@@ -291,3 +291,24 @@ def test_a_practice_session_whose_plan_was_never_written_is_not_offered(tmp_path
         offered = interrupted_sessions(store)
         assert [i.record.id for i in offered] == [planned]
         assert store.session(unplanned).status == "abandoned"
+
+
+async def test_space_on_start_starts_and_an_empty_count_means_all_without_a_red_field(
+        ) -> None:
+    from textual.widgets import Input
+
+    app = make_app(_library(), shuffle=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _ready(app, pilot)
+        count = app.screen.query_one("#count", Input)
+        count.value = ""
+        count.validate(count.value)
+        await pilot.pause()
+        # Empty is every question that matches: not marked invalid, and the field says so.
+        assert count.is_valid and not count.has_class("-invalid")
+        assert count.placeholder == "all"
+        app.screen.query_one("#start").focus()
+        await pilot.press("space")
+        await pilot.pause()
+        assert isinstance(app.screen, QuestionScreen) and app.session is not None
+        assert app.session.total == 3

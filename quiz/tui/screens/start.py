@@ -65,6 +65,10 @@ class StartButton(Button):
     the flash. A start refused for a wrong setting says why under the form and in a
     notification."""
 
+    BINDINGS = [Binding("space", "press", "Start", show=False)]
+    """Enter presses any button (Textual's binding); Space presses this one too, as it
+    toggles the form's switch."""
+
     def __init__(self, *, disabled: bool) -> None:
         super().__init__("Start", id="start", variant="primary", disabled=disabled)
         self.active_effect_duration = 0
@@ -217,14 +221,16 @@ class StartScreen(HiddenWhenCovered):
             count = self.default_count
             with Horizontal(classes="field-row"):
                 yield Label("Number of questions", classes="field-label")
-                yield Input(str(count), type="integer", id="count", max_length=6)
+                # Empty means every question that matches (config()): valid, and says so.
+                yield Input(str(count), type="integer", id="count", max_length=6,
+                            placeholder="all", valid_empty=True)
             yield Static(id="count-note", markup=False)
             with Horizontal(classes="field-row", id="minutes-row"):
                 yield Label("Exam minutes (empty: bank's limit or 1.2 per question)",
                             classes="field-label")
                 minutes = launch.minutes if launch is not None and launch.minutes else None
                 yield Input("" if minutes is None else f"{minutes:g}", type="number",
-                            id="minutes", max_length=6)
+                            id="minutes", max_length=6, valid_empty=True)
             with Horizontal(classes="field-row"):
                 yield Label("Shuffle questions and options", classes="field-label")
                 yield Switch(value=self.shuffle, id="shuffle")
