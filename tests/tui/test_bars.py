@@ -180,3 +180,39 @@ def test_a_label_is_fitted_to_its_cells_with_an_ellipsis() -> None:
     assert cell_width(fit_label("漢字テスト漢字", 10)) == 10  # 漢字テス + … + one space
     line = score_line(long, Score(correct=1, answered=2, total=4), 30)
     assert line.startswith("A rather long topic display n…  ") and line.endswith("1/4   25%")
+
+
+async def test_the_key_bars_of_start_question_and_exam_fit_80_columns_whole() -> None:
+    """No key is cut at 80 columns (a cut one read 'm Cal▏' on the exam screen); the exam's
+    calculator key still works, though its bar does not show it."""
+    from quiz.tui.app import Launch
+    from quiz.tui.screens.exam import ExamScreen
+    from quiz.tui.screens.footprint import FootprintScreen
+
+    def fits(bar: KeyBar) -> bool:
+        text = bar_text(bar)
+        left = text.split("▏")[0].rstrip()
+        # Every key and its description whole (the space after the last may be cut).
+        return all(c.end - c.start >= len(f" {c.display} {c.description}")
+                   for c in bar.cells[:-1]) and left.endswith(bar.cells[-2].description)
+
+    lib = make_library(question_data("q1"), question_data("q2"))
+    app = make_app(lib, shuffle=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert fits(app.screen.query_one(KeyBar))
+        await start(app, pilot)
+        assert fits(app.screen.query_one(KeyBar))
+    app = make_app(lib, shuffle=False, launch=Launch(mode="exam"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        for _ in range(50):
+            await pilot.pause(0.02)
+            if isinstance(app.screen, ExamScreen):
+                break
+        assert isinstance(app.screen, ExamScreen)
+        bar = app.screen.query_one(KeyBar)
+        assert fits(bar) and "Calculator" not in bar_text(bar)
+        assert bar_text(bar).startswith(" n Next  p Previous  r Flag  l Map  s Submit…  ? Help ")
+        await pilot.press("m")
+        await pilot.pause()
+        assert isinstance(app.screen, FootprintScreen)

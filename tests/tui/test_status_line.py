@@ -54,3 +54,37 @@ async def test_a_new_text_repaints_without_a_layout_and_alert_styles_the_right()
         assert alert.color is not None and right[0].style.color == alert.color
         left = [s for s in strip if "Question" in s.text]
         assert left and not (left[0].style and left[0].style.bold)
+
+
+async def test_the_question_number_stays_whole_the_right_part_narrows_first() -> None:
+    from rich.cells import cell_len
+
+    app = LineApp()
+    left = literal("Question 1/150 · medium · Memory footprint")
+    wide, narrow = "0/150 answered · ⏱ 2:59:55 left", "0/150 · ⏱ 2:59:55"
+    async with app.run_test(size=(80, 5)) as pilot:
+        line = app.query_one(StatusLine)
+        line.show(left, wide, narrow=narrow)
+        await pilot.pause()
+        assert drawn(line).startswith(" Question 1/150 · medium · Memory footprint ")
+        assert drawn(line).endswith(f"  {wide} ")
+        # 40 columns is the app's narrowest (screens/too_small.py): the narrow form fits.
+        forms = {}
+        for width in range(40, 81, 4):
+            await pilot.resize_terminal(width, 5)
+            await pilot.pause()
+            text = drawn(line)
+            # The wide form while it leaves room for "Question 1/150…", else the narrow one.
+            fits = width - 1 - 2 - cell_len(wide) - 1 >= cell_len("Question 1/150…")
+            assert cell_len(text) == width
+            assert text.startswith(" Question 1/150")
+            assert text.endswith(f"  {wide if fits else narrow} ")
+            forms[width] = "wide" if fits else "narrow"
+        assert forms[40] == "narrow" and forms[80] == "wide"
+
+        await pilot.resize_terminal(24, 5)  # narrower still: the right part is cut
+        await pilot.pause()
+        text = drawn(line)
+        assert cell_len(text) == 24 and text.startswith(" Question 1/150…  ")
+        assert text.rstrip().endswith("…") and "answered" not in text
+        assert line.right == wide  # what it says, whatever the width shows

@@ -75,6 +75,9 @@ class ExamScreen(BodyKeys, HiddenWhenCovered):
         Binding("l", "map", "Map"),
         Binding("s", "submit", "Submit…"),
         *BODY_BINDINGS,
+        # The calculator still opens with m (the help lists it), but the exam's own keys and
+        # Help and Quit are what fit in the key bar at 80 columns.
+        Binding("m", "app.footprint", "Calculator", show=False),
     ]
 
     def __init__(self, exam: ExamSession, *, title: str = "quiz") -> None:
@@ -146,10 +149,10 @@ class ExamScreen(BodyKeys, HiddenWhenCovered):
             parts.append(q.difficulty)
         parts.append(exam.topic_names.get(q.topic, q.topic))
         # One line of fixed size: a new text (the clock, every second) needs no layout.
+        answered, clock = f"{len(exam.answers)}/{exam.total}", clock_text(exam.remaining)
         self.query_one("#status", StatusLine).show(
-            literal(" · ".join(parts), "bold"),
-            f"{len(exam.answers)}/{exam.total} answered · ⏱ {clock_text(exam.remaining)} left",
-            alert=exam.remaining < 60)
+            literal(" · ".join(parts), "bold"), f"{answered} answered · ⏱ {clock} left",
+            narrow=f"{answered} · ⏱ {clock}", alert=exam.remaining < 60)
 
     async def show_question(self) -> None:
         """Draw the current question from its top with the choices made so far (no verdict)."""

@@ -23,9 +23,12 @@ PAD = 1
 
 class StatusLine(Widget, can_focus=False):
     """One line: :attr:`left` (cut with an ellipsis when the line is too narrow) and
-    :attr:`right` (always whole, at the right end; in the ``status-line--alert`` look when
-    :meth:`show` is told so). Both are shown literally: give :class:`~textual.content.Content`
-    made with :func:`quiz.tui.content.literal` for bank text."""
+    :attr:`right` (whole, at the right end; in the ``status-line--alert`` look when
+    :meth:`show` is told so). The left part's first item (up to the first ``" · "``, e.g.
+    ``Question 3/20``) is kept whole: when the right part leaves no room for it, the right
+    part's ``narrow`` form is shown instead, and when even that does not fit, the right part
+    is cut. Both are shown literally: give :class:`~textual.content.Content` made with
+    :func:`quiz.tui.content.literal` for bank text."""
 
     ALLOW_SELECT = False
     COMPONENT_CLASSES = {"status-line--alert"}
@@ -48,14 +51,19 @@ class StatusLine(Widget, can_focus=False):
         super().__init__(name=name, id=id, classes=classes)
         self._left = Content("")
         self._right = ""
+        self._narrow = ""
         self._alert = False
 
-    def show(self, left: Content, right: str = "", *, alert: bool = False) -> None:
-        """Show ``left`` and ``right`` (plain text, shown literally); ``alert`` gives the right
-        part the alert look (an exam's last minute). Only this line is drawn again."""
-        if (left, right, alert) == (self._left, self._right, self._alert):
+    def show(self, left: Content, right: str = "", *, alert: bool = False,
+             narrow: str | None = None) -> None:
+        """Show ``left`` and ``right`` (plain text, shown literally); ``narrow``: a shorter
+        form of ``right`` for a line too narrow for both (default: ``right``); ``alert``
+        gives the right part the alert look (an exam's last minute). Only this line is drawn
+        again."""
+        narrow = right if narrow is None else narrow
+        if (left, right, narrow, alert) == (self._left, self._right, self._narrow, self._alert):
             return
-        self._left, self._right, self._alert = left, right, alert
+        self._left, self._right, self._narrow, self._alert = left, right, narrow, alert
         self.refresh()
 
     @property
@@ -75,10 +83,19 @@ class StatusLine(Widget, can_focus=False):
 
     def render(self) -> RenderResult:
         width = self.size.width
-        right = Content(self._right)
-        if self._alert and self._right:
+        plain = self._left.plain
+        first = cell_len(plain.split(" · ", 1)[0])
+        need = first + (cell_len(plain) > first)  # its cells, and the "…" after it if cut
+        text = self._right
+        if text and width - 2 * PAD - GAP - cell_len(text) < need:
+            text = self._narrow
+        if text and width - 2 * PAD - GAP - cell_len(text) < need:
+            keep = max(1, width - 2 * PAD - GAP - need)
+            text = Content(text).truncate(keep, ellipsis=True).plain
+        right = Content(text)
+        if self._alert and text:
             right = right.stylize(self.get_visual_style("status-line--alert", partial=True))
-        right_cells = cell_len(self._right)
+        right_cells = cell_len(text)
         room = width - 2 * PAD - right_cells - (GAP if right_cells else 0)
         left = self._left.truncate(room, ellipsis=True) if room > 0 else Content("")
         gap = max(0, width - 2 * PAD - left.cell_length - right_cells)
