@@ -476,3 +476,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # The reader went away (``quiz validate ... | head``): stop quietly, as Unix tools do.
+        # Standard output is pointed at /dev/null so that flushing it at exit cannot raise
+        # again (the Python documentation's recipe, "Note on SIGPIPE").
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE, what a shell reports for a command killed by it

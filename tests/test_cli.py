@@ -195,3 +195,23 @@ def test_study_without_a_terminal_exits_2_with_pointers() -> None:
     assert out.stdout == ""
     assert "quiz: the study app needs a terminal" in out.stderr
     assert "quiz validate" in out.stderr and "quiz footprint" in out.stderr
+
+
+def test_output_cut_short_by_its_reader_ends_quietly(tmp_path: Path) -> None:
+    """``quiz validate BANK | head -1``: the reader closes the pipe after one line; the
+    command stops without a traceback and with the shell's status for SIGPIPE."""
+    bank = tmp_path / "many.yaml"
+    questions = "".join(
+        f"  - id: q{i}\n    topic: memory\n    question: Which?\n"
+        f"    options: {{A: one, B: two}}\n    answer: C\n" for i in range(400))
+    bank.write_text("bank:\n  id: many\n  title: Many\n  topics: {memory: Memory}\n"
+                    "questions:\n" + questions, encoding="utf-8")
+    proc = subprocess.Popen([sys.executable, "-m", "quiz", "validate", str(bank)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    first = proc.stdout.readline()
+    proc.stdout.close()  # as head does after its line
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 141
+    assert first.startswith(str(bank).encode()) and b"error" in first
+    assert "Traceback" not in err and "BrokenPipeError" not in err
