@@ -468,6 +468,62 @@ async def test_topic_table_and_review_entries_are_drawn_once_and_reused() -> Non
                                      for line in view.text_of("topics").split("\n")]
 
 
+async def test_a_new_theme_redraws_every_part_of_the_summary_even_when_opened_again() -> None:
+    lib = make_library(*(question_data(f"q{i}") for i in range(6)))
+    app = make_app(lib, shuffle=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await start(app, pilot)
+        await pilot.press("a", "n", "b", "s")  # q0 wrong, q1 right, the rest not answered
+        await pilot.pause()
+        view = body(app)
+
+        def look() -> dict[str, object]:
+            """What the parts are drawn in, and what their component classes say now."""
+            return {
+                "title": (first_style(view, "review-title").color,
+                          view.get_component_rich_style("summary-view--title").color),
+                "highlight": (first_style(view, view.entry_key(view.highlighted or 0)).bgcolor,
+                              view.get_component_rich_style(
+                                  "summary-view--entry", "summary-view--entry-highlighted"
+                              ).bgcolor),
+                "entry": (first_style(view, view.entry_key(
+                              0 if view.highlighted else 1)).bgcolor,  # one not highlighted
+                          view.get_component_rich_style("summary-view--entry").bgcolor),
+                "hint": (first_style(view, "closing").color,
+                         view.get_component_rich_style("summary-view--hint").color),
+            }
+
+        def drawn_as_styled() -> None:
+            for part, (drawn, wanted) in look().items():
+                assert drawn == wanted, (app.theme, part)
+
+        drawn_as_styled()
+        dark = look()
+        app.theme = "catppuccin-latte"
+        await pilot.pause()
+        assert all(look()[part][1] != dark[part][1] for part in ("title", "highlight"))
+        drawn_as_styled()
+        for key in ("down", "down", "up", "up", "end", "home"):  # entries drawn before and new
+            await pilot.press(key)
+            await pilot.pause()
+            drawn_as_styled()
+        await pilot.press("escape", "s")  # opened again: its blocks are reused
+        await pilot.pause()
+        assert app.screen.view is view  # type: ignore[attr-defined]
+        drawn_as_styled()
+        # A theme chosen while the summary is closed (on the question screen).
+        await pilot.press("escape")
+        await pilot.pause()
+        app.theme = "textual-dark"
+        await pilot.pause()
+        await pilot.press("s")
+        await pilot.pause()
+        assert look() == dark
+        await pilot.press("down", "up")
+        await pilot.pause()
+        assert look() == dark
+
+
 async def test_the_summary_screen_is_made_while_the_start_screen_waits_and_filled_anew() -> None:
     lib = make_library(*(question_data(f"q{i}") for i in (1, 2, 3)))
     app = make_app(lib, shuffle=False)

@@ -160,7 +160,9 @@ class Document(ScrollView, can_focus=False):
         self._drawn_width = 0
         self._look = 0
         self._look_key: tuple[Style, str] | None = None
-        """Counts changes of look (see :class:`Pen`)."""
+        """The page's style and the theme the blocks were last drawn for."""
+        self._restyle_pending = False
+        """A change of look waits to be drawn (see :meth:`notify_style_update`)."""
         self._shown: LRUCache[int, tuple[Strip, tuple[int, int], Strip]] = LRUCache(256)
         """Lines as last drawn on screen, by document line: the line drawn, its scroll offset
         and width, and what was sent (moving to a question and back sends the same strips)."""
@@ -288,12 +290,28 @@ class Document(ScrollView, can_focus=False):
 
     def notify_style_update(self) -> None:
         """Draw again when the look changed (a theme; not a class that only touches the
-        scrollbar or the focus)."""
+        scrollbar or the focus).
+
+        Textual calls this before it restyles the component classes (the parts' colours: a
+        highlight, a heading), so the blocks are drawn again just after, once those hold the
+        new look: drawn now, every part kept the old theme's colours, and blocks reused later
+        (a summary opened again) kept them too."""
         super().notify_style_update()
         look = (self.rich_style, self.app.theme)
         if look == self._look_key:
             return
         self._look_key = look
+        self._base = None
+        self._shown.clear()
+        if not self._drawn_width:
+            self._look += 1  # nothing drawn yet: the first drawing comes after the restyle
+        elif not self._restyle_pending:
+            self._restyle_pending = True
+            self.call_next(self._restyle)
+
+    def _restyle(self) -> None:
+        """Draw every block again in the look its component classes now have."""
+        self._restyle_pending = False
         self._base = None
         self._shown.clear()
         self._look += 1
