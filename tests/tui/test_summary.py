@@ -434,6 +434,31 @@ async def test_a_stem_written_over_several_lines_is_previewed_on_one_line() -> N
             "  2. (not answered) " + flat[: STEM_PREVIEW - 1].rstrip() + "…"]
 
 
+async def test_at_40_columns_the_review_title_wraps_instead_of_being_cut() -> None:
+    lib = make_library(*(question_data(f"q{i}") for i in range(12)))
+    app = make_app(lib, shuffle=False)
+    async with app.run_test(size=(40, 15)) as pilot:
+        await start(app, pilot)
+        await pilot.press("a", "s")
+        await pilot.pause()
+        view = body(app)
+        assert view.scrollable_content_region.width == 37
+        # 38 cells: it was cut to "... opens a questio".
+        assert view.text_of("review-title") == "To review (12): Enter opens a\nquestion"
+        for strip, words in zip(view.strips_of("review-title"),
+                                ("To review (12): Enter opens a", "question"), strict=True):
+            assert strip.cell_length == 37
+            underlined = "".join(seg.text for seg in strip if seg.style and seg.style.underline)
+            assert underlined == words  # the words underlined, not the rest of the line
+        # The entries follow the title's two lines; the first is highlighted and opens q0.
+        title, first = view.span("review-title"), view.span("missed-0")
+        assert title is not None and first is not None and first[0] == title[1]
+        assert view.entry_at(title[1] - 1) is None
+        await pilot.resize_terminal(80, 15)  # wide enough again: one line
+        await pilot.pause()
+        assert view.text_of("review-title") == "To review (12): Enter opens a question"
+
+
 async def test_topic_table_and_review_entries_are_drawn_once_and_reused() -> None:
     lib = make_library(question_data("m1", topic="memory"), question_data("p1", topic="precision"),
                        question_data("p2", topic="precision"),

@@ -173,10 +173,14 @@ def _draw_topics(rows: tuple[tuple[str, ...], ...]) -> Callable[[Pen], list[Stri
 
 
 def _draw_title(title: str) -> Callable[[Pen], list[Strip]]:
+    """Draws the review list's title, wrapped at word boundaries (a narrow terminal cut it:
+    ``... opens a questio``)."""
     def draw(pen: Pen) -> list[Strip]:
+        style, fill = pen.style("summary-view--title"), pen.style("summary-view--text")
+        rows = [title] if cell_width(title) <= pen.width else [
+            row.plain.rstrip() for row in Text(title).wrap(_CONSOLE, pen.width)]
         # Only the words are underlined, not the rest of the line.
-        return [line(title, pen.style("summary-view--title"), pen.width,
-                     fill=pen.style("summary-view--text"))]
+        return [line(row, style, pen.width, fill=fill) for row in rows]
     return draw
 
 
