@@ -16,8 +16,6 @@ counts, results — goes to stdout, and the exit status says how it went. Only u
 from __future__ import annotations
 
 import argparse
-import difflib
-import json
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -122,6 +120,8 @@ def run_validate(argv: Sequence[str]) -> int:
     n_err = sum(d.severity == "error" for d in diagnostics)
     n_warn = len(diagnostics) - n_err
     if ns.format == "json":
+        import json  # only for --json: not imported before the app's first paint
+
         print(json.dumps([_as_json(d) for d in shown], indent=2, ensure_ascii=False))
         return EXIT_ERRORS if n_err else EXIT_OK
     for diag in shown:
@@ -351,6 +351,8 @@ COMMANDS: dict[str, Command] = {
 
 
 def _unknown_command(name: str) -> str:
+    import difflib
+
     close = difflib.get_close_matches(name, list(COMMANDS), n=1, cutoff=0.6)
     hint = f"; did you mean '{close[0]}'?" if close else ""
     return (f"quiz: '{name}' is neither a command nor an existing bank file or folder{hint}\n"
@@ -468,6 +470,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args and args[0] in COMMANDS:
             return COMMANDS[args[0]].run(args[1:])
         if args and not args[0].startswith("-") and not os.path.exists(args[0]):
+            import difflib  # only for a first argument that is no path: not before a paint
+
             if difflib.get_close_matches(args[0], list(COMMANDS), n=1, cutoff=0.6):
                 print(_unknown_command(args[0]), file=sys.stderr)
                 return EXIT_USAGE
