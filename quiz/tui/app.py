@@ -549,7 +549,8 @@ class QuizApp(App[int]):
           layout is run directly. A terminal resized later is laid out again on resume.
         - a collection of the young generations, then ``gc.freeze()``: what the app has
           built so far (Textual's modules, the start, question and summary screens) is never
-          scanned again by a full collection during a key press. Before, a full collection
+          scanned again by a full collection during a key press (again once the screens are
+          drawn off screen, :meth:`_lay_out_prepared_screens`). Before, a full collection
           falling on Enter or ``s`` scanned all of it: 30-90 ms on a 1,000-question library
           (issue 13). The freeze is undone when the app ends (:meth:`on_unmount`)."""
         summary = self._summary_screen
@@ -582,6 +583,11 @@ class QuizApp(App[int]):
                 screen._layout_required = False  # a screen not shown never clears it itself
             if again:
                 screen._compositor.render_full_update()
+        if again:
+            # What that drawing keeps (lines, styles) lives as long as the screens: out of the
+            # young generations now, or the first collection of them within Enter scans it.
+            gc.collect(1)
+            gc.freeze()
 
     def on_unmount(self) -> None:
         # What the app froze becomes collectable again: a process that runs several apps
