@@ -4,6 +4,8 @@ and a review list that stays short and opens its questions. Its body is one line
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.style import Style
 from textual import events
 
@@ -24,6 +26,15 @@ from quiz.tui.widgets.summary_view import (
 )
 from tests.conftest import make_library, question_data
 from tests.tui.test_question_screen import shown, start
+
+
+async def open_summary(app: object, pilot: Any, *answers: str) -> SummaryView:
+    """Start the session, press ``answers`` (option letters, ``n``...), open the summary and
+    return its body."""
+    await start(app, pilot)
+    await pilot.press(*answers, "s")
+    await pilot.pause()
+    return body(app)
 
 
 def body(app: object) -> SummaryView:
@@ -82,10 +93,7 @@ async def test_two_of_three_against_a_mark_of_067_is_shown_as_a_fail_below_it() 
                     topics=lib.topics)
     app = make_app(lib, shuffle=False)
     async with app.run_test(size=(80, 24)) as pilot:
-        await start(app, pilot)
-        await pilot.press("b", "n", "b", "n", "a", "s")
-        await pilot.pause()
-        view = body(app)
+        view = await open_summary(app, pilot, "b", "n", "b", "n", "a")
         assert view.text_of("score") == "Score 2 right of 3 answered (66.7%); all 3 answered"
         assert view.text_of("verdict") == (
             "Below the pass mark: 3 right of 3 needed (pass mark 67%)")
@@ -99,10 +107,7 @@ async def test_two_of_three_against_a_mark_of_067_is_shown_as_a_fail_below_it() 
 async def test_a_pass_is_shown_in_the_pass_colour() -> None:
     app = make_app(make_library(question_data("q1"), question_data("q2")), shuffle=False)
     async with app.run_test(size=(80, 24)) as pilot:
-        await start(app, pilot)
-        await pilot.press("b", "n", "b", "s")
-        await pilot.pause()
-        view = body(app)
+        view = await open_summary(app, pilot, "b", "n", "b")
         assert view.text_of("verdict") == "Pass: 2 right of 2 needed (pass mark 70%)"
         assert first_style(view, "verdict").color == view.get_component_rich_style(
             "summary-view--pass").color
@@ -145,10 +150,7 @@ async def test_a_long_review_list_is_capped_and_each_entry_opens_its_question() 
     lib = make_library(*(question_data(f"q{i}") for i in range(n)))
     app = make_app(lib, shuffle=False)
     async with app.run_test(size=(80, 24)) as pilot:
-        await start(app, pilot)
-        await pilot.press("a", "s")  # one wrong answer, the rest not answered
-        await pilot.pause()
-        view = body(app)
+        view = await open_summary(app, pilot, "a")  # one wrong answer, the rest not answered
         assert view.entry_count == REVIEW_LIST_LIMIT
         assert view.text_of("review-title") == f"To review ({n:,}): Enter opens a question"
         assert view.text_of("closing") == (
@@ -174,10 +176,7 @@ async def test_the_highlight_moves_with_the_keys_and_stays_in_view() -> None:
     lib = make_library(*(question_data(f"q{i}") for i in range(150)))
     app = make_app(lib, shuffle=False)
     async with app.run_test(size=(80, 24)) as pilot:
-        await start(app, pilot)
-        await pilot.press("a", "s")
-        await pilot.pause()
-        view = body(app)
+        view = await open_summary(app, pilot, "a")
         height = view.scrollable_content_region.height
         assert height == 22  # the terminal less the title and key bars
 
@@ -230,10 +229,7 @@ async def test_after_a_resize_the_highlighted_entry_is_in_view_and_enter_opens_i
                                        * (2 + i % 5)) for i in range(30)))
     app = make_app(lib, shuffle=False)
     async with app.run_test(size=(80, 24)) as pilot:
-        await start(app, pilot)
-        await pilot.press("a", "s")
-        await pilot.pause()
-        view = body(app)
+        view = await open_summary(app, pilot, "a")
 
         def in_view(index: int) -> bool:
             span = view.span(view.entry_key(index))
@@ -280,10 +276,7 @@ async def test_a_click_on_an_entry_opens_its_question_and_the_wheel_scrolls() ->
     lib = make_library(*(question_data(f"q{i}") for i in range(40)))
     app = make_app(lib, shuffle=False)
     async with app.run_test(size=(80, 24)) as pilot:
-        await start(app, pilot)
-        await pilot.press("a", "s")
-        await pilot.pause()
-        view = body(app)
+        view = await open_summary(app, pilot, "a")
         # The mouse wheel scrolls the summary (Textual's scrolling: two lines a notch).
         assert app.scroll_sensitivity_y == 2
         await pilot._post_mouse_events([events.MouseScrollDown], view, offset=(10, 5))
@@ -397,10 +390,7 @@ async def test_stems_are_shown_literally_and_wide_characters_fit_their_cells() -
     lib = make_library(question_data("q1", question=stem), question_data("q2"))
     app = make_app(lib, shuffle=False)
     async with app.run_test(size=(40, 24)) as pilot:
-        await start(app, pilot)
-        await pilot.press("a", "s")
-        await pilot.pause()
-        view = body(app)
+        view = await open_summary(app, pilot, "a")
         first = view.text_of("missed-0")
         width = view.scrollable_content_region.width
         preview = stem[: STEM_PREVIEW - 1].rstrip() + "…"
@@ -421,10 +411,7 @@ async def test_a_stem_written_over_several_lines_is_previewed_on_one_line() -> N
     lib = make_library(question_data("q1", question=short), question_data("q2", question=long))
     app = make_app(lib, shuffle=False)
     async with app.run_test(size=(120, 24)) as pilot:
-        await start(app, pilot)
-        await pilot.press("a", "s")
-        await pilot.pause()
-        view = body(app)
+        view = await open_summary(app, pilot, "a")
         flat = ("A team serves Llama-2-7B in BF16 to one user at a time, with up to 2,048 tokens "
                 "of context, on an NVIDIA L4 (24 GB). How much of its memory is left for the "
                 "KV cache?")
@@ -438,10 +425,7 @@ async def test_at_40_columns_the_review_title_wraps_instead_of_being_cut() -> No
     lib = make_library(*(question_data(f"q{i}") for i in range(12)))
     app = make_app(lib, shuffle=False)
     async with app.run_test(size=(40, 15)) as pilot:
-        await start(app, pilot)
-        await pilot.press("a", "s")
-        await pilot.pause()
-        view = body(app)
+        view = await open_summary(app, pilot, "a")
         assert view.scrollable_content_region.width == 37
         # 38 cells: it was cut to "... opens a questio".
         assert view.text_of("review-title") == "To review (12): Enter opens a\nquestion"
@@ -465,10 +449,7 @@ async def test_topic_table_and_review_entries_are_drawn_once_and_reused() -> Non
                        topics={"memory": "Memory footprint", "precision": "Precision"})
     app = make_app(lib, shuffle=False)
     async with app.run_test(size=(80, 24)) as pilot:
-        await start(app, pilot)
-        await pilot.press("b", "n", "a", "s")  # m1 right, p1 wrong, p2 not answered
-        await pilot.pause()
-        view = body(app)
+        view = await open_summary(app, pilot, "b", "n", "a")  # m1 right, p1 wrong, p2 not answered
         table = view.text_of("topics").split("\n")
         rows = [" ".join(line.replace("┃", " ").replace("│", " ").split()) for line in table]
         assert "Topic Right Answered Questions" in rows
@@ -497,10 +478,8 @@ async def test_a_new_theme_redraws_every_part_of_the_summary_even_when_opened_ag
     lib = make_library(*(question_data(f"q{i}") for i in range(6)))
     app = make_app(lib, shuffle=False)
     async with app.run_test(size=(80, 24)) as pilot:
-        await start(app, pilot)
-        await pilot.press("a", "n", "b", "s")  # q0 wrong, q1 right, the rest not answered
-        await pilot.pause()
-        view = body(app)
+        # q0 wrong, q1 right, the rest not answered
+        view = await open_summary(app, pilot, "a", "n", "b")
 
         def look() -> dict[str, object]:
             """What the parts are drawn in, and what their component classes say now."""
@@ -584,10 +563,7 @@ async def test_the_scrollbar_follows_the_summary_and_is_not_repainted_for_nothin
     lib = make_library(*(question_data(f"q{i}") for i in range(40)))
     app = make_app(lib, shuffle=False)
     async with app.run_test(size=(80, 24)) as pilot:
-        await start(app, pilot)
-        await pilot.press("a", "s")  # 40 to review
-        await pilot.pause()
-        view = body(app)
+        view = await open_summary(app, pilot, "a")  # 40 to review
         bar = view.vertical_scrollbar
         lines = len(view.plain.split("\n"))
         assert bar.window_virtual_size == lines and bar.window_size == 22
