@@ -133,6 +133,7 @@ from textual.widgets import (Button, Checkbox, Footer, Header, Input, Label, Pro
 """Textual's app with the widgets the start screen is made of (its form and its progress)."""
 IMPORT_QUIZ = """
 import quiz.cli
+import quiz.cli.study
 import quiz.tui.app
 """
 

@@ -10,7 +10,7 @@ import pytest
 
 
 @pytest.mark.parametrize("module", ["quiz", "quiz.cli", "quiz.bank.load", "quiz.bank.library",
-                                    "quiz.study.session", "quiz.footprint", "quiz.footprint.cli"])
+                                    "quiz.study.session", "quiz.footprint", "quiz.cli.footprint"])
 def test_core_does_not_import_textual(module: str) -> None:
     code = (f"import sys, {module}; "
             "leaks = sorted(m for m in ('textual', 'rich') if m in sys.modules); "

@@ -10,7 +10,7 @@ metadata says everything the rest of the program needs:
   default reads when it is not a plain value.
 
 :func:`spec_fields` reads them back as a flat list of :class:`SpecField`, in the models' order.
-From that list :mod:`quiz.footprint.cli` builds the ``quiz footprint`` flags and ``--help``, the
+From that list :mod:`quiz.cli.footprint` builds the ``quiz footprint`` flags and ``--help``, the
 TUI builds the calculator form, and :func:`format_table` writes the key table of
 ``question_bank/FORMAT.md`` (a test keeps the file equal to it). Model presets are validated by
 :class:`ModelShape`, the same architecture fields. Adding a field means declaring it in one model

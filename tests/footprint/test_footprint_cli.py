@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from quiz.footprint.cli import join_negative_values, main, register, run
+from quiz.cli.footprint import join_negative_values, main, register, run
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -138,7 +138,7 @@ def test_register_on_a_parent_parser(capsys: pytest.CaptureFixture[str]) -> None
 def test_module_runs_as_a_script() -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "80"}
     done = subprocess.run(
-        [sys.executable, "-m", "quiz.footprint.cli", "--model", "llama-2-7b"],
+        [sys.executable, "-m", "quiz.cli.footprint", "--model", "llama-2-7b"],
         capture_output=True,
         text=True,
         env=env,
@@ -148,7 +148,7 @@ def test_module_runs_as_a_script() -> None:
     assert done.returncode == 0, done.stderr
     assert "Training —" in done.stdout and "Inference —" in done.stdout
     bad = subprocess.run(
-        [sys.executable, "-m", "quiz.footprint.cli", "--zero", "4", "--model", "llama-2-7b"],
+        [sys.executable, "-m", "quiz.cli.footprint", "--zero", "4", "--model", "llama-2-7b"],
         capture_output=True,
         text=True,
         env=env,

@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from quiz.cli.footprint import main
 from quiz.footprint import FootprintSpec, estimate
-from quiz.footprint.cli import main
 from quiz.footprint.compute import (
     COMPUTE_NAMES,
     UNITS,

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from quiz.footprint.cli import FIELDS, add_arguments, spec_mapping
+from quiz.cli.footprint import FIELDS, add_arguments, spec_mapping
 from quiz.footprint.fields import ModelShape
 from quiz.footprint.spec import FootprintSpec, key_table, spec_fields
 

@@ -16,14 +16,14 @@ from quiz.footprint import FootprintSpec, estimate, render_report, derivation_st
 report = estimate(FootprintSpec.from_mapping({"model": "llama-2-7b", "gpu": "h100-80gb"}))
 render_report(report, explain=True)
 derivation_steps(report)
-import quiz.footprint.cli
+import quiz.cli.footprint
 bad = sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich'))
 assert not bad, bad
 print('ok')
 """
 
 CLASH = """
-import quiz.footprint.engine, quiz.footprint.cli  # submodules first, then the re-export
+import quiz.footprint.engine, quiz.cli.footprint  # submodules first, then the re-export
 from quiz.footprint import estimate
 assert callable(estimate) and estimate.__module__ == 'quiz.footprint.engine', estimate
 print('ok')

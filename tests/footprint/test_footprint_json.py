@@ -153,7 +153,7 @@ def test_contract_variants() -> None:
 
 
 def test_contract_with_explain(capsys: pytest.CaptureFixture[str]) -> None:
-    from quiz.footprint.cli import main
+    from quiz.cli.footprint import main
 
     report = estimate(FootprintSpec.from_mapping({"model": "llama-2-70b", "units": "GiB"}))
     plain = report.to_json()

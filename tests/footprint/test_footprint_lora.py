@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from quiz.footprint.cli import main
+from quiz.cli.footprint import main
 from quiz.footprint.engine import estimate
 from quiz.footprint.explain import explain_notes
 from quiz.footprint.lora import (
@@ -406,12 +406,13 @@ def test_training_flops_with_adapters_skip_the_frozen_weight_gradients() -> None
         adapter_params(mixtral, 8, "q,k,v,o") + adapter_params(mixtral, 8, "gate,up,down") // 4
 
 
-def test_the_readme_examples_print_what_the_readme_says() -> None:
+def test_the_calculator_doc_examples_print_what_the_doc_says() -> None:
     from pathlib import Path
 
     from quiz.footprint.units import format_bytes
 
-    readme = Path(__file__).resolve().parents[2].joinpath("README.md").read_text("utf-8")
+    readme = Path(__file__).resolve().parents[2].joinpath("docs", "calculator.md").read_text(
+        "utf-8")
     lora = estimate(_spec({"finetune": "lora", "lora_targets": "q,v", "recompute": "full"},
                           gpu="a100-40gb"))
     qlora = estimate(_spec({"finetune": "qlora", "lora_rank": 16, "recompute": "full"},

@@ -124,7 +124,7 @@ def test_prefill_chunk_is_validated_and_reported_unused_in_training() -> None:
 def test_cli_flag_and_json(capsys: pytest.CaptureFixture[str]) -> None:
     import json
 
-    from quiz.footprint.cli import main
+    from quiz.cli.footprint import main
 
     code = main(["--model", "llama-3-8b", "--phase", "inference", "--prefill-chunk", "4k",
                  "--json"])

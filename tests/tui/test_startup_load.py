@@ -16,6 +16,7 @@ from quiz import cli
 from quiz.bank import load as load_module
 from quiz.bank.cache import BankCache
 from quiz.bank.load import LoadProgress, load_library
+from quiz.cli import study as cli_study
 from quiz.tui.app import QuizApp, make_app
 from quiz.tui.screens.start import StartScreen, progress_text
 
@@ -145,7 +146,7 @@ async def test_a_broken_bank_ends_the_app_with_its_errors(tmp_path: Path) -> Non
 
 def run_cli_in_terminal(monkeypatch: pytest.MonkeyPatch, argv: list[str]) -> int:
     """``quiz ARGV`` as if in a terminal: the app runs headless."""
-    monkeypatch.setattr(cli, "has_terminal", lambda: True)
+    monkeypatch.setattr(cli_study, "has_terminal", lambda: True)
     real_run = QuizApp.run
 
     def headless(self: QuizApp, **kwargs: Any) -> Any:

@@ -1,61 +1,25 @@
-"""Command line entry point: ``quiz`` (study in the TUI) and its subcommands.
+"""The bank commands: ``quiz validate``, ``quiz schema``, ``quiz new``, ``quiz import`` and
+``quiz export`` (registered in :data:`quiz.cli.COMMANDS`).
 
-Thin by design: parse arguments, call one core function, print its result. Heavy modules
-(Textual, the loader, the calculator) are imported only by the command that needs them.
-
-Every subcommand is one entry of :data:`COMMANDS`: its name, a usage line, a one-line summary
-and the function that runs it. ``quiz --help``, ``quiz help``, the dispatch and the "did you
-mean" hint for a mistyped command are all read from that table, so adding a subcommand is
-adding one :class:`Command` there.
-
-Output convention (as linters such as ruff do): everything a command reports — diagnostics,
-counts, results — goes to stdout, and the exit status says how it went. Only usage errors
-(argparse) and the messages of a command that cannot run at all go to stderr.
+Each parses its arguments, calls one core function (:mod:`quiz.bank.lint`,
+:mod:`quiz.bank.template`, :mod:`quiz.bank.formats.transfer`) and prints its result to stdout;
+the exit status says how it went (:mod:`quiz.cli.status`).
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from quiz import __version__
+from quiz.cli.status import EXIT_ERRORS, EXIT_OK, EXIT_USAGE
 from quiz.wording import plural as _plural
 
 if TYPE_CHECKING:
     from quiz.bank.library import Diagnostic
-
-EXIT_OK = 0
-EXIT_ERRORS = 1
-EXIT_USAGE = 2
-
-NEEDS_TERMINAL = (
-    "quiz: the study app needs a terminal (stdin and stdout must be a terminal).\n"
-    "Without one, 'quiz validate PATH...' checks banks and 'quiz footprint ...' computes "
-    "memory footprints."
-)
-
-
-@dataclass(frozen=True)
-class Command:
-    """One ``quiz`` subcommand.
-
-    Attributes:
-        name: what the user types after ``quiz`` (``"validate"``).
-        usage: the arguments shown after the name in ``quiz --help`` (``"PATH..."``).
-        summary: one line saying what it does.
-        run: called with the arguments after the name; returns the exit status
-            (0 success, 1 errors found, 2 usage error). It imports what it needs itself.
-    """
-
-    name: str
-    usage: str
-    summary: str
-    run: Callable[[list[str]], int]
 
 
 # -- validate ---------------------------------------------------------------------------------
@@ -299,191 +263,3 @@ def run_export(argv: Sequence[str]) -> int:
     count = len(report.library.questions)
     print(f"{to}: exported {_plural(count, 'question')} as {form.title}")
     return EXIT_OK
-
-
-# -- footprint --------------------------------------------------------------------------------
-def run_footprint(argv: Sequence[str]) -> int:
-    """``quiz footprint ...``: the calculator's own parser and runner
-    (:mod:`quiz.footprint.cli`)."""
-    from quiz.footprint.cli import main
-
-    return main(list(argv))
-
-
-# -- help -------------------------------------------------------------------------------------
-def run_help(argv: Sequence[str]) -> int:
-    """``quiz help [COMMAND]``: the overview, or one command's ``--help``."""
-    if not argv:
-        _study_parser().print_help()
-        return EXIT_OK
-    name = argv[0]
-    if name in COMMANDS and name != "help":
-        return COMMANDS[name].run(["--help"])
-    print(_unknown_command(name), file=sys.stderr)
-    return EXIT_USAGE
-
-
-COMMANDS: dict[str, Command] = {
-    c.name: c
-    for c in (
-        Command("validate", "PATH...", "check banks and lint their questions; prints "
-                "path:line:col problems with fix hints",
-                run_validate),
-        Command("new", "BANK [--topic T] [--multiple]",
-                "append a commented template question to a bank", run_new),
-        Command("import", "FILE... --to BANK",
-                "questions from seed documents, GIFT, Moodle XML, Aiken or CSV", run_import),
-        Command("export", "BANK... --to FILE",
-                "a bank as GIFT, Moodle XML, CSV or an Anki deck", run_export),
-        Command("schema", "", "print the JSON Schema of a bank file, for editors", run_schema),
-        Command("footprint", "...", "training/inference memory, with the derivation shown",
-                run_footprint),
-        Command("exam", "[PATH...]", "a timed exam: no feedback until you submit, then a report",
-                lambda argv: run_study(argv, mode="exam")),
-        Command("review", "[PATH...]", "spaced review: questions due now, then the most missed",
-                lambda argv: run_study(argv, mode="review")),
-        Command("stats", "[--json|--csv|--reset]", "your progress: topics, sessions, leeches",
-                lambda argv: _run_stats(argv)),
-        Command("help", "[COMMAND]", "this overview, or a command's options", run_help),
-    )
-}
-"""Every subcommand, by name, in the order ``quiz --help`` lists them."""
-
-
-def _unknown_command(name: str) -> str:
-    import difflib
-
-    close = difflib.get_close_matches(name, list(COMMANDS), n=1, cutoff=0.6)
-    hint = f"; did you mean '{close[0]}'?" if close else ""
-    return (f"quiz: '{name}' is neither a command nor an existing bank file or folder{hint}\n"
-            f"(commands: {', '.join(COMMANDS)}; see quiz --help)")
-
-
-# -- studying (no subcommand) -----------------------------------------------------------------
-def _description() -> str:
-    rows = [("quiz", "study the bundled bank"), ("quiz PATH...", "study bank files or folders")]
-    rows += [(f"quiz {c.name} {c.usage}", c.summary) for c in COMMANDS.values()]
-    width = max(len(left) for left, _ in rows) + 2
-    lines = [f"  {left:<{width}}{right}" for left, right in rows]
-    return ("Study AI infrastructure (training vs inference: memory, precision, storage) in "
-            "your terminal.\n\n" + "\n".join(lines)
-            + "\n\nRun 'quiz help COMMAND' or 'quiz COMMAND --help' for a command's options.")
-
-
-def _study_parser(mode: str | None = None) -> argparse.ArgumentParser:
-    from quiz.study_cli import add_study_options
-
-    if mode is None:
-        parser = argparse.ArgumentParser(
-            prog="quiz",
-            description=_description(),
-            formatter_class=argparse.RawDescriptionHelpFormatter,
-        )
-    else:
-        descriptions = {
-            "exam": "A timed exam over the chosen topics, drawn in proportion to their sizes. "
-                    "No verdict until you submit (or the time is up); then a score report "
-                    "with every question's explanation, flagged and wrong first.",
-            "review": "Spaced review (fsrs): the questions due now, most overdue first, then "
-                      "the ones you miss most.",
-        }
-        parser = argparse.ArgumentParser(prog=f"quiz {mode}", description=descriptions[mode])
-    add_study_options(parser, exam=mode == "exam")
-    if mode is None:
-        parser.add_argument("--version", action="version", version=f"quiz {__version__}")
-    return parser
-
-
-def _run_stats(argv: Sequence[str]) -> int:
-    from quiz.study_cli import run_stats
-
-    return run_stats(argv)
-
-
-def has_terminal() -> bool:
-    """True when both stdin and stdout are terminals (the TUI needs both)."""
-    try:
-        return os.isatty(sys.stdin.fileno()) and os.isatty(sys.stdout.fileno())
-    except (AttributeError, OSError, ValueError):  # closed or replaced streams
-        return False
-
-
-def run_study(argv: Sequence[str], mode: str | None = None) -> int:
-    """``quiz [PATH...]`` (the start screen), ``quiz exam`` or ``quiz review``: open the progress
-    store, then start the TUI, which paints first and loads the banks in a worker, with the
-    progress on its start screen.
-
-    A bank with errors ends the app as soon as the load finds them: every error is printed
-    (path:line:col, on stderr) and the exit status is 1; so does a progress file written by a
-    newer quiz. A ``--topic`` the banks lack is a usage error (exit 2) likewise. Without a
-    terminal on stdin and stdout the app does not start: the banks are checked (exit 1 on
-    errors), then exit 2 with :data:`NEEDS_TERMINAL`.
-    """
-    parser = _study_parser(mode)
-    ns = parser.parse_args(argv)
-    from quiz.paths import bundled_bank_dir
-    from quiz.study_cli import launch_from, load, open_store, print_load_failure, topic_problem
-
-    paths = list(ns.paths) or [str(bundled_bank_dir())]
-    launch = launch_from(ns, mode)
-    if isinstance(launch, str):
-        parser.error(launch)
-    if not has_terminal():
-        library = load(paths)
-        if library is None:
-            return EXIT_ERRORS
-        problem = topic_problem(ns.topic, library)
-        if problem is not None:
-            parser.error(problem)
-        print(NEEDS_TERMINAL, file=sys.stderr)
-        return EXIT_USAGE
-    store = open_store(ns.data_dir)
-    if store is None:
-        return EXIT_ERRORS
-    from quiz.tui.app import make_app
-
-    with store:
-        app = make_app(None, seed=ns.seed, shuffle=not ns.no_shuffle, store=store,
-                       launch=launch, paths=paths,
-                       check=lambda library: topic_problem(ns.topic, library))
-        app.run()
-    failure = app.failure
-    if failure is not None:
-        if failure.usage is not None:
-            parser.error(failure.usage)
-        print_load_failure(failure.diagnostics)
-        return EXIT_ERRORS
-    return app.return_code or EXIT_OK
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``quiz`` console script and ``python -m quiz``.
-
-    The first argument picks a :data:`COMMANDS` entry; anything else is a bank path to study.
-    A first argument that is neither an existing path nor a command, but close to one, is a
-    typo: say so and exit 2.
-
-    Returns the exit status: 0 success, 1 errors found, 2 usage error.
-    """
-    args = list(sys.argv[1:] if argv is None else argv)
-    try:
-        if args and args[0] in COMMANDS:
-            return COMMANDS[args[0]].run(args[1:])
-        if args and not args[0].startswith("-") and not os.path.exists(args[0]):
-            import difflib  # only for a first argument that is no path: not before a paint
-
-            if difflib.get_close_matches(args[0], list(COMMANDS), n=1, cutoff=0.6):
-                print(_unknown_command(args[0]), file=sys.stderr)
-                return EXIT_USAGE
-        return run_study(args)
-    except SystemExit as exc:  # argparse: --help/--version exit 0, usage errors exit 2
-        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
-    except KeyboardInterrupt:
-        return 130
-    except BrokenPipeError:
-        # The reader went away (``quiz validate ... | head``): stop quietly, as Unix tools do.
-        # Standard output is pointed at /dev/null so that flushing it at exit cannot raise
-        # again (the Python documentation's recipe, "Note on SIGPIPE").
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return 141  # 128 + SIGPIPE, what a shell reports for a command killed by it

@@ -10,7 +10,7 @@ A value that looks like a negative number (``--dataset-size -5GB``, ``--params -
 as the flag's value and then rejected by the spec like any other ("must be positive"), not
 mistaken for an unknown flag. ``--width`` takes 40 to 400 columns.
 
-Also runnable alone: ``python -m quiz.footprint.cli --model llama-2-7b``.
+Also runnable alone: ``python -m quiz.cli.footprint --model llama-2-7b``.
 """
 
 from __future__ import annotations
@@ -384,7 +384,7 @@ def run(ns: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``quiz footprint ARGS`` (and ``python -m quiz.footprint.cli ARGS``): parse the flags with
+    """``quiz footprint ARGS`` (and ``python -m quiz.cli.footprint ARGS``): parse the flags with
     :func:`build_parser` and :func:`run` them. Returns the exit status of :func:`run`; ``--help``
     and usage errors raise ``SystemExit`` (0 and 2) as argparse does."""
     args = list(sys.argv[1:] if argv is None else argv)

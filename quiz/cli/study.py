@@ -1,4 +1,4 @@
-"""The study commands' shared options and the progress commands: ``quiz exam``, ``quiz review``
+"""Studying from the command line: ``quiz [PATH...]``, ``quiz exam``, ``quiz review`` (the TUI)
 and ``quiz stats`` (registered in :data:`quiz.cli.COMMANDS`).
 
 Every mode takes the same filters (``--topic``, ``--tag``, ``--difficulty``, ``--count``) and
@@ -9,12 +9,14 @@ folder).
 from __future__ import annotations
 
 import argparse
-import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from quiz import __version__
+from quiz.cli.status import EXIT_ERRORS, EXIT_OK, EXIT_USAGE
 from quiz.wording import plural
 
 if TYPE_CHECKING:
@@ -22,9 +24,92 @@ if TYPE_CHECKING:
     from quiz.study.store import Store
     from quiz.tui.app import Launch
 
-EXIT_OK = 0
-EXIT_ERRORS = 1
-EXIT_USAGE = 2
+NEEDS_TERMINAL = (
+    "quiz: the study app needs a terminal (stdin and stdout must be a terminal).\n"
+    "Without one, 'quiz validate PATH...' checks banks and 'quiz footprint ...' computes "
+    "memory footprints."
+)
+
+_MODE_DESCRIPTIONS = {
+    "exam": "A timed exam over the chosen topics, drawn in proportion to their sizes. "
+            "No verdict until you submit (or the time is up); then a score report "
+            "with every question's explanation, flagged and wrong first.",
+    "review": "Spaced review (fsrs): the questions due now, most overdue first, then "
+              "the ones you miss most.",
+}
+
+
+def study_parser(mode: str | None = None, *, overview: str = "") -> argparse.ArgumentParser:
+    """The parser of ``quiz`` (``mode`` None: ``overview`` is its ``--help`` description),
+    ``quiz exam`` or ``quiz review``."""
+    if mode is None:
+        parser = argparse.ArgumentParser(
+            prog="quiz",
+            description=overview,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+    else:
+        parser = argparse.ArgumentParser(prog=f"quiz {mode}",
+                                         description=_MODE_DESCRIPTIONS[mode])
+    add_study_options(parser, exam=mode == "exam")
+    if mode is None:
+        parser.add_argument("--version", action="version", version=f"quiz {__version__}")
+    return parser
+
+
+def has_terminal() -> bool:
+    """True when both stdin and stdout are terminals (the TUI needs both)."""
+    try:
+        return os.isatty(sys.stdin.fileno()) and os.isatty(sys.stdout.fileno())
+    except (AttributeError, OSError, ValueError):  # closed or replaced streams
+        return False
+
+
+def run_study(argv: Sequence[str], mode: str | None = None, *, overview: str = "") -> int:
+    """``quiz [PATH...]`` (the start screen), ``quiz exam`` or ``quiz review``: open the progress
+    store, then start the TUI, which paints first and loads the banks in a worker, with the
+    progress on its start screen.
+
+    A bank with errors ends the app as soon as the load finds them: every error is printed
+    (path:line:col, on stderr) and the exit status is 1; so does a progress file written by a
+    newer quiz. A ``--topic`` the banks lack is a usage error (exit 2) likewise. Without a
+    terminal on stdin and stdout the app does not start: the banks are checked (exit 1 on
+    errors), then exit 2 with :data:`NEEDS_TERMINAL`. ``overview`` is ``quiz --help``'s text.
+    """
+    parser = study_parser(mode, overview=overview)
+    ns = parser.parse_args(argv)
+    from quiz.paths import bundled_bank_dir
+
+    paths = list(ns.paths) or [str(bundled_bank_dir())]
+    launch = launch_from(ns, mode)
+    if isinstance(launch, str):
+        parser.error(launch)
+    if not has_terminal():
+        library = load(paths)
+        if library is None:
+            return EXIT_ERRORS
+        problem = topic_problem(ns.topic, library)
+        if problem is not None:
+            parser.error(problem)
+        print(NEEDS_TERMINAL, file=sys.stderr)
+        return EXIT_USAGE
+    store = open_store(ns.data_dir)
+    if store is None:
+        return EXIT_ERRORS
+    from quiz.tui.app import make_app
+
+    with store:
+        app = make_app(None, seed=ns.seed, shuffle=not ns.no_shuffle, store=store,
+                       launch=launch, paths=paths,
+                       check=lambda library: topic_problem(ns.topic, library))
+        app.run()
+    failure = app.failure
+    if failure is not None:
+        if failure.usage is not None:
+            parser.error(failure.usage)
+        print_load_failure(failure.diagnostics)
+        return EXIT_ERRORS
+    return app.return_code or EXIT_OK
 
 
 def add_study_options(parser: argparse.ArgumentParser, *, exam: bool = False) -> None:
@@ -159,6 +244,8 @@ def run_stats(argv: Sequence[str]) -> int:
 
         stats = compute(store, library, utc_now())
     if ns.json:
+        import json  # only for --json: not imported before the app's first paint
+
         print(json.dumps(stats.to_json(), indent=2, ensure_ascii=False))
     elif ns.csv:
         sys.stdout.write(stats.sessions_csv())
