@@ -10,6 +10,17 @@ import pytest
 from quiz.bank.library import Library, LoadedBank
 from quiz.bank.model import BankFile
 
+TUI_TESTS = Path(__file__).resolve().parent / "tui"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test under tests/tui drives the Textual app: mark it ``tui``, so that
+    ``pytest -m "not tui"`` runs the fast core layer alone."""
+    for item in items:
+        if TUI_TESTS in item.path.parents:
+            item.add_marker(pytest.mark.tui)
+
+
 SEED_BANK = Path(__file__).resolve().parent / "fixtures" / "seed_bank"
 """A frozen copy of the two-question seed bank (a folder with one bank file). Tests that need a
 real bank use it instead of the bundled ``question_bank/``, whose content changes."""

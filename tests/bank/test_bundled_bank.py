@@ -157,6 +157,7 @@ def test_every_calculator_scenario_recomputes(library: Library) -> None:
     assert checked == len(with_expect)
 
 
+@pytest.mark.tui
 async def test_a_full_practice_run_over_the_whole_bank(library: Library) -> None:
     """Every bundled question in the app, shuffled: answered right, revealed with every part it
     has, and the summary counts them all (issue 10: a full practice run works)."""

@@ -180,7 +180,7 @@ async def test_calculator_hints_name_what_the_form_offers() -> None:
 
 
 def test_cli_names_its_flags_not_bank_keys(capsys: object) -> None:
-    from quiz.footprint.cli import main
+    from quiz.cli.footprint import main
 
     assert main([]) == 2
     err = capsys.readouterr().err  # type: ignore[attr-defined]
