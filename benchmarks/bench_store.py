@@ -32,7 +32,7 @@ from fsrs import Scheduler  # noqa: E402
 
 from quiz.bank.load import load_library  # noqa: E402
 from quiz.paths import bundled_bank_dir  # noqa: E402
-from quiz.study.progress import QuestionIndex, Recorder  # noqa: E402
+from quiz.study.recorder import QuestionIndex, Recorder  # noqa: E402
 from quiz.study.session import SessionConfig, StudySession  # noqa: E402
 from quiz.study.store import AnswerRecord, Store  # noqa: E402
 

@@ -47,7 +47,7 @@ until nothing is left (:func:`settle`). Not
 which measures the sleeps (a bare app's press then takes 80 ms instead of 1 ms). The median
 over every press of every round is compared with the target; the slowest press is shown too.
 
-*Committing an answer* — :meth:`quiz.study.progress.Recorder.record` of a practice answer into
+*Committing an answer* — :meth:`quiz.study.recorder.Recorder.record` of a practice answer into
 a progress store in the benchmark's folder (the fsrs review of the question's card, then one
 transaction with the answer and the card), the median of 200 answers per round: absolute, as
 the issue states its target (≤ 1 ms).
@@ -354,11 +354,12 @@ START_APPS = 3
 
 
 def commit_times(library: Any, folder: Path, count: int) -> list[float]:
-    """Seconds per committed practice answer (:meth:`~quiz.study.progress.Recorder.record`:
+    """Seconds per committed practice answer (:meth:`~quiz.study.recorder.Recorder.record`:
     the fsrs review, then one transaction with the answer and the card) for the first
     ``count`` questions of a new session over ``library``, into the store in ``folder``."""
-    from quiz.study.progress import QuestionIndex, Recorder
-    from quiz.study.session import SessionConfig, StudySession, build_outcome
+    from quiz.study.recorder import QuestionIndex, Recorder
+    from quiz.study.session import SessionConfig, StudySession
+    from quiz.study.shown import build_outcome
     from quiz.study.store import Store
 
     folder.mkdir(parents=True, exist_ok=True)

@@ -19,18 +19,19 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Protocol
+from typing import Any, ClassVar
 
 from quiz.bank.model import Question
-from quiz.study.session import (
+from quiz.study.mode import AnswerSink, Mode
+from quiz.study.score import Score
+from quiz.study.session import SessionConfig, StudySession
+from quiz.study.shown import (
     Outcome,
-    Score,
-    SessionConfig,
     SessionError,
     ShownQuestion,
-    StudySession,
-    _shown_options,
     build_outcome,
+    option_order,
+    shown_question,
 )
 
 MINUTES_PER_QUESTION = 1.2
@@ -80,6 +81,9 @@ def draw_exam(questions: Sequence[Question], config: SessionConfig) -> list[Show
         SessionError: nothing matches, or the count is below 1.
     """
     pool = [q for q in questions if config.matches(q)]
+    if config.question_ids is not None:  # a retake of some questions (the ones missed)
+        wanted = set(config.question_ids)
+        pool = [q for q in pool if q.id in wanted]
     if not pool:
         raise SessionError("no question matches: choose at least one topic with questions")
     n = len(pool) if config.count is None else min(config.count, len(pool))
@@ -96,26 +100,9 @@ def draw_exam(questions: Sequence[Question], config: SessionConfig) -> list[Show
     else:
         position = {q.id: i for i, q in enumerate(pool)}
         drawn.sort(key=lambda q: position[q.id])
-    return [ShownQuestion(number=i + 1, total=len(drawn), question=q,
-                          options=_shown_options(q, rng if config.shuffle else None))
+    return [shown_question(q, i + 1, len(drawn),
+                           option_order(q, rng if config.shuffle else None))
             for i, q in enumerate(drawn)]
-
-
-class ExamSink(Protocol):
-    """Where an exam's progress goes as it happens (the store, through
-    :class:`quiz.study.progress.Recorder`)."""
-
-    def record(self, outcome: Outcome, seconds: float) -> int | None:
-        """Keep the answer (not shown to the student)."""
-
-    def undo(self, question_id: str) -> None:
-        """Forget an answer withdrawn by the student."""
-
-    def flag(self, question_id: str, flagged: bool) -> None:
-        """Keep a flag for review."""
-
-    def save_state(self, state: dict[str, Any]) -> None:
-        """Keep the clock and position, for resumption."""
 
 
 @dataclass(frozen=True)
@@ -137,6 +124,8 @@ class ExamItem:
     shown: ShownQuestion
     outcome: Outcome | None
     flagged: bool
+    seconds: float = 0.0
+    """Seconds spent on the question during the exam (every visit, pauses left out)."""
 
     @property
     def correct(self) -> bool:
@@ -168,6 +157,21 @@ class ExamReport:
     by_topic: dict[str, Score]
     by_difficulty: dict[str, Score]
     items: tuple[ExamItem, ...]
+    pauses: tuple[float, ...] = ()
+    """Seconds of each pause taken (the clock stopped, the question hidden; a quit and a
+    resumption count as one). An exam with pauses was not taken in one timed sitting."""
+    strict: bool = False
+    """The clock ran in wall time, with no pause (``--strict``)."""
+
+    @property
+    def sheet(self) -> tuple[ExamItem, ...]:
+        """Every question in exam order (the answer sheet)."""
+        return tuple(sorted(self.items, key=lambda it: it.shown.number))
+
+    @property
+    def paused_s(self) -> float:
+        """Seconds paused in all."""
+        return sum(self.pauses)
 
     @property
     def fraction(self) -> float:
@@ -176,11 +180,9 @@ class ExamReport:
 
     @property
     def passed(self) -> bool:
-        """True when right/total reaches the pass mark, compared exactly (7 of 10 passes a
-        0.7 mark: the mark is read as the decimal the author wrote, not a binary float)."""
-        if not self.score.total:
-            return False
-        return Fraction(self.score.correct, self.score.total) >= Fraction(repr(self.pass_mark))
+        """True when right/total reaches the pass mark (:func:`quiz.study.score.passes`, the
+        one rule: exact, and an exam of 0 questions does not pass)."""
+        return self.score.passed(self.pass_mark)
 
 
 @dataclass
@@ -198,7 +200,20 @@ class ExamSession:
     topic_names: dict[str, str] = field(default_factory=dict)
     clock: Callable[[], float] = time.monotonic
     elapsed_before: float = 0.0
-    sink: ExamSink | None = None
+    strict: bool = False
+    """A strict exam: no pause, and its clock runs in wall time (``wall_clock``) through a
+    quit or a crash, as at a test centre."""
+    wall_clock: Callable[[], float] | None = None
+    """Seconds since the epoch, for a strict exam's clock (default :func:`time.time`)."""
+    started_wall: float | None = None
+    """When a strict exam began, in ``wall_clock`` seconds."""
+    time_on: dict[str, float] = field(default_factory=dict)
+    """Seconds spent on each question so far, by question id (pauses left out)."""
+    pauses: list[float] = field(default_factory=list)
+    """Seconds of each pause ended so far."""
+    paused_at: float | None = None
+    """When the pause under way began (``clock`` seconds), or ``None``."""
+    sink: AnswerSink | None = None
     position: int = 0
     answers: dict[str, frozenset[str]] = field(default_factory=dict)
     ticks: dict[str, frozenset[str]] = field(default_factory=dict)
@@ -206,46 +221,78 @@ class ExamSession:
     report: ExamReport | None = None
     _started: float = 0.0
     _shown_at: float = 0.0
+    _credited_at: float = 0.0
+    _paused_this_run: float = field(default=0.0, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self._started = self._shown_at = self.clock()
+        self._started = self._shown_at = self._credited_at = self.clock()
+        if self.strict and self.started_wall is None:
+            self.started_wall = self._wall()
 
-    mode = "exam"
+    mode: ClassVar[Mode] = Mode.EXAM
 
     # -- building ---------------------------------------------------------------------------
     @classmethod
     def draw(cls, questions: Sequence[Question], config: SessionConfig, *,
              minutes: float | None = None, bank_minutes: float | None = None,
              pass_mark: float = 0.7, topic_names: dict[str, str] | None = None,
-             clock: Callable[[], float] = time.monotonic) -> ExamSession:
-        """Draw a new exam (see :func:`draw_exam` and :func:`time_limit_seconds`)."""
+             clock: Callable[[], float] = time.monotonic,
+             sink: AnswerSink | None = None, strict: bool = False,
+             wall_clock: Callable[[], float] | None = None) -> ExamSession:
+        """Draw a new exam (see :func:`draw_exam` and :func:`time_limit_seconds`);
+        ``strict``: its clock runs in ``wall_clock`` time, with no pause."""
         shown = draw_exam(questions, config)
         return cls(shown=shown, time_limit_s=time_limit_seconds(len(shown), minutes,
                                                                 bank_minutes),
-                   pass_mark=pass_mark, topic_names=dict(topic_names or {}), clock=clock)
+                   pass_mark=pass_mark, topic_names=dict(topic_names or {}), clock=clock,
+                   sink=sink, strict=strict, wall_clock=wall_clock)
 
     def plan(self) -> dict[str, Any]:
-        """What was drawn and the exam's settings, as JSON data for the store."""
-        return {"questions": [[s.question.id, "".join(o.key for o in s.options)]
-                              for s in self.shown],
-                "time_limit_s": self.time_limit_s, "pass_mark": self.pass_mark}
+        """What was drawn and the exam's settings, as JSON data for the store (a strict
+        exam's start in wall-clock seconds too)."""
+        plan: dict[str, Any] = {
+            "questions": [[s.question.id, "".join(o.key for o in s.options)]
+                          for s in self.shown],
+            "time_limit_s": self.time_limit_s, "pass_mark": self.pass_mark}
+        if self.strict:
+            plan["strict"] = True
+            plan["started_wall"] = self.started_wall
+        return plan
+
+    def _wall(self) -> float:
+        return (self.wall_clock or time.time)()
 
     @classmethod
     def resume(cls, questions: Sequence[Question], plan: dict[str, Any], state: dict[str, Any],
                answers: Iterable[tuple[str, Iterable[str]]], flags: Iterable[str], *,
                topic_names: dict[str, str] | None = None,
-               clock: Callable[[], float] = time.monotonic) -> ExamSession:
+               clock: Callable[[], float] = time.monotonic,
+               sink: AnswerSink | None = None,
+               wall_clock: Callable[[], float] | None = None) -> ExamSession:
         """Rebuild an interrupted exam with the time it had left: the same questions and
-        letters, the answers (by bank option keys) and flags given so far.
+        letters, the answers (by bank option keys) and flags given so far, the time spent
+        on each question and the pauses. The time between the quit and now counts as a
+        pause; a strict exam's clock ran on meanwhile (wall time).
 
         Raises:
             SessionError: none of its questions is in the bank any more.
         """
         shown = list(StudySession.from_plan(questions, plan).shown)
+        strict = bool(plan.get("strict", False))
+        started_wall = plan.get("started_wall")
         exam = cls(shown=shown, time_limit_s=float(plan["time_limit_s"]),
                    pass_mark=float(plan.get("pass_mark", 0.7)),
                    topic_names=dict(topic_names or {}), clock=clock,
-                   elapsed_before=float(state.get("elapsed_s", 0.0)))
+                   elapsed_before=float(state.get("elapsed_s", 0.0)), strict=strict,
+                   wall_clock=wall_clock,
+                   started_wall=float(started_wall) if started_wall is not None else None)
+        exam.time_on = {str(k): float(v) for k, v in dict(state.get("time_on", {})).items()}
+        exam.pauses = [float(p) for p in state.get("pauses", ())]
+        saved_wall = state.get("saved_wall")
+        if not strict and isinstance(saved_wall, int | float):
+            exam.pauses.append(max(0.0, exam._wall() - float(saved_wall)))
+        # The sink is given once the answers are back: resuming records nothing again.
+        exam.sink = sink
         by_id = {s.question.id: s for s in shown}
         for qid, keys in answers:
             if qid in by_id:
@@ -266,7 +313,51 @@ class ExamSession:
         """Seconds used so far (frozen once submitted)."""
         if self.report is not None:
             return self.report.time_used_s
-        return self.elapsed_before + (self.clock() - self._started)
+        if self.strict and self.started_wall is not None:
+            return max(0.0, self._wall() - self.started_wall)
+        now = self.clock() if self.paused_at is None else self.paused_at
+        return self.elapsed_before + (now - self._started) - self._paused_this_run
+
+    @property
+    def paused(self) -> bool:
+        """True while a pause is under way (the clock stopped, the question hidden)."""
+        return self.paused_at is not None
+
+    def pause(self) -> None:
+        """Stop the clock and hide the question until :meth:`unpause`.
+
+        Raises:
+            SessionError: a strict exam (no pause), or the exam is submitted.
+        """
+        if self.strict:
+            raise SessionError("a strict exam has no pause: its clock runs as at a test centre")
+        if self.report is not None:
+            raise SessionError("the exam is submitted")
+        if self.paused_at is None:
+            self._credit()
+            self.paused_at = self.clock()
+            self.save()
+
+    def unpause(self) -> None:
+        """Start the clock again after :meth:`pause`; the pause is counted in the report."""
+        if self.paused_at is None:
+            return
+        now = self.clock()
+        length = max(0.0, now - self.paused_at)
+        self.pauses.append(length)
+        self._paused_this_run += length
+        self.paused_at = None
+        self._credited_at = now
+        self._shown_at += length
+        self.save()
+
+    def _credit(self) -> None:
+        """Add the time since it was last counted to the current question's time."""
+        now = self.clock()
+        if self.paused_at is None and self.report is None and self.shown:
+            qid = self.current.question.id
+            self.time_on[qid] = self.time_on.get(qid, 0.0) + max(0.0, now - self._credited_at)
+        self._credited_at = now
 
     @property
     def remaining(self) -> float:
@@ -282,8 +373,13 @@ class ExamSession:
         """Hand the clock and position to the sink (called on every action and periodically,
         so an interrupted exam resumes with the time it had left)."""
         if self.sink is not None and self.report is None:
-            self.sink.save_state({"elapsed_s": round(self.elapsed, 3), "position": self.position,
-                                  "ticks": self._partial_ticks()})
+            self._credit()
+            self.sink.save_state(self._state(self.elapsed, self._partial_ticks()))
+
+    def _state(self, elapsed: float, ticks: dict[str, list[str]]) -> dict[str, Any]:
+        return {"elapsed_s": round(elapsed, 3), "position": self.position, "ticks": ticks,
+                "time_on": {k: round(v, 3) for k, v in self.time_on.items()},
+                "pauses": [round(p, 3) for p in self.pauses], "saved_wall": self._wall()}
 
     def _partial_ticks(self) -> dict[str, list[str]]:
         """Ticks of multiple-response questions not complete yet, by bank option keys (kept
@@ -309,6 +405,7 @@ class ExamSession:
 
     def go(self, position: int) -> ShownQuestion:
         """Jump to a 0-based ``position`` (clamped)."""
+        self._credit()
         self.position = max(0, min(position, self.total - 1))
         self._shown_at = self.clock()
         self.save()
@@ -335,23 +432,24 @@ class ExamSession:
         if self.expired:
             raise SessionError("the time is up: submit the exam to see the report")
 
-    def choose(self, letter: str) -> frozenset[str]:
-        """Choose ``letter`` on the current question: a single-answer question takes it as its
-        answer (replacing an earlier one); a multiple-response question toggles the tick, and is
-        answered while exactly as many are ticked as it asks for. Returns the ticks. No verdict
-        is given.
+    def answer(self, letters: Iterable[str]) -> frozenset[str]:
+        """Make ``letters`` the current question's choice (a multiple-response question's
+        ticks): the question counts as answered while exactly as many are chosen as it asks
+        for, and the answer can be changed until the exam is submitted. Returns the choice. No
+        verdict is given. The exam's one way to answer (:meth:`choose` toggles through it).
 
         Raises:
-            SessionError: submitted, time up, or a letter not shown.
+            SessionError: submitted, time up, a letter not shown, or more than one letter for
+                a single-answer question.
         """
         self._check_open()
         shown = self.current
-        shown.option(letter)
+        ticks = frozenset(letter.upper() for letter in letters)
+        for letter in ticks:
+            shown.option(letter)
+        if len(ticks) > shown.choose and not shown.question.multiple_response:
+            raise SessionError("choose one option")
         qid = shown.question.id
-        if shown.question.multiple_response:
-            ticks = self.ticks.get(qid, frozenset()) ^ {letter}
-        else:
-            ticks = frozenset({letter})
         self.ticks[qid] = ticks
         seconds = max(0.0, self.clock() - self._shown_at)
         if len(ticks) == shown.choose:
@@ -365,6 +463,21 @@ class ExamSession:
                 self.sink.undo(qid)
         self.save()
         return ticks
+
+    def choose(self, letter: str) -> frozenset[str]:
+        """Choose ``letter`` on the current question: a single-answer question takes it as its
+        answer (replacing an earlier one); a multiple-response question toggles the tick
+        (:meth:`answer` with the ticks changed). Returns the ticks.
+
+        Raises:
+            SessionError: submitted, time up, or a letter not shown.
+        """
+        self._check_open()
+        shown = self.current
+        shown.option(letter)
+        if shown.question.multiple_response:
+            return self.answer(self.ticks.get(shown.question.id, frozenset()) ^ {letter})
+        return self.answer({letter})
 
     def toggle_flag(self) -> bool:
         """Flag the current question for review, or unflag it. Returns the new state."""
@@ -384,18 +497,20 @@ class ExamSession:
         it again returns the same report."""
         if self.report is not None:
             return self.report
+        self.unpause()
+        self._credit()
         used = min(self.elapsed, self.time_limit_s)
         timed_out = self.expired
         if self.sink is not None:
-            self.sink.save_state({"elapsed_s": round(used, 3), "position": self.position,
-                                  "ticks": {}})
+            self.sink.save_state(self._state(used, {}))
         items = []
         for s in self.shown:
             letters = self.answers.get(s.question.id)
             outcome = None
             if letters is not None:
                 outcome = build_outcome(s, tuple(o for o in s.options if o.letter in letters))
-            items.append(ExamItem(s, outcome, s.question.id in self.flags))
+            items.append(ExamItem(s, outcome, s.question.id in self.flags,
+                                  round(self.time_on.get(s.question.id, 0.0), 3)))
 
         def tally(key: Callable[[ExamItem], str]) -> dict[str, Score]:
             result: dict[str, Score] = {}
@@ -416,5 +531,5 @@ class ExamSession:
             timed_out=timed_out,
             by_topic=tally(lambda it: it.shown.question.topic),
             by_difficulty=tally(lambda it: it.shown.question.difficulty or "unrated"),
-            items=tuple(ordered))
+            items=tuple(ordered), pauses=tuple(self.pauses), strict=self.strict)
         return self.report

@@ -1,11 +1,10 @@
-"""A study session: which questions, in which order, with which option letters, and what each
-answer reveals.
+"""A study session: which questions, in which order, and what each answer reveals.
 
 The TUI presents what this module decides; it never decides anything itself. One
-:class:`StudySession` per run: it draws the questions (topic filter, count, question and option
-shuffling from a seeded RNG), takes answers by the letters the student saw and returns an
-:class:`Outcome` — the verdict plus everything to reveal, already translated to those letters, so
-shuffled options can never contradict their explanations.
+:class:`StudySession` per run (practice, review or cram; an exam is
+:class:`quiz.study.exam.ExamSession`): it draws the questions (topic filter, count, question
+and option shuffling from a seeded RNG), takes answers by the letters the student saw and
+returns an :class:`~quiz.study.shown.Outcome` — the verdict plus everything to reveal.
 """
 
 from __future__ import annotations
@@ -16,15 +15,18 @@ import random
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from fractions import Fraction
-from typing import Any, Protocol, overload
+from typing import Any, overload
 
-from quiz.bank.model import OPTION_KEYS, Infographic, Question, WorkedExample
-
-
-class SessionError(ValueError):
-    """An action the session cannot take (answering twice, choosing the wrong number of
-    options, a letter that is not shown). The message says what to do instead."""
+from quiz.bank.model import Question
+from quiz.study.mode import AnswerSink, Mode
+from quiz.study.score import Score
+from quiz.study.shown import (
+    Outcome,
+    PreparedQuestions,
+    SessionError,
+    ShownQuestion,
+    build_outcome,
+)
 
 
 @dataclass(frozen=True)
@@ -67,295 +69,39 @@ class SessionConfig:
                 and (self.difficulties is None or question.difficulty in self.difficulties))
 
 
-@dataclass(frozen=True)
-class ShownOption:
-    """An option as the student sees it: the ``letter`` shown, the bank's ``key`` behind it,
-    and its text."""
+def draw_questions(questions: Sequence[Question],
+                   config: SessionConfig = SessionConfig()) -> PreparedQuestions:
+    """Draw a practice, review or cram session's questions from ``questions`` according to
+    ``config`` (no question is prepared: options are shuffled when each is first read). The
+    costly part of starting a session (shuffling the library is O(n)), so it can be done
+    ahead of time and given to :class:`StudySession`.
 
-    letter: str
-    key: str
-    text: str
-
-
-@dataclass(frozen=True)
-class ShownQuestion:
-    """A question as presented: its 1-based ``number`` of ``total``, and its options in the
-    order and under the letters shown."""
-
-    number: int
-    total: int
-    question: Question
-    options: tuple[ShownOption, ...]
-
-    @property
-    def choose(self) -> int:
-        """How many options the student must choose (1 for a single-answer question)."""
-        return len(self.question.answer_keys)
-
-    @property
-    def letters(self) -> str:
-        """The letters shown, in order, e.g. ``"ABCD"``."""
-        return "".join(o.letter for o in self.options)
-
-    def option(self, letter: str) -> ShownOption:
-        """The option shown under ``letter``. Raises :class:`SessionError` if none is."""
-        for o in self.options:
-            if o.letter == letter:
-                return o
-        raise SessionError(f"there is no option {letter} (options: {', '.join(self.letters)})")
-
-    def letter_of(self, key: str) -> str:
-        """The letter under which the bank's option ``key`` is shown."""
-        for o in self.options:
-            if o.key == key:
-                return o.letter
-        raise KeyError(key)
-
-
-class PreparedQuestions(Sequence[ShownQuestion]):
-    """A session's questions in session order, each prepared as a :class:`ShownQuestion` the
-    first time it is read (then kept), so starting a session over 100,000 questions does not
-    build 100,000 of them, nor shuffle their options.
-
-    ``questions`` are the bank's questions in session order. A question's options are shown in
-    the order ``orders`` gives for it; where ``orders`` is ``None`` (or its entry is), they are
-    shuffled by a generator seeded with ``option_seed`` and the question's id — the same letters
-    for the same seed, whichever questions are read and in whichever order — or, without
-    ``option_seed``, kept in bank order. A question that
-    :attr:`~quiz.bank.model.Question.keeps_order` is never shuffled. Reading by index prepares
-    one question; iterating prepares them all (use :attr:`questions` and :meth:`keys_shown`
-    to look without preparing).
+    Raises:
+        SessionError: when no question matches the topics or ids asked for, or the count is
+            below 1.
     """
-
-    def __init__(self, questions: Sequence[Question],
-                 orders: Sequence[tuple[str, ...] | None] | None = None, *,
-                 option_seed: int | None = None) -> None:
-        self.questions: tuple[Question, ...] = tuple(questions)
-        """The bank's questions in session order."""
-        self.option_seed = option_seed
-        """Seed of the option shuffles (``None``: options in bank order where no order is
-        given)."""
-        self._orders = orders
-        self._drawn: dict[int, tuple[str, ...]] = {}
-        self._prepared: list[ShownQuestion | None] = [None] * len(self.questions)
-
-    def __len__(self) -> int:
-        return len(self.questions)
-
-    @overload
-    def __getitem__(self, index: int) -> ShownQuestion: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[ShownQuestion]: ...
-
-    def __getitem__(self, index: int | slice) -> ShownQuestion | list[ShownQuestion]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        i = operator.index(index)
-        if i < 0:
-            i += len(self)
-        if not 0 <= i < len(self):
-            raise IndexError("question index out of range")
-        shown = self._prepared[i]
-        if shown is None:
-            q = self.questions[i]
-            shown = ShownQuestion(
-                number=i + 1, total=len(self), question=q,
-                options=tuple(ShownOption(letter=OPTION_KEYS[j], key=k, text=q.options[k])
-                              for j, k in enumerate(self.keys_shown(i))))
-            self._prepared[i] = shown
-        return shown
-
-    def keys_shown(self, index: int) -> tuple[str, ...]:
-        """The option keys of question ``index`` in the order shown (without preparing it)."""
-        given = self._orders[index] if self._orders is not None else None
-        if given is not None:
-            return given
-        drawn = self._drawn.get(index)
-        if drawn is None:
-            q = self.questions[index]
-            rng = (random.Random(f"{self.option_seed}:{q.id}")
-                   if self.option_seed is not None else None)
-            drawn = self._drawn[index] = _option_order(q, rng)
-        return drawn
-
-    @property
-    def has_given_orders(self) -> bool:
-        """True when some question has its option order given (see :meth:`given_order`)."""
-        return self._orders is not None
-
-    def given_order(self, index: int) -> bool:
-        """True when question ``index`` has its option order given (from a stored plan), not
-        drawn from :attr:`option_seed` or bank order."""
-        return self._orders is not None and self._orders[index] is not None
-
-    def index_of(self, question_id: str) -> int:
-        """The 0-based position of the question with this id. Raises ``ValueError`` if the
-        session has none."""
-        for i, q in enumerate(self.questions):
-            if q.id == question_id:
-                return i
-        raise ValueError(f"no question {question_id!r} in this session")
-
-
-@dataclass(frozen=True)
-class DistractorNote:
-    """One wrong option in the reveal: the option as shown, why it is wrong, and whether the
-    student chose it."""
-
-    option: ShownOption
-    review: str
-    chosen: bool
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """The result of answering: the verdict and everything the reveal shows, in the order the
-    source documents use (verdict → short explanation → infographic → full explanation →
-    distractor review)."""
-
-    shown: ShownQuestion
-    chosen: tuple[ShownOption, ...]
-    right: tuple[ShownOption, ...]
-    correct: bool
-    distractor_review: tuple[DistractorNote, ...]
-
-    @property
-    def short_explanation(self) -> str:
-        """The question's short explanation (plain, with an analogy)."""
-        return self.shown.question.short_explanation
-
-    @property
-    def infographic(self) -> Infographic | None:
-        """The question's infographic, if it has one."""
-        return self.shown.question.infographic
-
-    @property
-    def full_explanation(self) -> str:
-        """The question's full explanation."""
-        return self.shown.question.full_explanation
-
-    @property
-    def worked_example(self) -> WorkedExample | None:
-        """The question's worked example (a calculator scenario), if it has one."""
-        return self.shown.question.worked_example
-
-    @property
-    def references(self) -> tuple[str, ...]:
-        """The question's references."""
-        return tuple(self.shown.question.references)
-
-    @property
-    def right_ticks(self) -> tuple[ShownOption, ...]:
-        """Chosen options that are right."""
-        return tuple(o for o in self.chosen if o in self.right)
-
-    @property
-    def wrong_ticks(self) -> tuple[ShownOption, ...]:
-        """Chosen options that are wrong."""
-        return tuple(o for o in self.chosen if o not in self.right)
-
-    @property
-    def missed(self) -> tuple[ShownOption, ...]:
-        """Right options that were not chosen."""
-        return tuple(o for o in self.right if o not in self.chosen)
-
-    @property
-    def verdict(self) -> str:
-        """One line: right or wrong, which option was right and what was chosen, by letter.
-        For a multiple-response question, which ticks were right, which wrong and which right
-        options were missed (scoring stays all-or-nothing)."""
-        right = ", ".join(o.letter for o in self.right)
-        chosen = ", ".join(o.letter for o in self.chosen)
-        if self.correct:
-            return f"Correct: {right}."
-        if not self.chosen:
-            noun = "answers were" if len(self.right) > 1 else "answer was"
-            return f"Not answered: the right {noun} {right}."
-        if len(self.right) > 1:
-            def letters(options: tuple[ShownOption, ...]) -> str:
-                return ", ".join(o.letter for o in options) or "none"
-            return (f"Not quite: the right answers were {right}. Your ticks: right "
-                    f"{letters(self.right_ticks)}; wrong {letters(self.wrong_ticks)}; "
-                    f"missed {letters(self.missed)}.")
-        noun = "answers were" if len(self.right) > 1 else "answer was"
-        return f"Not quite: the right {noun} {right}; you chose {chosen}."
-
-
-@dataclass(frozen=True)
-class Score:
-    """``correct`` out of ``answered``, with ``total`` questions in the session."""
-
-    correct: int = 0
-    answered: int = 0
-    total: int = 0
-
-    @property
-    def fraction(self) -> float:
-        """Correct answers as a fraction of answered ones (0.0 when none answered)."""
-        return self.correct / self.answered if self.answered else 0.0
-
-    def needed(self, pass_mark: float) -> int:
-        """How many right answers out of ``total`` reach ``pass_mark`` (a fraction 0–1),
-        computed exactly: the mark is read as the decimal it was written as (0.67 is 67/100,
-        not the nearest binary float), so 2 of 3 is below 0.67 and 67 of 100 is not."""
-        exact = Fraction(self.total) * exact_fraction(pass_mark)
-        return -(-exact.numerator // exact.denominator)  # ceiling, in integers
-
-    def passed(self, pass_mark: float) -> bool:
-        """True when ``correct`` reaches ``pass_mark`` of ``total`` questions (exactly; see
-        :meth:`needed`)."""
-        return self.correct >= self.needed(pass_mark)
-
-    def percents(self, pass_mark: float) -> tuple[str, str]:
-        """The score (``correct`` of ``total``) and the pass mark as percentages, e.g.
-        ``("66.7%", "67%")``, with as many decimals as it takes for the two to compare as the
-        exact verdict does: a score below the mark never shows the mark's own percentage.
-        Both are rounded half up, at the same number of decimals (at most 6), with trailing
-        zeros dropped."""
-        score = Fraction(self.correct, self.total) if self.total else Fraction(0)
-        mark = exact_fraction(pass_mark)
-        passed = self.passed(pass_mark)
-        for decimals in range(7):
-            shown_score, shown_mark = _round_percent(score, decimals), _round_percent(mark,
-                                                                                    decimals)
-            if (shown_score >= shown_mark) == passed:
-                break
-        return _percent_text(shown_score), _percent_text(shown_mark)
-
-
-def exact_fraction(value: float) -> Fraction:
-    """``value`` as the decimal fraction it prints as (``0.67`` → 67/100)."""
-    return Fraction(repr(value))
-
-
-def _round_percent(value: Fraction, decimals: int) -> Fraction:
-    scaled = value * 100 * 10**decimals
-    return Fraction(int(scaled + Fraction(1, 2)), 10**decimals)  # half up (values are >= 0)
-
-
-def _percent_text(value: Fraction) -> str:
-    text = f"{float(value):.6f}".rstrip("0").rstrip(".")
-    return f"{text}%"
-
-
-class AnswerSink(Protocol):
-    """Where a session's answers go as they are given (the progress store through
-    :class:`quiz.study.progress.Recorder`); tests may pass their own."""
-
-    def record(self, outcome: Outcome, seconds: float) -> int | None:
-        """Keep one answer; return its review rating (1–4) if it moved the schedule."""
-
-    def rerate(self, question_id: str, rating: int) -> None:
-        """Replace the rating of an answer given in this session."""
-
-    def undo(self, question_id: str) -> None:
-        """Forget an answer given in this session, with its schedule change."""
-
-
-MODES = ("practice", "exam", "review", "cram")
-"""Session modes. Practice and review answers move the review schedule; exam and cram answers
-are recorded but do not."""
+    rng = random.Random(config.seed)
+    pool = list(questions)
+    if config.question_ids is not None:
+        by_id = {q.id: q for q in pool}
+        pool = [by_id[i] for i in config.question_ids if i in by_id]
+    if not config.filters_nothing:  # a session of everything reads no question here
+        pool = [q for q in pool if config.matches(q)]
+    if not pool:
+        raise SessionError("no question matches: choose at least one topic with questions"
+                           + (" (and check the tag and difficulty filters)"
+                              if config.tags or config.difficulties else ""))
+    if config.count is not None and config.count < 1:
+        raise SessionError("the number of questions must be at least 1")
+    if config.shuffle and not (config.ordered and config.question_ids is not None):
+        rng.shuffle(pool)
+    if config.count is not None:
+        pool = pool[: config.count]
+    # Each question's options are shuffled when it is first read, by its own generator
+    # (this seed and its id): a seed gives the same letters whichever questions are visited,
+    # and starting a session costs nothing per question.
+    option_seed = rng.getrandbits(64) if config.shuffle else None
+    return PreparedQuestions(pool, option_seed=option_seed)
 
 
 @dataclass
@@ -365,16 +111,19 @@ class StudySession:
     Build it with :meth:`from_questions` (or :meth:`from_plan` to resume). ``position`` is the
     0-based index of the current question; ``outcomes`` maps question id → :class:`Outcome` for
     answered questions, ``ratings`` question id → review rating (1 Again … 4 Easy) for the
-    answers that moved the schedule. ``clock`` (seconds, monotonic) times each answer from the
-    moment its question became current; ``sink`` receives every answer as it is given.
+    answers that moved the schedule, ``flags`` the ids flagged for review. ``clock`` (seconds,
+    monotonic) times each answer from the moment its question became current; ``sink``
+    receives every answer and flag as it is given. ``mode``, ``sink`` and ``clock`` are given
+    when the session is made (:class:`quiz.study.lifecycle.Lifecycle` makes every session).
     """
 
     shown: Sequence[ShownQuestion]
     topic_names: dict[str, str] = field(default_factory=dict)
     position: int = 0
     outcomes: dict[str, Outcome] = field(default_factory=dict)
-    mode: str = "practice"
+    mode: Mode = Mode.PRACTICE
     ratings: dict[str, int] = field(default_factory=dict)
+    flags: set[str] = field(default_factory=set)
     sink: AnswerSink | None = None
     clock: Callable[[], float] = time.monotonic
     _shown_at: float | None = None
@@ -396,40 +145,25 @@ class StudySession:
         questions: Sequence[Question],
         config: SessionConfig = SessionConfig(),
         topic_names: dict[str, str] | None = None,
+        *,
+        mode: Mode = Mode.PRACTICE,
+        sink: AnswerSink | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> StudySession:
-        """Draw a session from ``questions`` according to ``config``.
+        """Draw a session from ``questions`` according to ``config`` (:func:`draw_questions`).
 
         Raises:
             SessionError: when no question matches the topics or ids asked for, or the count
                 is below 1.
         """
-        rng = random.Random(config.seed)
-        pool = list(questions)
-        if config.question_ids is not None:
-            by_id = {q.id: q for q in pool}
-            pool = [by_id[i] for i in config.question_ids if i in by_id]
-        if not config.filters_nothing:  # a session of everything reads no question here
-            pool = [q for q in pool if config.matches(q)]
-        if not pool:
-            raise SessionError("no question matches: choose at least one topic with questions"
-                               + (" (and check the tag and difficulty filters)"
-                                  if config.tags or config.difficulties else ""))
-        if config.count is not None and config.count < 1:
-            raise SessionError("the number of questions must be at least 1")
-        if config.shuffle and not (config.ordered and config.question_ids is not None):
-            rng.shuffle(pool)
-        if config.count is not None:
-            pool = pool[: config.count]
-        # Each question's options are shuffled when it is first read, by its own generator
-        # (this seed and its id): a seed gives the same letters whichever questions are visited,
-        # and starting a session costs nothing per question.
-        option_seed = rng.getrandbits(64) if config.shuffle else None
-        shown = PreparedQuestions(pool, option_seed=option_seed)
-        return cls(shown=shown, topic_names=dict(topic_names or {}))
+        return cls(shown=draw_questions(questions, config), topic_names=dict(topic_names or {}),
+                   mode=mode, sink=sink, clock=clock)
 
     @classmethod
     def from_plan(cls, questions: Sequence[Question], plan: dict[str, Any],
-                  topic_names: dict[str, str] | None = None) -> StudySession:
+                  topic_names: dict[str, str] | None = None, *, mode: Mode = Mode.PRACTICE,
+                  sink: AnswerSink | None = None,
+                  clock: Callable[[], float] = time.monotonic) -> StudySession:
         """Rebuild a session from its stored :meth:`plan` (to resume it): the same questions in
         the same order, with the same option letters. Questions no longer in ``questions``
         are left out.
@@ -453,7 +187,8 @@ class StudySession:
 
         orders = [order(q, keys) for q, keys in kept]
         shown = PreparedQuestions([q for q, _ in kept], orders, option_seed=option_seed)
-        return cls(shown=shown, topic_names=dict(topic_names or {}))
+        return cls(shown=shown, topic_names=dict(topic_names or {}), mode=mode, sink=sink,
+                   clock=clock)
 
     def plan(self) -> dict[str, Any]:
         """What was drawn, as JSON data for the store (read back by :func:`plan_entries`).
@@ -566,6 +301,16 @@ class StudySession:
             raise SessionError("only practice and review answers have a review rating")
         self.sink.rerate(qid, rating)
         self.ratings[qid] = rating
+
+    def toggle_flag(self) -> bool:
+        """Flag the current question for review (a cram session goes over flagged ones), or
+        unflag it. Returns the new state."""
+        qid = self.current.question.id
+        flagged = qid not in self.flags
+        (self.flags.add if flagged else self.flags.discard)(qid)
+        if self.sink is not None:
+            self.sink.flag(qid, flagged)
+        return flagged
 
     def undo(self) -> ShownQuestion:
         """Take back the most recent answer (its record and its schedule change together) and
@@ -741,39 +486,3 @@ class _Selected(Sequence[ShownQuestion]):
             return [self._shown[i] for i in self.positions[index]]
         return self._shown[self.positions[index]]
 
-
-def build_outcome(shown: ShownQuestion, chosen: tuple[ShownOption, ...]) -> Outcome:
-    """The outcome of choosing ``chosen`` on ``shown``: right only when the chosen set is
-    exactly the answer key (all-or-nothing, as on real exams)."""
-    q = shown.question
-    chosen_keys = {o.key for o in chosen}
-    return Outcome(
-        shown=shown,
-        chosen=chosen,
-        right=tuple(o for o in shown.options if o.key in q.answer_keys),
-        correct=chosen_keys == q.answer_keys,
-        distractor_review=tuple(
-            DistractorNote(option=o, review=q.distractor_review[o.key],
-                           chosen=o.key in chosen_keys)
-            for o in shown.options
-            if o.key not in q.answer_keys
-        ),
-    )
-
-
-def _option_order(question: Question, rng: random.Random | None) -> tuple[str, ...]:
-    """The question's option keys in the order to show them: shuffled when ``rng`` is given and
-    the question allows it (not :attr:`~quiz.bank.model.Question.keeps_order`: ``shuffle:
-    false``, or text that names options by letter)."""
-    keys = list(question.options)
-    if rng is not None and not question.keeps_order:
-        rng.shuffle(keys)
-    return tuple(keys)
-
-
-def _shown_options(question: Question, rng: random.Random | None) -> tuple[ShownOption, ...]:
-    """Assign shown letters A, B, … to the question's options, in :func:`_option_order`."""
-    return tuple(
-        ShownOption(letter=OPTION_KEYS[i], key=key, text=question.options[key])
-        for i, key in enumerate(_option_order(question, rng))
-    )

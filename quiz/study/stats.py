@@ -10,12 +10,12 @@ import csv
 import io
 from dataclasses import asdict, dataclass
 from datetime import datetime
-from fractions import Fraction
 from typing import Any
 
+from quiz.bank.identity import content_hash
 from quiz.bank.library import Library
-from quiz.study.identity import content_hash
 from quiz.study.scheduling import LEECH_MISSES, end_of_local_day, is_mastered
+from quiz.study.score import passes
 from quiz.study.store import Store
 
 TREND_SESSIONS = 10
@@ -135,7 +135,7 @@ def compute(store: Store, library: Library, now: datetime) -> Stats:
         if rec.mode == "exam":
             score = correct / total if total else 0.0
             mark = float(rec.plan.get("pass_mark", library.pass_mark))
-            passed = bool(total) and Fraction(correct, total) >= Fraction(repr(mark))
+            passed = passes(correct, total, mark)
             seconds: float | None = float(rec.state.get("elapsed_s", 0.0))
         else:
             score = correct / len(given) if given else 0.0

@@ -14,8 +14,9 @@ from quiz.study.exam import (
     proportional_counts,
     time_limit_seconds,
 )
-from quiz.study.progress import QuestionIndex, Recorder
-from quiz.study.session import SessionConfig, SessionError
+from quiz.study.recorder import QuestionIndex, Recorder
+from quiz.study.session import SessionConfig
+from quiz.study.shown import SessionError
 from quiz.study.store import Store
 from tests.conftest import make_library, question_data
 
@@ -197,7 +198,11 @@ def test_exam_is_recorded_and_resumes_with_its_time_left(tmp_path: Path) -> None
     again = Store.open(tmp_path / "p.db")
     (rec,) = again.open_sessions()
     assert rec.mode == "exam"
-    assert rec.state == {"elapsed_s": 150.0, "position": 3, "ticks": {}}
+    assert {k: rec.state[k] for k in ("elapsed_s", "position", "ticks")} == {
+        "elapsed_s": 150.0, "position": 3, "ticks": {}}
+    # Issue 23: the time spent on each question is kept with the clock.
+    assert rec.state["time_on"] == {exam.shown[0].question.id: 100.0,
+                                    exam.shown[3].question.id: 50.0}
     assert again.cards() == {}  # exams never move the schedule
     later = Clock()
     resumed = ExamSession.resume(

@@ -9,7 +9,8 @@ import random
 import pytest
 
 from quiz.bank.library import Library
-from quiz.study.session import PreparedQuestions, SessionConfig, StudySession, plan_entries
+from quiz.study.session import SessionConfig, StudySession, plan_entries
+from quiz.study.shown import PreparedQuestions
 from tests.conftest import make_library, question_data
 
 

@@ -9,14 +9,15 @@ from pathlib import Path
 import pytest
 from fsrs import Card, Rating, Scheduler, State
 
-from quiz.study.progress import QuestionIndex, Recorder
+from quiz.study.recorder import QuestionIndex, Recorder
 from quiz.study.scheduling import (
     fast_seconds,
     rating_for,
     review,
     review_queue,
 )
-from quiz.study.session import SessionConfig, SessionError, StudySession
+from quiz.study.session import SessionConfig, StudySession
+from quiz.study.shown import SessionError
 from quiz.study.store import Store
 from tests.conftest import make_library, question_data
 

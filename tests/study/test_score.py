@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import pytest
 
-from quiz.study.session import Score
+from quiz.study.score import Score
 
 
 @pytest.mark.parametrize(("correct", "total", "mark", "needed", "passed", "shown"), [

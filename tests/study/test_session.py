@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from quiz.study.session import SessionConfig, SessionError, StudySession
+from quiz.study.session import SessionConfig, StudySession
+from quiz.study.shown import SessionError
 from tests.conftest import make_library, question_data
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from quiz.cli import main
 from quiz.study.exam import ExamSession
-from quiz.study.progress import QuestionIndex, Recorder
+from quiz.study.recorder import QuestionIndex, Recorder
 from quiz.study.session import SessionConfig, StudySession
 from quiz.study.stats import compute
 from quiz.study.store import Store

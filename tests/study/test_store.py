@@ -259,7 +259,7 @@ def test_a_session_owner_counts_as_running_only_while_it_is_a_live_quiz() -> Non
     not hold on to a session, so the next start offers it for resumption at once."""
     import time
 
-    from quiz.study.progress import _alive
+    from quiz.study.recorder import _alive
 
     quiz_like = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)", "quiz"])
     other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])

@@ -1,6 +1,6 @@
-"""Progress: a study session's link to the store (:mod:`quiz.study.store`).
+"""A study session's link to the store (:mod:`quiz.study.store`).
 
-:class:`Recorder` is the :class:`~quiz.study.session.AnswerSink` of a session: it commits each
+:class:`Recorder` is the :class:`~quiz.study.mode.AnswerSink` of a session: it commits each
 answer as it is given and, in practice and review, moves the question's fsrs card in the same
 transaction. Exam and cram answers are recorded without touching the schedule.
 """
@@ -16,18 +16,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from quiz.bank.library import Library
+from quiz.study.mode import Mode
 from quiz.study.store import AnswerRecord, SessionRecord, Store, utc_now
 
 if TYPE_CHECKING:
     from fsrs import Scheduler
 
-    from quiz.study.session import Outcome
+    from quiz.study.shown import Outcome
 
 # fsrs, the question model (pydantic) and the session are imported where they are used: the
 # study app builds the QuestionIndex while its start screen is not yet ready, without them.
 
-SCHEDULING_MODES = frozenset({"practice", "review"})
-"""Modes whose answers move the review schedule (exam and cram do not)."""
+SCHEDULING_MODES = frozenset({Mode.PRACTICE, Mode.REVIEW})
+"""Modes whose answers move the review schedule (exam and cram do not; :attr:`Mode.schedules`)."""
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,7 @@ class QuestionIndex:
             ids = bank.question_ids
             hashes = bank.content_hashes
             if len(hashes) != len(ids):
-                from quiz.study.identity import content_hash
+                from quiz.bank.identity import content_hash
 
                 hashes = tuple(content_hash(q) for q in bank.questions)
             bank_of.update(dict.fromkeys(ids, bank.header.id))
@@ -84,7 +85,7 @@ class Recorder:
     def record(self, outcome: Outcome, seconds: float) -> int | None:
         """Commit the answer (and its schedule change); return the fsrs rating given, or
         ``None`` when the mode does not schedule."""
-        from quiz.study.identity import content_hash
+        from quiz.bank.identity import content_hash
         from quiz.study.scheduling import rating_for, review
 
         q = outcome.shown.question
