@@ -21,8 +21,8 @@ from quiz.wording import plural
 
 if TYPE_CHECKING:
     from quiz.bank.library import Diagnostic, Library
+    from quiz.study.launch import Launch
     from quiz.study.store import Store
-    from quiz.tui.app import Launch
 
 NEEDS_TERMINAL = (
     "quiz: the study app needs a terminal (stdin and stdout must be a terminal).\n"
@@ -171,16 +171,19 @@ def open_store(data_dir: Path | None) -> Store | None:
 
 
 def launch_from(ns: argparse.Namespace, mode: str | None) -> Launch | str:
-    """The :class:`~quiz.tui.app.Launch` the options ask for, or a usage message (the checks
+    """The :class:`~quiz.study.launch.Launch` the options ask for, or a usage message (the
+    checks
     that need no library; :func:`topic_problem` checks ``--topic`` once the banks are loaded)."""
-    from quiz.tui.app import Launch
+    from quiz.study.launch import Launch
+    from quiz.study.mode import Mode
 
     if ns.count is not None and ns.count < 1:
         return "--count must be at least 1"
     minutes = getattr(ns, "minutes", None)
     if minutes is not None and not 0 < minutes <= 1440:
         return "--minutes must be more than 0 and at most 1440"
-    return Launch(mode=mode, topics=frozenset(ns.topic) if ns.topic else None,
+    return Launch(mode=Mode(mode) if mode is not None else None,
+                  topics=frozenset(ns.topic) if ns.topic else None,
                   tags=frozenset(ns.tag) if ns.tag else None,
                   difficulties=frozenset(ns.difficulty) if ns.difficulty else None,
                   count=ns.count, minutes=minutes)

@@ -7,31 +7,36 @@ from typing import TYPE_CHECKING
 
 from textual.message import Message
 
+from quiz.study.mode import Mode
+
 if TYPE_CHECKING:
     from quiz.bank.library import LoadReport
     from quiz.bank.load import LoadProgress
-    from quiz.study.progress import QuestionIndex
+    from quiz.study.recorder import QuestionIndex
     from quiz.study.session import SessionConfig
 
 
 class StartSession(Message):
     """Start a session with this configuration (handled by the app): ``mode`` is practice,
     exam, review or cram; ``minutes`` sets an exam's clock (``None``: the bank's time limit or
-    1.2 minutes per question)."""
+    1.2 minutes per question); ``strict``: an exam without pause, on the wall clock."""
 
-    def __init__(self, config: SessionConfig, mode: str = "practice",
-                 minutes: float | None = None) -> None:
+    def __init__(self, config: SessionConfig, mode: Mode | str = Mode.PRACTICE,
+                 minutes: float | None = None, *, strict: bool = False) -> None:
         self.config = config
-        self.mode = mode
+        self.mode = Mode(mode)
         self.minutes = minutes
+        self.strict = strict
         super().__init__()
 
 
 class RetryQuestions(Message):
-    """Start a new session with just these question ids (e.g. the ones missed)."""
+    """Start a new session with just these question ids (e.g. the ones missed), as ``mode``
+    (``None``: practice after an exam or a review, else the mode of the session retried)."""
 
-    def __init__(self, question_ids: tuple[str, ...]) -> None:
+    def __init__(self, question_ids: tuple[str, ...], mode: Mode | None = None) -> None:
         self.question_ids = question_ids
+        self.mode = mode
         super().__init__()
 
 

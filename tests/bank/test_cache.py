@@ -270,7 +270,7 @@ def test_cache_writes_can_wait_for_the_caller(bank: Path, tmp_path: Path,
 
 
 def test_the_cache_keeps_each_questions_content_hash(bank: Path, tmp_path: Path) -> None:
-    from quiz.study.identity import content_hash
+    from quiz.bank.identity import content_hash
 
     folder = tmp_path / "cache"
     for _ in range(2):  # loaded in full, then from the cache
@@ -294,10 +294,10 @@ def test_a_start_served_from_the_cache_builds_no_model(bank: Path, tmp_path: Pat
     assert full is not None
     code = (
         "import sys\nfrom pathlib import Path\nfrom quiz.bank.load import load_library\n"
-        "from quiz.study.progress import QuestionIndex\n"
+        "from quiz.study.recorder import QuestionIndex\n"
         f"lib = load_library([{str(bank)!r}], cache_dir=Path({str(folder)!r})).library\n"
         "index = QuestionIndex.of(lib)\n"
-        "from quiz.study.progress import interrupted_sessions\n"
+        "from quiz.study.recorder import interrupted_sessions\n"
         "from quiz.study.store import Store\n"
         f"store = Store.open(Path({str(tmp_path / 'p.db')!r}))\n"
         "store.start_session('practice', ('b',), None, {'pid': 2 ** 22 + 1, 'ids': 'q1'})\n"
@@ -316,7 +316,7 @@ def test_a_start_served_from_the_cache_builds_no_model(bank: Path, tmp_path: Pat
 
 
 def test_a_cached_library_reads_like_the_one_loaded_in_full(bank: Path, tmp_path: Path) -> None:
-    from quiz.study.progress import QuestionIndex
+    from quiz.study.recorder import QuestionIndex
 
     folder = tmp_path / "cache"
     full = load_library([bank], cache_dir=folder).library

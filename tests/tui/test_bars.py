@@ -170,7 +170,7 @@ async def test_every_quiz_screen_has_the_bars_and_the_key_bar_follows_the_screen
 
 def test_a_label_is_fitted_to_its_cells_with_an_ellipsis() -> None:
     from quiz.bank.terminal import cell_width
-    from quiz.study.session import Score
+    from quiz.study.score import Score
     from quiz.tui.widgets.bars import fit_label, score_line
 
     long = "A rather long topic display name about distributed training memory"
@@ -185,7 +185,7 @@ def test_a_label_is_fitted_to_its_cells_with_an_ellipsis() -> None:
 async def test_the_key_bars_of_start_question_and_exam_fit_80_columns_whole() -> None:
     """No key is cut at 80 columns (a cut one read 'm Cal▏' on the exam screen); the exam's
     calculator key still works, though its bar does not show it."""
-    from quiz.tui.app import Launch
+    from quiz.study.launch import Launch
     from quiz.tui.screens.exam import ExamScreen
     from quiz.tui.screens.footprint import FootprintScreen
 

@@ -8,8 +8,9 @@ from pathlib import Path
 
 from textual import events
 
+from quiz.study.launch import Launch
 from quiz.study.store import Store
-from quiz.tui.app import Launch, make_app
+from quiz.tui.app import make_app
 from quiz.tui.screens.exam import ExamScreen, ExamView
 from quiz.tui.widgets.status_line import StatusLine
 from tests.conftest import make_library, question_data

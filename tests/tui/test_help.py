@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from quiz.tui.app import make_app
-from quiz.tui.screens.help import HELP_TEXT, KEY_COLUMN, HelpText, help_entries
+from quiz.tui.screens.help import HELP_TEXT
+from quiz.tui.widgets.help_text import KEY_COLUMN, HelpText, help_entries
 from tests.conftest import make_library, question_data
 
 

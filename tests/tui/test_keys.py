@@ -12,6 +12,7 @@ from quiz.tui.app import make_app
 from quiz.tui.screens.confirm import ConfirmScreen
 from quiz.tui.screens.question import REPEAT_GUARD, QuestionScreen
 from quiz.tui.screens.summary import SummaryScreen
+from quiz.tui.textual_internals import driver_of
 from quiz.tui.widgets.question_view import QuestionView
 from tests.conftest import make_library, question_data
 from tests.tui.test_question_screen import component, revealed, shown, start, style_of
@@ -106,7 +107,7 @@ async def test_ctrl_z_suspends_where_the_terminal_allows(monkeypatch: pytest.Mon
     calls: list[str] = []
     async with app.run_test(size=(80, 24)) as pilot:
         await start(app, pilot)
-        monkeypatch.setattr(type(app._driver), "can_suspend", property(lambda self: True))
+        monkeypatch.setattr(type(driver_of(app)), "can_suspend", property(lambda self: True))
         monkeypatch.setattr(app, "action_suspend_process", lambda: calls.append("suspend"))
         await pilot.press("ctrl+z")
         await pilot.pause()

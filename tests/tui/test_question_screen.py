@@ -618,11 +618,33 @@ async def test_the_reveal_parts_that_do_not_depend_on_the_answer_are_drawn_ahead
         assert any(t.startswith("✗ Not quite") for t in drawn)
         # A question left before the delay is not drawn ahead.
         drawn.clear()
-        # A longer delay, so that a busy machine still leaves q2 before it would be drawn.
+        # A longer delay, so that a busy machine still leaves q2 before it would be drawn;
+        # no sleep: the timer q2 set is seen stopped when q2 is left.
+        from textual.timer import Timer
+
         monkeypatch.setattr(question_view, "DRAW_AHEAD_DELAY", 1.0)
+        body = view(screen)
+        made: list[tuple[object, Timer]] = []
+        real_set_timer = body.set_timer
+
+        def recording(delay: float, callback: object = None, **kw: object) -> Timer:
+            timer = real_set_timer(delay, callback, **kw)  # type: ignore[arg-type]
+            made.append((callback, timer))
+            return timer
+
+        stopped: list[Timer] = []
+        real_stop = Timer.stop
+
+        def stop(timer: Timer) -> None:
+            stopped.append(timer)
+            real_stop(timer)
+
+        monkeypatch.setattr(body, "set_timer", recording)
+        monkeypatch.setattr(Timer, "stop", stop)
         await pilot.press("n", "p")
-        await asyncio.sleep(1.1)
         await pilot.pause()
+        for_q2 = [t for callback, t in made if "'q2'" in repr(callback)]
+        assert for_q2 and all(t in stopped for t in for_q2)
         assert not any("q2" in t for t in drawn)
 
 

@@ -12,6 +12,7 @@ from quiz.tui.app import make_app
 from quiz.tui.screens.confirm import ConfirmScreen
 from quiz.tui.screens.help import HELP_TITLE, HelpScreen
 from quiz.tui.screens.start import StartScreen, TopicList
+from quiz.tui.textual_internals import toggle_glyph
 from tests.conftest import make_library, question_data
 from tests.tui.test_question_screen import plain, start
 
@@ -159,9 +160,9 @@ async def test_the_mode_choice_reads_without_colour() -> None:
     app = make_app(small_library(), shuffle=True)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        glyphs = [str(b._button) for b in app.screen.query("#mode RadioButton")]
+        glyphs = [str(toggle_glyph(b)) for b in app.screen.query("#mode RadioButton")]
         assert glyphs == ["▐●▌", "▐ ▌", "▐ ▌", "▐ ▌"]
         await pilot.click("#mode-exam")
         await pilot.pause()
-        glyphs = [str(b._button) for b in app.screen.query("#mode RadioButton")]
+        glyphs = [str(toggle_glyph(b)) for b in app.screen.query("#mode RadioButton")]
         assert glyphs == ["▐ ▌", "▐●▌", "▐ ▌", "▐ ▌"]

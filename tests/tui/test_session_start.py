@@ -6,9 +6,11 @@ from __future__ import annotations
 import pytest
 from textual.widgets import SelectionList
 
+from quiz.study import lifecycle
 from quiz.study.session import StudySession
 from quiz.tui.app import make_app
 from quiz.tui.screens.question import QuestionScreen
+from quiz.tui.textual_internals import layout_pending, repaint_pending
 from tests.conftest import make_library, question_data
 
 
@@ -21,13 +23,13 @@ def _library():
 async def test_every_topic_ticked_draws_without_a_topic_filter(
         monkeypatch: pytest.MonkeyPatch) -> None:
     drawn = []
-    real = StudySession.from_questions.__func__  # type: ignore[attr-defined]
+    real = lifecycle.draw_questions  # every study session is drawn by the lifecycle
 
-    def spy(cls, questions, config, topic_names=None):  # type: ignore[no-untyped-def]
+    def spy(questions, config):  # type: ignore[no-untyped-def]
         drawn.append(config.topics)
-        return real(cls, questions, config, topic_names)
+        return real(questions, config)
 
-    monkeypatch.setattr(StudySession, "from_questions", classmethod(spy))
+    monkeypatch.setattr(lifecycle, "draw_questions", spy)
     monkeypatch.setattr(StudySession, "plan", lambda self: pytest.fail("plan without a store"))
     app = make_app(_library(), shuffle=False)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -56,7 +58,7 @@ async def test_the_question_screen_is_made_while_the_start_screen_waits_and_serv
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         await pilot.pause(0.05)
-        ready = app._question_screen
+        ready = app.ahead.question
         assert ready is not None and ready.is_mounted and ready not in app.screen_stack
         await pilot.press("ctrl+s")
         await pilot.pause()
@@ -84,7 +86,7 @@ async def test_what_the_app_built_while_the_start_screen_waits_is_frozen_until_i
             await pilot.pause(0.02)
             if gc.get_freeze_count():
                 break
-        question, summary = app._question_screen, app._summary_screen
+        question, summary = app.ahead.question, app.ahead.summary
         assert question is not None and summary is not None and summary.is_mounted
         assert gc.get_freeze_count() > 1000
         # A full collection during a key press no longer scans the screens made ahead.
@@ -99,7 +101,7 @@ async def test_the_screens_made_ahead_are_laid_out_for_the_terminal_before_they_
     app = make_app(_library(), shuffle=False)
     async with app.run_test(size=(100, 30)) as pilot:
         def laid_out() -> bool:
-            q, s = app._question_screen, app._summary_screen
+            q, s = app.ahead.question, app.ahead.summary
             return (q is not None and s is not None and bool(s.size.width)
                     and all(w.size.width > 0 for w in q.query("TitleBar, KeyBar")))
 
@@ -107,7 +109,7 @@ async def test_the_screens_made_ahead_are_laid_out_for_the_terminal_before_they_
             await pilot.pause(0.02)
             if laid_out():
                 break
-        question, summary = app._question_screen, app._summary_screen
+        question, summary = app.ahead.question, app.ahead.summary
         assert question is not None and summary is not None
         assert question not in app.screen_stack and summary not in app.screen_stack
         assert tuple(question.size) == (100, 30) and tuple(summary.size) == (100, 30)
@@ -127,23 +129,23 @@ async def test_the_session_is_drawn_while_the_start_screen_waits_and_redrawn_whe
                            topics={"memory": "Memory", "precision": "Precision"})
     expected = StudySession.from_questions(library.questions, SessionConfig(seed=7, count=12))
     drawn = []
-    real = StudySession.from_questions.__func__  # type: ignore[attr-defined]
+    real = lifecycle.draw_questions  # every study session is drawn by the lifecycle
 
-    def spy(cls, questions, config, topic_names=None):  # type: ignore[no-untyped-def]
+    def spy(questions, config):  # type: ignore[no-untyped-def]
         drawn.append(config.topics)
-        return real(cls, questions, config, topic_names)
+        return real(questions, config)
 
-    monkeypatch.setattr(StudySession, "from_questions", classmethod(spy))
+    monkeypatch.setattr(lifecycle, "draw_questions", spy)
     app = make_app(library, seed=7)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         await pilot.pause(0.05)
-        assert drawn and set(drawn) == {None} and app._drawn is not None  # ahead: all topics
+        assert drawn and set(drawn) == {None} and app.study._drawn is not None  # ahead: all topics
         count = len(drawn)
         await pilot.press("ctrl+s")
         await pilot.pause()
         assert len(drawn) == count, "Enter took the session drawn ahead"
-        assert app.session is app._question_screen.session  # type: ignore[union-attr]
+        assert app.session is app.ahead.question.session  # type: ignore[union-attr]
         # The same questions, order and option letters as drawing at Enter.
         assert [q.id for q in app.session.questions] == [q.id for q in expected.questions]
         assert app.session.current.options == expected.go(0).options
@@ -163,9 +165,9 @@ async def _ready(app, pilot) -> None:  # type: ignore[no-untyped-def]
     """Wait until the screens are made ahead, laid out, and the first session drawn."""
     for _ in range(250):  # up to 5 s
         await pilot.pause(0.02)
-        q = app._question_screen
-        if (q is not None and q.is_mounted and app._drawn is not None
-                and q.view._prepared is not None and not q._layout_required):
+        q = app.ahead.question
+        if (q is not None and q.is_mounted and app.study._drawn is not None
+                and q.view._prepared is not None and not layout_pending(q)):
             return
     raise AssertionError("the screens made ahead were never ready")
 
@@ -177,7 +179,7 @@ async def test_enter_lays_out_nothing_and_shows_the_first_question_drawn_ahead(
     app = make_app(_library(), shuffle=False)
     async with app.run_test(size=(100, 30)) as pilot:
         await _ready(app, pilot)
-        question = app._question_screen
+        question = app.ahead.question
         assert question is not None
         shown, _, blocks = question.view._prepared  # type: ignore[misc]
         assert shown.question.id == "m1"
@@ -213,12 +215,12 @@ async def test_a_screen_covered_by_an_opaque_one_never_repaints_the_one_on_top()
         await _ready(app, pilot)
         await pilot.press("enter", "a", "s")
         await pilot.pause()
-        question, summary = app._question_screen, app.screen
+        question, summary = app.ahead.question, app.screen
         assert isinstance(summary, SummaryScreen) and question is not None
         summary._repaint_required = False
         question.refresh()
         question._on_timer_update()  # what its frame timer would run
-        assert not summary._repaint_required and not question._compositor._dirty_regions
+        assert not summary._repaint_required and not repaint_pending(question)
         # Under a dialog whose background lets the question show through, a change is drawn.
         await pilot.press("escape", "q")
         await pilot.pause()
@@ -244,7 +246,7 @@ async def test_with_a_store_the_plan_is_written_once_the_first_question_is_paint
 
     def watching(self: Store, session_id: int, plan: dict) -> None:  # type: ignore[type-arg]
         # When the plan is written, the first question is on screen and painted.
-        question = app._question_screen
+        question = app.ahead.question
         assert question is not None and app.screen is question
         assert not question._repaint_required and not question._dirty_widgets
         seen.append((type(app.screen).__name__, question.view.text_of("stem")))
@@ -278,7 +280,7 @@ async def test_with_a_store_the_plan_is_written_once_the_first_question_is_paint
 def test_a_practice_session_whose_plan_was_never_written_is_not_offered(tmp_path) -> None:  # type: ignore[no-untyped-def]
     from datetime import UTC, datetime
 
-    from quiz.study.progress import interrupted_sessions
+    from quiz.study.recorder import interrupted_sessions
     from quiz.study.store import AnswerRecord, Store
 
     with Store.open(tmp_path / "p.db") as store:

@@ -10,7 +10,7 @@ from rich.style import Style
 from textual import events
 
 from quiz.bank.terminal import cell_width
-from quiz.study.session import Score
+from quiz.study.score import Score
 from quiz.tui.app import make_app
 from quiz.tui.screens.question import QuestionScreen
 from quiz.tui.screens.summary import SummaryScreen
@@ -533,7 +533,7 @@ async def test_the_summary_screen_is_made_while_the_start_screen_waits_and_fille
     app = make_app(lib, shuffle=False)
     async with app.run_test(size=(80, 24)) as pilot:
         await start(app, pilot)
-        ready = app._summary_screen
+        ready = app.ahead.summary
         assert ready is not None and ready.is_mounted and ready not in app.screen_stack
         await pilot.press("a", "s")  # q1 wrong
         await pilot.pause()

@@ -159,7 +159,7 @@ def test_a_diagram_folds_at_whole_characters() -> None:
 
 
 def test_an_option_tab_expands_alike_in_its_row_and_in_the_distractor_review() -> None:
-    from quiz.study.session import DistractorNote, ShownOption
+    from quiz.study.shown import DistractorNote, ShownOption
     from quiz.tui.widgets.reveal import note_heading
 
     option = ShownOption(letter="E", key="E", text="tab\there\tand")

@@ -15,7 +15,7 @@ changes, not a layout of a widget per option (issue 13).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable
 
 from textual import events
 from textual.app import ComposeResult
@@ -24,12 +24,13 @@ from textual.timer import Timer
 
 from quiz.bank.terminal import terminal_safe
 from quiz.study.exam import ExamSession
-from quiz.study.session import SessionError
+from quiz.study.shown import SessionError
 from quiz.tui.content import literal
-from quiz.tui.screens.body_keys import BODY_BINDINGS, BodyKeys
-from quiz.tui.screens.kept import HiddenWhenCovered
+from quiz.tui.screens.covered import HiddenWhenCovered
+from quiz.tui.screens.question_keys import QUESTION_BINDINGS, QuestionKeys
 from quiz.tui.widgets.bars import clock_text
 from quiz.tui.widgets.document import Runs
+from quiz.tui.widgets.exam_view import ExamView
 from quiz.tui.widgets.key_bar import KeyBar
 from quiz.tui.widgets.question_view import QuestionView
 from quiz.tui.widgets.status_line import StatusLine
@@ -40,32 +41,9 @@ SAVE_EVERY_TICKS = 5
 with at most this much time given back."""
 
 
-class ExamView(QuestionView):
-    """The exam's body: the question screen's :class:`QuestionView` — the same stem, hint line,
-    options, keys and clicks — without a reveal. A choice is drawn as chosen and can be changed
-    until the exam is submitted; ``Enter`` on a multiple-response question ticks the highlighted
-    option as ``Space`` does (an exam question has no answer to submit on its own: it counts as
-    answered while as many options are ticked as it asks for)."""
-
-    DRAWS_REVEAL_AHEAD = False
-
-    def action_select(self) -> None:
-        """Enter: choose the highlighted option (multiple response: tick or untick it)."""
-        if self.shown is not None and self.shown.question.multiple_response:
-            self.action_tick()
-        else:
-            super().action_select()
-
-    def show_choice(self, letters: Iterable[str]) -> None:
-        """Draw ``letters`` as the chosen (ticked) options — what the exam has recorded for the
-        question shown — keeping the highlighted option in view."""
-        self.ticked = set(letters)
-        self.redraw_options()
-        if self.highlighted is not None:
-            self._scroll_to_option(self.highlighted)
 
 
-class ExamScreen(BodyKeys, HiddenWhenCovered):
+class ExamScreen(QuestionKeys, HiddenWhenCovered):
     """A running exam: question, options, the clock, flags; the report after submitting."""
 
     BINDINGS = [
@@ -74,7 +52,7 @@ class ExamScreen(BodyKeys, HiddenWhenCovered):
         Binding("r", "flag", "Flag"),
         Binding("l", "map", "Map"),
         Binding("s", "submit", "Submit…"),
-        *BODY_BINDINGS,
+        *QUESTION_BINDINGS,
         # The calculator still opens with m (the help lists it), but the exam's own keys and
         # Help and Quit are what fit in the key bar at 80 columns.
         Binding("m", "app.footprint", "Calculator", show=False),
@@ -234,7 +212,7 @@ class ExamScreen(BodyKeys, HiddenWhenCovered):
         if self.view.hint_warning:
             self._show_hint()
 
-    # -- keys (BodyKeys.on_key runs these steps, in order, under the input lock) -------------
+    # -- keys (QuestionKeys.on_key runs these steps, in order, under the input lock) -------------
     def _step_for(self, event: events.Key) -> Callable[[], Awaitable[None]] | None:
         steps: dict[str, Callable[[], Awaitable[None]]] = {
             "n": self._next, "right": self._next, "p": self._previous, "left": self._previous,

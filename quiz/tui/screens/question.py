@@ -15,15 +15,16 @@ from collections.abc import Awaitable, Callable
 from functools import partial
 
 from textual import events
-from textual._time import get_time  # the clock that stamps key events (Message.time)
 from textual.app import ComposeResult
 from textual.binding import Binding
 
 from quiz.study.scheduling import RATING_NAMES
-from quiz.study.session import Outcome, SessionError, ShownQuestion, StudySession
+from quiz.study.session import StudySession
+from quiz.study.shown import Outcome, SessionError, ShownQuestion
 from quiz.tui.content import literal
-from quiz.tui.screens.body_keys import BODY_BINDINGS, BodyKeys
-from quiz.tui.screens.kept import KeptScreen
+from quiz.tui.screens.question_keys import QUESTION_BINDINGS, QuestionKeys
+from quiz.tui.screens.reshown import ReshownScreen
+from quiz.tui.textual_internals import event_clock  # the clock of key events (Message.time)
 from quiz.tui.widgets.document import Runs
 from quiz.tui.widgets.key_bar import KeyBar
 from quiz.tui.widgets.question_view import QuestionView
@@ -36,7 +37,7 @@ or one typed before the reveal was drawn, must not skip it. Each ignored Enter e
 guard, so a held key never gets through; a fresh press after release does."""
 
 
-class QuestionScreen(BodyKeys, KeptScreen):
+class QuestionScreen(QuestionKeys, ReshownScreen):
     """Asks the session's questions one at a time and reveals each answer's explanations."""
 
     BINDINGS = [
@@ -44,7 +45,7 @@ class QuestionScreen(BodyKeys, KeptScreen):
         Binding("p", "previous", "Previous"),
         Binding("s", "app.summary", "Summary"),
         Binding("u", "undo", "Undo"),
-        *BODY_BINDINGS,
+        *QUESTION_BINDINGS,
     ]
 
     def __init__(self, session: StudySession | None = None) -> None:
@@ -128,10 +129,9 @@ class QuestionScreen(BodyKeys, KeptScreen):
         else:
             self.view.set_hint(self._hint(self.session.outcome()))
 
-    def prepare(self, session: StudySession) -> None:
-        """Draw the first question of ``session`` now, while the start screen waits: Enter
-        then shows it without drawing it (:meth:`QuestionView.prepare`)."""
-        shown = session.shown[0]
+    def prepare(self, shown: ShownQuestion) -> None:
+        """Draw ``shown`` (a session's first question) now, while the start screen waits:
+        Enter then shows it without drawing it (:meth:`QuestionView.prepare`)."""
         self.view.prepare(shown, hint=question_hint(shown))
 
     def _hint(self, outcome: Outcome | None) -> Runs:
@@ -176,9 +176,9 @@ class QuestionScreen(BodyKeys, KeptScreen):
         self._draw_status()
         view = self.view
         view.reveal(outcome, hint=self._hint(outcome))  # the verdict scrolled to the top
-        self._enter_guard_until = get_time() + REPEAT_GUARD
+        self._enter_guard_until = event_clock() + REPEAT_GUARD
 
-    # -- keys (BodyKeys.on_key runs these steps, in order, under the input lock) -------------
+    # -- keys (QuestionKeys.on_key runs these steps, in order, under the input lock) -------------
     def _step_for(self, event: events.Key) -> Callable[[], Awaitable[None]] | None:
         answered = self.session.outcome() is not None
         if event.key == "enter":

@@ -13,7 +13,7 @@ from textual.binding import Binding
 
 from quiz.tui.widgets.question_view import QuestionView
 
-BODY_BINDINGS = [
+QUESTION_BINDINGS = [
     Binding("question_mark", "app.help", "Help"),
     Binding("q", "app.request_quit", "Quit"),
     Binding("escape", "app.request_quit", "Quit", show=False),
@@ -26,7 +26,7 @@ BODY_BINDINGS = [
 order."""
 
 
-class BodyKeys:
+class QuestionKeys:
     """Mixin for a screen whose body is a :class:`QuestionView` (:attr:`view`).
 
     The body takes the option keys first, in its own queue; the keys it does not take come to

@@ -8,40 +8,37 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from rich.segment import Segment
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.content import Content
 from textual.message import Message
-from textual.strip import Strip
 from textual.widgets import (
     Button,
-    Checkbox,
     Input,
     Label,
     ProgressBar,
-    RadioButton,
     RadioSet,
     SelectionList,
     Static,
     Switch,
 )
-from textual.widgets.option_list import OptionDoesNotExist
 from textual.widgets.selection_list import Selection
 
 from quiz.bank.library import Library
 from quiz.tui.content import assemble, literal
 from quiz.tui.messages import StartSession
-from quiz.tui.screens.kept import HiddenWhenCovered
+from quiz.tui.screens.covered import HiddenWhenCovered
 from quiz.tui.widgets.key_bar import KeyBar
+from quiz.tui.widgets.mode_button import ModeButton
 from quiz.tui.widgets.prose import Prose
+from quiz.tui.widgets.start_button import StartButton
 from quiz.tui.widgets.title_bar import TitleBar
+from quiz.tui.widgets.topic_list import TopicList
 
 if TYPE_CHECKING:
     from quiz.bank.load import LoadProgress
+    from quiz.study.launch import Launch
     from quiz.study.session import SessionConfig
-    from quiz.tui.app import Launch
 
 MODE_CHOICES = (
     ("practice", "Practice: answer, then see why (moves your review schedule)"),
@@ -56,57 +53,10 @@ def _on_off(value: bool) -> str:
     return "on" if value else "off"
 
 
-class StartButton(Button):
-    """The Start button. Enter or Space on it starts the session at once (the screen's
-    :meth:`StartScreen.action_start`), without Textual's 0.2 s "pressed" flash and without the
-    ``Pressed`` message's trip through the form: the session's first question replaces this
-    screen within the key press, so the flash was drawn (a repaint of this screen, about 1 ms)
-    and never seen (issue 13). A click presses it as any button (``Pressed``), also without
-    the flash. A start refused for a wrong setting says why under the form and in a
-    notification."""
-
-    BINDINGS = [Binding("space", "press", "Start", show=False)]
-    """Enter presses any button (Textual's binding); Space presses this one too, as it
-    toggles the form's switch."""
-
-    def __init__(self, *, disabled: bool) -> None:
-        super().__init__("Start", id="start", variant="primary", disabled=disabled)
-        self.active_effect_duration = 0
-
-    def action_press(self) -> None:
-        screen = self.screen
-        if isinstance(screen, StartScreen) and not self.disabled and self.display:
-            screen.action_start()
-        else:
-            super().action_press()
 
 
-class ModeButton(RadioButton):
-    """A radio button whose state reads without colour: ``●`` when chosen, blank when not
-    (Textual's own shows ``●`` in both states and tells them apart by colour only)."""
-
-    @property
-    def _button(self) -> Content:
-        self.BUTTON_INNER = "●" if self.value else " "
-        return super()._button
 
 
-class TopicList(SelectionList[str]):
-    """A :class:`SelectionList` whose boxes show a tick (✓) when selected and nothing when not,
-    so the state reads without colour (monochrome terminals, colour-blind users)."""
-
-    def render_line(self, y: int) -> Strip:
-        strip = super().render_line(y)
-        _, scroll_y = self.scroll_offset
-        try:
-            selection = self.get_option_at_index(scroll_y + y)
-        except OptionDoesNotExist:
-            return strip
-        segments = list(strip)
-        if len(segments) > 1 and segments[1].text == Checkbox.BUTTON_INNER:
-            mark = "✓" if selection.value in self._selected else " "
-            segments[1] = Segment(mark, segments[1].style, segments[1].control)
-        return Strip(segments, strip.cell_length)
 
 
 def progress_text(progress: LoadProgress) -> str:
@@ -331,6 +281,14 @@ class StartScreen(HiddenWhenCovered):
     def on_selection_list_selected_changed(self, event: SelectionList.SelectedChanged[str]) -> None:
         self._update_count_note()
         self.post_message(self.FormChanged())
+
+    @property
+    def count_is_all(self) -> bool:
+        """True when the count asks for every question: empty, or the bank's whole count as
+        first shown (then it is remembered as "all", and grows with the bank)."""
+        raw = self.query_one("#count", Input).value.strip()
+        n = self.library.question_count
+        return not raw or (raw.isdigit() and int(raw) >= n and self.default_count == n)
 
     def _available(self) -> int:
         topics = self.query_one("#topics", SelectionList).selected

@@ -5,15 +5,16 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 
-from quiz.study.session import Score, StudySession
+from quiz.study.score import Score
+from quiz.study.session import StudySession
 from quiz.tui.messages import OpenQuestion, RetryQuestions
-from quiz.tui.screens.kept import KeptScreen
+from quiz.tui.screens.reshown import ReshownScreen
 from quiz.tui.widgets.key_bar import KeyBar
 from quiz.tui.widgets.summary_view import SummaryView
 from quiz.tui.widgets.title_bar import TitleBar
 
 
-class SummaryScreen(KeptScreen):
+class SummaryScreen(ReshownScreen):
     """Score and per-topic breakdown of a session, the first attempt's score beside a retry's,
     and the questions missed: each entry opens its question; ``r`` retries them all.
 

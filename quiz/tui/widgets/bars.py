@@ -4,7 +4,7 @@ SVG snapshots alike."""
 from __future__ import annotations
 
 from quiz.bank.terminal import cell_width
-from quiz.study.session import Score
+from quiz.study.score import Score
 from quiz.study.stats import clock_text
 from quiz.tui.text_layout import cut_cells
 

@@ -26,6 +26,7 @@ from textual.strip import Strip
 
 from quiz.bank.terminal import cell_width, terminal_safe
 from quiz.tui.text_layout import MIN_WIDTH, cut_cells, layout, wrap_line
+from quiz.tui.textual_internals import update_scrollbars
 
 Styler = Callable[..., Style]
 """Gives the Rich style of component classes of the document (their CSS rules combined, over
@@ -271,7 +272,7 @@ class Document(ScrollView, can_focus=False):
             # Textual would lay out the whole screen for a new virtual size; only the scrollbar
             # depends on it (showing or hiding it still lays out, through its own reactive).
             self.set_reactive(Document.virtual_size, size)
-            self._scroll_update(size)
+            update_scrollbars(self, size)
         else:
             self.virtual_size = size
         self.refresh()

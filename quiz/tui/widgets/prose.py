@@ -9,6 +9,7 @@ from textual.widgets import Static
 
 from quiz.bank.terminal import terminal_safe
 from quiz.tui.text_layout import layout, reflow, wrap_line
+from quiz.tui.textual_internals import clear_layout_cache
 
 
 class Prose(Static):
@@ -58,7 +59,7 @@ class Prose(Static):
         # Textual's caches of this widget's visual and height: refresh() would clear them too,
         # but during a layout it would also look the widget up on screen, which costs more
         # than the layout of the text.
-        self._layout_cache.clear()
+        clear_layout_cache(self)
         self.clear_cached_dimensions()
         return True
 

@@ -24,7 +24,8 @@ from textual.strip import Strip
 from textual.timer import Timer
 
 from quiz.bank.model import OPTION_KEYS
-from quiz.study.session import Outcome, ShownOption, ShownQuestion, build_outcome
+from quiz.study.shown import Outcome, ShownOption, ShownQuestion, build_outcome
+from quiz.tui.textual_internals import TakesKeysItself, bindings_for_key
 from quiz.tui.widgets.document import Block, Pen, Runs, prose, runs_text, segments
 from quiz.tui.widgets.reveal import (
     QUESTION_PARTS,
@@ -85,7 +86,7 @@ def _option_block(option: ShownOption, *, multiple: bool, highlighted: bool, cho
     return Block(f"option-{option.letter}", draw, top=top)
 
 
-class QuestionView(RevealView, inherit_bindings=False):
+class QuestionView(TakesKeysItself, RevealView, inherit_bindings=False):
     """Shows a :class:`~quiz.study.session.ShownQuestion` and takes the keys that answer it.
 
     Letters (either case) and digits choose an option; ``↑``/``↓`` move a highlight and
@@ -385,10 +386,12 @@ class QuestionView(RevealView, inherit_bindings=False):
         self._settled.clear()
         self.screen.post_message(message)
 
-    async def _on_key(self, event: events.Key) -> None:
+    async def take_key(self, event: events.Key) -> None:
+        """Take the option keys (before the answer), one at a time, after the screen has
+        settled the key before; pass the others up."""
         await self._wait_settled()
         if not self.revealed and self.shown is not None:
-            for binding in self._bindings.key_to_bindings.get(event.key, ()):
+            for binding in bindings_for_key(self, event.key):
                 event.stop()
                 event.prevent_default()
                 await self.run_action(binding.action)

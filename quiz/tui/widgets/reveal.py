@@ -15,7 +15,7 @@ from textual.strip import Strip
 
 from quiz.bank.model import Infographic, WorkedExample
 from quiz.bank.terminal import terminal_safe
-from quiz.study.session import DistractorNote, Outcome
+from quiz.study.shown import DistractorNote, Outcome
 from quiz.tui.widgets.document import Block, Document, Pen, fold, line, prose
 from quiz.tui.widgets.infographic import table_renderable
 

@@ -26,7 +26,10 @@ from textual.message import Message
 from textual.strip import Strip
 
 from quiz.bank.terminal import cell_width, terminal_safe
-from quiz.study.session import Score, ShownQuestion, StudySession
+from quiz.study.score import Score
+from quiz.study.session import StudySession
+from quiz.study.shown import ShownQuestion
+from quiz.tui.textual_internals import ChecksScrollUpdates
 from quiz.tui.widgets.document import Block, Document, Pen, Runs, line, runs_text
 from quiz.wording import plural
 
@@ -194,7 +197,7 @@ def _draw_entry(label: str, text: str, highlighted: bool) -> Callable[[Pen], lis
     return draw
 
 
-class SummaryView(Document, can_focus=True):
+class SummaryView(ChecksScrollUpdates, Document, can_focus=True):
     """The summary of a :class:`~quiz.study.session.StudySession` (see :meth:`show`), with its
     review list: one entry per question missed or not answered (at most
     :data:`REVIEW_LIST_LIMIT`), a label (``  3. (wrong)``) and the stem on one line
@@ -265,13 +268,13 @@ class SummaryView(Document, can_focus=True):
         """The blocks of the last summary shown by key, with what they show: a block showing
         the same again is reused with the lines it has drawn."""
         self._scrolled_for: tuple[object, ...] | None = None
-        """What the scrollbar was last updated for (see :meth:`_scroll_update`)."""
+        """What the scrollbar was last updated for (see :meth:`scrollbars_stale`)."""
         self._session: ref[StudySession] | None = None
         self._entry_blocks: dict[tuple[int, str, bool], Block] = {}
         """Review entries drawn for the session last shown, by position, label and
         highlight."""
 
-    def _scroll_update(self, virtual_size: Size) -> None:
+    def scrollbars_stale(self, virtual_size: Size) -> bool:
         # Textual repaints the scrollbar on every update of the virtual size, even to the same
         # size: a summary shown again as long as the last (a 100-entry list) redrew its
         # scrollbar, about a millisecond of each `s` (issue 13). Nothing changes for it here.
@@ -279,9 +282,9 @@ class SummaryView(Document, can_focus=True):
         key = (virtual_size, self.container_size, styles.overflow_y,
                styles.scrollbar_size_vertical)
         if key == self._scrolled_for:
-            return
+            return False
         self._scrolled_for = key
-        super()._scroll_update(virtual_size)
+        return True
 
     # -- what is shown ------------------------------------------------------------------------
     def show(self, session: StudySession, *, pass_mark: float | None = None,

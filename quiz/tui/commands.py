@@ -1,0 +1,216 @@
+"""The app's global actions and command palette: new session, summary, statistics, the
+calculator, help, suspend, quit, screenshot: :class:`AppCommands`, a part of
+:class:`~quiz.tui.app.QuizApp`."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
+
+from textual.app import App, SystemCommand
+from textual.screen import ModalScreen, Screen
+
+from quiz.bank.library import Library
+from quiz.tui.textual_internals import driver_of
+
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    from quiz.footprint.spec import FootprintSpec
+    from quiz.study.lifecycle import Lifecycle
+    from quiz.study.recorder import QuestionIndex
+    from quiz.study.session import StudySession
+    from quiz.study.store import Store
+    from quiz.tui.ahead import ScreensAhead
+    from quiz.tui.screens.start import StartScreen
+
+
+class AppCommands(App[int]):
+    """The app's global actions (its keys and the command palette's entries)."""
+
+    # What the app provides (declared for the type checker; QuizApp defines them).
+    library: Library
+    loaded: bool
+    store: Store | None
+    shuffle: bool
+    seed: int | None
+    paths: list[str] | None
+    _index: QuestionIndex | None
+    ahead: ScreensAhead
+    calculator_spec: FootprintSpec | None
+    now: Callable[[], datetime]
+
+    if TYPE_CHECKING:
+        @property
+        def study(self) -> Lifecycle:
+            """The sessions' life."""
+
+        @property
+        def session(self) -> StudySession | None:
+            """The study session shown."""
+
+        def _start_screen(self) -> StartScreen | None:
+            """The start screen, if on the stack."""
+
+        def _back_to_start(self) -> None:
+            """Close every screen above the start screen."""
+
+        def finish_session(self) -> None:
+            """The current session is finished."""
+
+        def _library_ready(self) -> None:
+            """The library is there."""
+
+        def _remembered(self) -> dict[str, Any]:
+            """The start form's remembered settings."""
+
+        def _start_screen_loading(self) -> bool:
+            """True while the start screen shows a load."""
+
+    def _close_dialogs(self) -> None:
+        """Close an open dialog (help, quit) before a command from the palette acts."""
+        while isinstance(self.screen, ModalScreen) and len(self.screen_stack) > 1:
+            self.pop_screen()
+
+    def action_new_session(self) -> None:
+        """Back to the start screen to choose a new session."""
+        self._close_dialogs()
+        self._back_to_start()
+
+    def action_help(self) -> None:
+        """Show the keys."""
+        from quiz.tui.screens.help import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def action_summary(self) -> None:
+        """Show the summary of the current session."""
+        from quiz.tui.screens.summary import SummaryScreen
+
+        self._close_dialogs()
+        session = self.session
+        if session is None:
+            self.notify("No practice session yet: start one first.", markup=False)
+        elif not isinstance(self.screen, SummaryScreen):
+            if session.finished:
+                self.finish_session()
+            first = self.study.first_attempt
+            screen = self.ahead.summary
+            if screen is None or not self.ahead.idle(screen):
+                screen = SummaryScreen(session, pass_mark=self.library.pass_mark,
+                                       first_attempt=first)
+            else:  # made ahead of time, or left by the last summary: filled, not composed
+                screen.show(session, pass_mark=self.library.pass_mark, first_attempt=first)
+            self.push_screen(screen)
+
+    def action_stats(self) -> None:
+        """Show the statistics dashboard."""
+        from quiz.tui.screens.stats import StatsScreen
+
+        self._close_dialogs()
+        if self.store is None:
+            self.notify("No progress store: statistics are not kept.", markup=False)
+        elif not self.loaded:
+            self.notify("The banks are still loading.", markup=False)
+        elif not isinstance(self.screen, StatsScreen):
+            self.push_screen(StatsScreen(self.store, self.library, now=self.now()))
+
+    def action_footprint(self) -> None:
+        """Open the footprint calculator; from a question, pre-filled with its worked example."""
+        from quiz.tui.screens.footprint import FootprintScreen
+        from quiz.tui.screens.question import QuestionScreen
+
+        self._close_dialogs()
+        if isinstance(self.screen, FootprintScreen):
+            return
+        spec = self.calculator_spec  # as it was left, unless a question brings its own
+        # The worked example belongs to the reveal: only an answered question pre-fills it.
+        if (self.session is not None and isinstance(self.screen, QuestionScreen)
+                and self.session.outcome() is not None):
+            spec = self.session.current.question.calculator_spec or spec
+        self.push_screen(FootprintScreen(spec), self._calculator_closed)
+
+    def _calculator_closed(self, spec: FootprintSpec | None) -> None:
+        """Keep the calculator's last scenario for the next time it is opened."""
+        if spec is not None:
+            self.calculator_spec = spec
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Hide the calculator key while the calculator is open; dim reloading and the
+        statistics while the banks load."""
+        from quiz.tui.screens.footprint import FootprintScreen
+
+        if action == "footprint" and isinstance(self.screen, FootprintScreen):
+            return False
+        if action in ("reload_banks", "stats") and (
+                not self.loaded or self._start_screen_loading()):
+            return None  # shown dimmed: they wait for the banks
+        return True
+
+    def action_suspend(self) -> None:
+        """Ctrl+Z: suspend to the shell (resume with ``fg``) where the terminal allows it."""
+        driver = driver_of(self)
+        if sys.platform == "win32" or driver is None or not driver.can_suspend:
+            where = "on Windows" if sys.platform == "win32" else "in this terminal"
+            self.notify(f"Suspending is not possible {where}: quit with Ctrl+Q instead (answers "
+                        "are not kept).", severity="warning", markup=False)
+            return
+        self.action_suspend_process()
+
+    def action_help_quit(self) -> None:
+        """Ctrl+C: say how to quit (Textual's own hint looks for a plain quit binding)."""
+        self.notify("Press Ctrl+Q to quit.", markup=False)
+
+    def action_request_quit(self) -> None:
+        """Quit after a confirmation."""
+        from quiz.tui.screens.confirm import ConfirmScreen
+
+        if isinstance(self.screen, ConfirmScreen):
+            return
+        from quiz.tui.screens.question import QuestionScreen
+
+        # Only a session still under way counts: one left with "New session" is over.
+        under_way = any(isinstance(s, QuestionScreen) for s in self.screen_stack)
+        text = self.study.quit_text(under_way=under_way) if self.loaded else "Quit quiz?"
+
+        def done(confirmed: bool | None) -> None:
+            if confirmed:
+                self.exit(0)
+
+        self.push_screen(ConfirmScreen(text, yes="Quit", no="Stay"), done)
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """Command palette entries: the main actions, then Textual's own."""
+        yield SystemCommand("New session", "Choose topics and start over", self.action_new_session)
+        yield SystemCommand("Summary", "Score so far, per topic", self.action_summary)
+        yield SystemCommand("Statistics", "Accuracy per topic, due, mastered, leeches, history",
+                            self.action_stats)
+        yield SystemCommand("Footprint calculator",
+                            "Training vs inference memory, with the derivation",
+                            self.action_footprint)
+        yield SystemCommand("Help", "Show the keys", self.action_help)
+        yield SystemCommand("Quit", "Quit quiz (asks first)", self.action_request_quit)
+        yield SystemCommand("Screenshot", "Save an SVG picture of the screen (says where)",
+                            lambda: self.set_timer(0.1, self.action_save_screenshot))
+        for command in super().get_system_commands(screen):
+            # Ours ask first / our help lists the keys / ours says where it saved.
+            if command.title not in ("Quit", "Keys", "Screenshot"):
+                yield command
+
+    def action_save_screenshot(self) -> None:
+        """Save an SVG screenshot in :func:`quiz.paths.screenshots_dir` and say where, or why
+        it could not be saved."""
+        from quiz.paths import screenshots_dir
+
+        folder = None
+        try:
+            folder = screenshots_dir()
+            path = self.save_screenshot(path=str(folder))
+        except OSError as exc:
+            where = f" in {folder}" if folder is not None else ""
+            self.notify(f"Could not save the screenshot{where}: {exc.strerror or exc}.",
+                        severity="error", markup=False)
+            return
+        self.notify(f"Screenshot saved to {path}", markup=False)

@@ -1,0 +1,205 @@
+"""Every use of a name Textual keeps private, each behind one named function or hook (issue 18).
+
+Nothing else in :mod:`quiz.tui` touches a private Textual name: on a Textual upgrade this is
+the one module to read against its diff, and ``tests/tui/test_textual_internals.py`` (the
+canary) fails when a name used here moves or changes shape. Each was checked against
+Textual 8.2.8 (:data:`CHECKED_AGAINST`).
+
+The hooks are small base classes whose override of a private method calls a public-looking
+method of ours, so a subclass never names the private one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable
+from typing import TYPE_CHECKING, Any
+
+from textual import events
+from textual._time import get_time
+from textual.app import App
+from textual.binding import Binding
+from textual.geometry import Size
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import RadioButton
+
+if TYPE_CHECKING:
+    from textual.content import Content
+    from textual.driver import Driver
+
+CHECKED_AGAINST = "8.2.8"
+"""The Textual version every name below was read against."""
+
+PRIVATE_NAMES: dict[str, tuple[type[Any] | str, str]] = {}
+"""Every private name this module uses: what it is looked up on (a class, or a module's dotted
+name) and the name. The canary test checks each still exists."""
+
+
+def _uses(owner: type[Any] | str, name: str) -> None:
+    PRIVATE_NAMES[f"{owner if isinstance(owner, str) else owner.__name__}.{name}"] = (owner,
+                                                                                       name)
+
+
+# -- the clock of key events -------------------------------------------------------------------
+_uses("textual._time", "get_time")
+
+
+def event_clock() -> float:
+    """The clock that stamps events (``Message.time``, seconds): ``textual._time.get_time``
+    (Textual 8.2.8)."""
+    return get_time()
+
+
+# -- screens made ahead of time ----------------------------------------------------------------
+_uses(App, "_get_screen")
+
+
+def mount_off_stack(app: App[Any], screen: Screen[Any]) -> Awaitable[Any]:
+    """Register an installed ``screen`` and run its compose and mount in its own task, as
+    ``push_screen`` does, without putting it on the screen stack; returns the mount to await.
+    ``App._get_screen`` (Textual 8.2.8)."""
+    _, mounted = app._get_screen(screen)
+    return mounted
+
+
+_uses(Screen, "_layout_required")
+_uses(Screen, "_refresh_layout")
+
+
+def layout_pending(widget: Widget) -> bool:
+    """True when ``widget`` (a screen, or a widget on one) has asked for a layout not yet run.
+    ``Widget._layout_required`` (Textual 8.2.8)."""
+    return bool(widget._layout_required)
+
+
+def lay_out_off_screen(screen: Screen[Any], size: Size) -> None:
+    """Lay out a screen that is not shown for ``size`` (Textual ignores a Resize on a screen
+    never shown), and clear its request for a layout (a screen not shown never clears it
+    itself). ``Screen._refresh_layout``, ``_layout_required`` (Textual 8.2.8)."""
+    screen._refresh_layout(size)
+    screen._layout_required = False
+
+
+_uses(Screen, "_compositor")
+
+
+def draw_off_screen(screen: Screen[Any]) -> None:
+    """Draw every line of a screen that is not shown, so that the lines and styles its widgets
+    keep are ready when it is first shown. ``Screen._compositor.render_full_update``
+    (Textual 8.2.8)."""
+    screen._compositor.render_full_update()
+
+
+def repaint_pending(screen: Screen[Any]) -> bool:
+    """True when ``screen`` has regions or widgets waiting to be repainted (or asked to be).
+    ``Screen._compositor._dirty_regions``, ``_dirty_widgets``, ``_repaint_required``."""
+    return bool(screen._compositor._dirty_regions or screen._dirty_widgets
+                or screen._repaint_required)
+
+
+class SkipsRepaintWhileHidden(Screen[None]):
+    """A screen that can drop its pending repaints: when :meth:`draws_now` says ``False``, a
+    refresh of the screen's compositor is dropped (``Screen._compositor_refresh``, its
+    ``_compositor._dirty_regions`` and ``_dirty_widgets``; Textual 8.2.8)."""
+
+    def draws_now(self) -> bool:
+        """Whether a refresh of this screen is drawn now (default: always)."""
+        return True
+
+    def _compositor_refresh(self) -> None:
+        if not self.draws_now():
+            self._compositor._dirty_regions.clear()
+            self._dirty_widgets.clear()
+            return
+        super()._compositor_refresh()
+
+
+_uses(Screen, "_compositor_refresh")
+_uses(Screen, "_dirty_widgets")
+_uses(Screen, "_repaint_required")
+
+
+# -- keys ----------------------------------------------------------------------------------------
+_uses(Widget, "_bindings")
+_uses(Widget, "_on_key")
+
+
+def bindings_for_key(widget: Widget, key: str) -> tuple[Binding, ...]:
+    """The bindings of ``widget`` itself (not its ancestors') for ``key``.
+    ``Widget._bindings.key_to_bindings`` (Textual 8.2.8)."""
+    return tuple(widget._bindings.key_to_bindings.get(key, ()))
+
+
+class TakesKeysItself(Widget):
+    """A widget that takes its key events itself, in :meth:`take_key`, instead of Textual's
+    default handling (dispatching to ``key_…`` methods): ``Widget._on_key`` (Textual 8.2.8)."""
+
+    async def take_key(self, event: events.Key) -> None:
+        """Handle a key event (default: nothing; the key bubbles up)."""
+
+    async def _on_key(self, event: events.Key) -> None:
+        await self.take_key(event)
+
+
+# -- scrolling and layout caches -------------------------------------------------------------
+_uses(Widget, "_scroll_update")
+_uses(Widget, "_layout_cache")
+
+
+def update_scrollbars(widget: Widget, virtual_size: Size) -> None:
+    """Update ``widget``'s scrollbars for a new ``virtual_size`` without a layout of the
+    screen. ``Widget._scroll_update`` (Textual 8.2.8)."""
+    widget._scroll_update(virtual_size)
+
+
+class ChecksScrollUpdates(Widget):
+    """A widget that decides whether a scrollbar update is needed: :meth:`scrollbars_stale`
+    is asked before each (``Widget._scroll_update``, Textual 8.2.8)."""
+
+    def scrollbars_stale(self, virtual_size: Size) -> bool:
+        """Whether the scrollbars must be updated for ``virtual_size`` (default: always)."""
+        return True
+
+    def _scroll_update(self, virtual_size: Size) -> None:
+        if self.scrollbars_stale(virtual_size):
+            super()._scroll_update(virtual_size)
+
+
+def clear_layout_cache(widget: Widget) -> None:
+    """Forget ``widget``'s cached visual and height (``refresh()`` would too, but during a
+    layout it also looks the widget up on screen). ``Widget._layout_cache`` (Textual 8.2.8)."""
+    widget._layout_cache.clear()
+
+
+# -- toggle buttons ------------------------------------------------------------------------------
+_uses(RadioButton, "_button")
+
+
+def toggle_glyph(button: RadioButton) -> Content:
+    """The glyph a toggle button draws for its state (``ToggleButton._button``,
+    Textual 8.2.8)."""
+    glyph: Content = button._button
+    return glyph
+
+
+class GlyphRadioButton(RadioButton):
+    """A radio button whose glyph's inner character is :meth:`inner_glyph` (``●`` or blank)
+    rather than Textual's ``●`` in both states (``ToggleButton._button``, Textual 8.2.8)."""
+
+    def inner_glyph(self) -> str:
+        """The character inside the button's glyph (default ``●``)."""
+        return "●"
+
+    @property
+    def _button(self) -> Content:
+        self.BUTTON_INNER = self.inner_glyph()
+        return super()._button
+
+
+# -- the terminal driver -------------------------------------------------------------------------
+_uses(App, "_driver")
+
+
+def driver_of(app: App[Any]) -> Driver | None:
+    """The app's terminal driver (``None`` before it runs). ``App._driver`` (Textual 8.2.8)."""
+    return app._driver

@@ -1,0 +1,65 @@
+"""The canary: every private Textual name quiz uses (all in quiz/tui/textual_internals.py)
+still exists in the installed Textual, and no other module of quiz names one (issue 18)."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import re
+from pathlib import Path
+
+import pytest
+import textual
+
+from quiz.tui import textual_internals
+from quiz.tui.textual_internals import CHECKED_AGAINST, PRIVATE_NAMES
+
+QUIZ = Path(__file__).resolve().parents[2] / "quiz"
+
+
+@pytest.mark.parametrize("name", sorted(PRIVATE_NAMES))
+def test_every_private_name_used_still_exists(name: str) -> None:
+    owner, attribute = PRIVATE_NAMES[name]
+    where = importlib.import_module(owner) if isinstance(owner, str) else owner
+    if isinstance(where, type):
+        found = any(attribute in vars(k) for k in where.__mro__) or attribute in (
+            getattr(where, "__annotations__", {}))
+        if not found:  # an attribute set in __init__ (e.g. Screen._compositor)
+            source = "".join(inspect.getsource(k) for k in where.__mro__
+                             if k.__module__.startswith("textual"))
+            found = f"self.{attribute}" in source
+    else:
+        found = hasattr(where, attribute)
+    assert found, (f"Textual {textual.__version__} has no {name} (checked against "
+                   f"{CHECKED_AGAINST}): update quiz/tui/textual_internals.py")
+
+
+def test_the_signatures_relied_on_are_unchanged() -> None:
+    from textual.app import App
+    from textual.screen import Screen
+
+    assert list(inspect.signature(App._get_screen).parameters) == ["self", "screen"]
+    assert list(inspect.signature(Screen._refresh_layout).parameters)[:2] == ["self", "size"]
+    assert hasattr(Screen, "_compositor_refresh")
+
+
+PRIVATE = re.compile(
+    r"\._(get_screen|layout_required|refresh_layout|compositor|on_key|bindings|scroll_update|"
+    r"layout_cache|button|selected|driver|dirty_widgets|repaint_required)\b"
+    r"|textual\._time")
+
+
+def test_no_other_module_of_quiz_names_a_private_textual_name() -> None:
+    offenders = []
+    for path in sorted(QUIZ.rglob("*.py")):
+        if path.name == "textual_internals.py":
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            code = line.split("#", 1)[0]
+            if PRIVATE.search(code) and "def _" not in code:
+                offenders.append(f"{path.relative_to(QUIZ.parent)}:{number}: {line.strip()}")
+    assert offenders == []
+
+
+def test_the_module_says_which_textual_it_was_checked_against() -> None:
+    assert CHECKED_AGAINST in (textual_internals.__doc__ or "")
