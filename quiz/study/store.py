@@ -17,7 +17,7 @@ Built on the standard library's :mod:`sqlite3`, with these guarantees:
   bring an older file up to date in one transaction. A file written by a newer quiz is left
   untouched and reported (:class:`StoreError`).
 - **Identity.** Progress is keyed on question ids, with each question's content hash
-  (:func:`quiz.study.identity.content_hash`) beside it, so a reworded question keeps its history
+  (:func:`quiz.bank.identity.content_hash`) beside it, so a reworded question keeps its history
   and a changed one is noticed (:meth:`Store.reset_changed_cards`).
 
 Times are stored as ISO 8601 text in UTC; day boundaries are the caller's business (local time).
