@@ -576,8 +576,8 @@ def _load_into(result: _FileResult, raw: str | bytes, pure_python: bool,
         taken = {(p.line, p.column) for p in doc.problems if p.severity == "error"}
         errors = exc.errors(include_url=False)
         errors += cross_field_errors(value, errors)
-        problems += [p for p in validation_messages.validation_problems(errors, value, doc.marks)
-                     if (p.line, p.column) not in taken]
+        located = validation_messages.validation_problems(errors, value, doc.marks, text)
+        problems += [p for p in located if (p.line, p.column) not in taken]
     finally:
         if enabled:
             gc.enable()

@@ -17,20 +17,23 @@ The format is documented for instructors in ``question_bank/FORMAT.md``.
 from __future__ import annotations
 
 import difflib
-from typing import Annotated, Any, Literal
+from collections.abc import Callable
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import (
     AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
+    PrivateAttr,
     StrictStr,
     ValidationError,
-    ValidatorFunctionWrapHandler,
+    ValidationInfo,
     WrapValidator,
     field_validator,
     model_validator,
 )
+from pydantic.functional_validators import ModelWrapValidatorHandler
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from quiz.bank.expect import (
@@ -114,7 +117,7 @@ _SPECS_KEPT = 4096
 """Most scenarios kept in :data:`_SPECS` (it is emptied when full)."""
 
 
-def _shared_spec(value: Any, handler: ValidatorFunctionWrapHandler) -> FootprintSpec:
+def _shared_spec(value: Any, handler: Callable[[Any], Any]) -> FootprintSpec:
     """Validate a footprint scenario once per plain value: the same mapping (text, in the same
     order) gives the same frozen :class:`~quiz.footprint.spec.FootprintSpec`, shared, so a bank
     whose questions repeat a scenario (an infographic and its worked example, a series of
@@ -134,6 +137,15 @@ def _shared_spec(value: Any, handler: ValidatorFunctionWrapHandler) -> Footprint
 
 
 Scenario = Annotated[FootprintSpec, WrapValidator(_shared_spec)]
+
+
+def _scenario(value: Any) -> FootprintSpec:
+    """A scenario mapping validated as :data:`Scenario` is (shared by value).
+
+    Raises:
+        pydantic.ValidationError: the scenario is not valid.
+    """
+    return _shared_spec(value, FootprintSpec.model_validate)
 """A footprint scenario in a bank (validated once per plain value: :func:`_shared_spec`)."""
 
 
@@ -327,6 +339,11 @@ def _figure(spec: FootprintSpec, name: str) -> int:
     return found
 
 
+_VARIANTS: dict[tuple[int, tuple[tuple[str, Any], ...]], tuple[Question, Question]] = {}
+"""Variants rendered by :meth:`Question.with_variant`, by (question, values): a question drawn
+again in a session is rendered once."""
+
+
 class Question(_Strict):
     """One question.
 
@@ -352,6 +369,99 @@ class Question(_Strict):
     worked_example: WorkedExample | None = None
     references: list[Text] = Field(default_factory=list)
     lint: LintSettings | None = None
+    answer_figure: StrictStr | None = Field(default=None, description=(
+        "Computed questions: the calculator figure the keyed option states, as a placeholder's "
+        "inside (figure | UNIT:digits); the options, answer and distractor reviews are then "
+        "generated from 'misconceptions' (FORMAT.md, Computed questions)."),
+        examples=["training.model_states | GB:1"])
+    """Computed questions: the figure the key states (``training.model_states | GB:1``); the
+    options are generated (:mod:`quiz.bank.computed`)."""
+    misconceptions: list[StrictStr] = Field(default_factory=list, description=(
+        "With answer_figure: the misconceptions that generate the distractors, in order of "
+        "preference (a collision moves on to the next); names from the catalog in FORMAT.md."),
+        examples=[["forget-optimizer-states", "forget-master-weights", "gib-labelled-gb"]])
+    """The misconceptions that generate the distractors, in order of preference."""
+    distractors: int | None = Field(default=None, ge=1, le=7, description=(
+        "With answer_figure: how many distractors to generate (default 3, or fewer "
+        "misconceptions)."), examples=[3])
+    """How many distractors to generate (default: 3, or fewer misconceptions)."""
+    vary: dict[StrictStr, list[StrictStr]] | None = Field(default=None, description=(
+        "Scenario keys of worked_example.footprint, dotted, to lists of values: each time the "
+        "question is drawn one combination is used (at most 64 combinations)."),
+        examples=[{"model": ["llama-2-7b", "llama-2-13b"], "inference.batch": ["1", "8"]}])
+    """Scenario keys (dotted) → the values a variant draws from."""
+
+    _template: dict[str, Any] | None = PrivateAttr(default=None)
+    _variant: dict[str, Any] = PrivateAttr(default_factory=dict)
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _render_computed(cls, value: Any, handler: ModelWrapValidatorHandler[Self],
+                         info: ValidationInfo) -> Self:
+        """A computed question (placeholders, ``answer_figure`` or ``vary``: see
+        :mod:`quiz.bank.computed`) is rendered for one variant, then validated as any other
+        question. Its raw values are kept for other variants (:meth:`with_variant`)."""
+        from quiz.bank.computed.template import ComputedErrors, is_computed, render_question
+
+        if not is_computed(value):
+            return handler(value)
+        context = info.context if isinstance(info.context, dict) else {}
+        variant = context.get("variant")
+        try:
+            rendered, chosen = render_question(value, _scenario, variant,
+                                               check_all=variant is None)
+        except ComputedErrors as exc:
+            raise ValidationError.from_exception_data("Question", [InitErrorDetails(
+                type=PydanticCustomError("computed", "{reason}", {
+                    "reason": e.message, **({} if e.offset is None else {"offset": e.offset})}),
+                loc=e.loc, input=None) for e in exc.errors]) from None
+        except ValidationError as exc:  # the scenario as written
+            raise ValidationError.from_exception_data("Question", [InitErrorDetails(
+                type=PydanticCustomError("computed", "{reason}", {"reason": e["msg"]}),
+                loc=("worked_example", "footprint", *e["loc"]), input=None)
+                for e in exc.errors(include_url=False)]) from None
+        question = handler(rendered)
+        question._template = value
+        question._variant = chosen
+        return question
+
+    @property
+    def computed(self) -> bool:
+        """True for a computed question: its text and options come from the calculator."""
+        return self._template is not None
+
+    @property
+    def variant(self) -> dict[str, Any]:
+        """The values this rendering drew, keyed as in ``vary`` (``{}`` without ``vary``)."""
+        return dict(self._variant)
+
+    def variants(self) -> list[dict[str, Any]]:
+        """Every variant of this question, in order (``[{}]`` without ``vary``)."""
+        from quiz.bank.computed.template import variants_of
+
+        return variants_of(self.vary)
+
+    def with_variant(self, values: dict[str, Any]) -> Question:
+        """This question rendered for the variant ``values`` (one of :meth:`variants`); itself
+        when that is the variant it shows. Every variant was checked when the bank loaded.
+
+        Raises:
+            ValueError: this question has no such variant.
+        """
+        if self._template is None or values == self._variant:
+            if values and values != self._variant:
+                raise ValueError(f"question {self.id} has no variant {values}")
+            return self
+        if values not in self.variants():
+            raise ValueError(f"question {self.id} has no variant {values}")
+        key = (id(self), tuple(values.items()))
+        found = _VARIANTS.get(key)
+        if found is None or found[0] is not self:
+            if len(_VARIANTS) >= 1024:
+                _VARIANTS.clear()
+            rendered = type(self).model_validate(self._template, context={"variant": values})
+            found = _VARIANTS[key] = (self, rendered)
+        return found[1]
 
     @field_validator("options")
     @classmethod

@@ -36,6 +36,7 @@ _DIALECT = "https://json-schema.org/draft/2020-12/schema"
 def schema() -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of one bank file, as a ``dict``."""
     generated = BankFile.model_json_schema(by_alias=True, mode="validation")
+    _computed_questions(generated["$defs"]["Question"])
     body = _as_editors_read(generated)
     return {
         "$schema": _DIALECT,
@@ -44,6 +45,25 @@ def schema() -> dict[str, Any]:
                        "FORMAT.md; check a file with 'quiz validate PATH'.",
         **{k: v for k, v in body.items() if k not in ("title", "description")},
     }
+
+
+_GENERATED = ("options", "answer", "distractor_review")
+"""The keys a computed question generates from ``answer_figure`` (and must not write)."""
+
+
+def _computed_questions(question: dict[str, Any]) -> None:
+    """A question writes ``options``, ``answer`` and ``distractor_review``, or generates them
+    with ``answer_figure`` and ``misconceptions`` (:mod:`quiz.bank.computed`): the schema says
+    so with ``if``/``then``/``else``, and lists the catalog's misconception names."""
+    from quiz.bank.computed.misconceptions import CATALOG
+
+    question["required"] = [k for k in question["required"] if k not in _GENERATED]
+    question["if"] = {"required": ["answer_figure"]}
+    question["then"] = {"required": ["misconceptions"],
+                        "not": {"anyOf": [{"required": [k]} for k in _GENERATED]}}
+    question["else"] = {"required": list(_GENERATED)}
+    names = question["properties"]["misconceptions"]["items"]
+    names["enum"] = [m.name for m in CATALOG]
 
 
 def render() -> str:

@@ -29,13 +29,16 @@ _KINDS = {"string_type": "text", "list_type": "a list", "dict_type": "a mapping"
 # --- Validation errors -------------------------------------------------------------------------
 
 def validation_problems(errors: list[ErrorDetails], data: Any,
-                        marks: dict[int, tuple[Any, Any, Any]]) -> list[Problem]:
+                        marks: dict[int, tuple[Any, Any, Any]],
+                        text: str | None = None) -> list[Problem]:
     """Translate every error of ``BankFile.model_validate(data)`` (``exc.errors()``, plus those
     of :func:`quiz.bank.field_checks.cross_field_errors`) into a located Problem.
 
     ``marks`` maps ``id(container)`` to its marks (see :class:`quiz.bank.yaml_reader.Document`).
     Errors of a union (``answer`` is a key or a list of keys) are reduced to those of the branch
-    that fits the value's kind, or to one "expected X or Y" message when none does.
+    that fits the value's kind, or to one "expected X or Y" message when none does. An error
+    whose ``ctx`` has an ``offset`` (a placeholder in a text: :mod:`quiz.bank.computed`) is
+    placed at that character of the value, when ``text`` (the file's text) is given.
     """
     walked = [(_walk(err, data), err) for err in errors
               if err["type"] != "duplicate_id"]  # ids are checked across files by the loader
@@ -61,9 +64,26 @@ def validation_problems(errors: list[ErrorDetails], data: Any,
     # "unknown key 'optoins'; did you mean 'options'?" already explains the missing 'options'.
     suggested = {(id(w.steps[-1][0]), _suggestion(w)) for w, e in walked
                  if e["type"] == "extra_forbidden" and w.steps}
-    out = [_problem(w, e, marks) for w, e in walked if id(e) not in dropped
+    out = [_at_offset(_problem(w, e, marks), w, e, marks, text) for w, e in walked
+           if id(e) not in dropped
            and not (e["type"] == "missing" and (id(w.node), w.missing) in suggested)]
     return out + merged
+
+
+def _at_offset(problem: Problem, w: _Walked, err: ErrorDetails,
+               marks: dict[int, tuple[Any, Any, Any]], text: str | None) -> Problem:
+    """``problem`` moved to the character ``ctx["offset"]`` of the text value it is about."""
+    offset = (err.get("ctx") or {}).get("offset")
+    if text is None or not isinstance(offset, int) or not isinstance(w.node, str) \
+            or not w.steps:
+        return problem
+    from quiz.bank.problems import line_col, value_positions
+
+    parent, key = w.steps[-1]
+    mark = marks[id(parent)][2][key]
+    index = value_positions(text, mark.index, w.node, [offset])[0]
+    return problem if index is None else problem._replace(
+        line=line_col(text, index)[0], column=line_col(text, index)[1])
 
 
 def _suggestion(w: _Walked) -> str | None:

@@ -1,0 +1,198 @@
+"""The figures a computed question can state, for one calculator scenario.
+
+Three families of names, one namespace (``quiz validate`` suggests the closest on a typo):
+
+- every figure ``expect`` knows (:data:`quiz.bank.expect.FIGURES`: ``training.total``,
+  ``inference.kv_cache``, ``params``, ``compute.prefill_flops``, ...), read from the estimate;
+- ``training.model_states``: weights + gradients + master weights + optimizer states per device,
+  the items of the ZeRO paper's "model states" (Rajbhandari et al. 2020, sec. 3.1), each counted
+  0 where the estimate has none (FP32 training has no master copy);
+- the scenario's inputs: ``model.name``, ``model.layers`` ... ``model.vocab``, ``gpu.name``,
+  ``gpu.memory`` (bytes), and every key of its ``training:``, ``inference:`` and ``storage:``
+  parts (``inference.batch``, ``training.micro_batch``, ``training.optimizer``, ...), with the
+  value in force (the default where the scenario does not set it). Where an input has the name
+  of an estimate figure (``inference.weights`` is the weights' bytes; ``storage.checkpoints``
+  their bytes on disk), the figure keeps the name and the input is written
+  ``scenario.inference.weights``; every input can be written ``scenario.<key>``.
+
+A figure is a *size* (an exact ``int`` of bytes), a *count* (an ``int``) or *text*
+(:data:`Kind`). Pure: no Textual, no I/O.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable
+from functools import lru_cache
+from typing import TYPE_CHECKING, Literal
+
+from quiz.bank.expect import FIGURES, FigureMissing, read_figure
+
+if TYPE_CHECKING:
+    from quiz.footprint import FootprintSpec, Report
+
+Kind = Literal["size", "count", "text"]
+
+MODEL_STATES = ("weights", "gradients", "master_weights", "optimizer_states")
+"""The training items summed by ``training.model_states``."""
+
+_MODEL_FIELDS = ("layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab")
+"""Shape figures of the resolved model (``model.layers`` ...), counts."""
+
+_SIZE_INPUTS = frozenset({"overhead", "storage.dataset_size"})
+"""Inputs that are sizes in bytes (every other number is a count)."""
+
+
+def _input_names() -> dict[str, Kind]:
+    """Every scenario input key (dotted) → its kind, from the spec models' fields."""
+    from pydantic import BaseModel
+
+    from quiz.footprint import FootprintSpec, InferenceSpec, StorageSpec, TrainingSpec
+
+    names: dict[str, Kind] = {}
+    parts: dict[str, type[BaseModel]] = {"training": TrainingSpec, "inference": InferenceSpec,
+                                         "storage": StorageSpec}
+    for key, info in FootprintSpec.__pydantic_fields__.items():
+        if key in parts:
+            continue
+        names[key] = _kind_of(key, info.annotation)
+    for part, model in parts.items():
+        for key, info in model.__pydantic_fields__.items():
+            dotted = f"{part}.{key}"
+            names[dotted] = _kind_of(dotted, info.annotation)
+    return names
+
+
+def _kind_of(key: str, annotation: object) -> Kind:
+    text = str(annotation)
+    if key in _SIZE_INPUTS:
+        return "size"
+    if "int" in text and "Literal" not in text:
+        return "count"
+    return "text"
+
+
+@lru_cache(maxsize=1)
+def scenario_keys() -> dict[str, Kind]:
+    """Every key a scenario can set, dotted (``model``, ``params``, ``inference.batch``,
+    ``training.optimizer``, ``gpu``, ...) → the kind of its value: what ``vary:`` may name."""
+    return _input_names()
+
+
+@lru_cache(maxsize=1)
+def figure_kinds() -> dict[str, Kind]:
+    """Every figure name a placeholder may use → its kind (see the module docstring)."""
+    kinds: dict[str, Kind] = {name: kind for name, (kind, _) in FIGURES.items()}
+    kinds["training.model_states"] = "size"
+    kinds["model.name"] = "text"
+    kinds.update({f"model.{f}": "count" for f in _MODEL_FIELDS})
+    kinds["gpu.name"] = "text"
+    kinds["gpu.memory"] = "size"
+    for key, kind in scenario_keys().items():
+        kinds[f"scenario.{key}"] = kind
+        if key not in kinds and key not in ("model", "gpu", "params"):
+            kinds[key] = kind
+    return kinds
+
+
+def suggest(name: str) -> str:
+    """`` (did you mean 'x'?)`` for the figure name closest to ``name``, or ``""``."""
+    close = difflib.get_close_matches(name, list(figure_kinds()), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+class Figures:
+    """The figures of one scenario, computed when first asked for and kept.
+
+    Args:
+        spec: a validated scenario.
+
+    :meth:`get` raises :class:`~quiz.bank.expect.FigureMissing` (the message says why and what
+    to add) for a figure this scenario does not produce, ``KeyError`` for an unknown name.
+    """
+
+    def __init__(self, spec: FootprintSpec) -> None:
+        self.spec = spec
+        self._report: Report | None = None
+        self._found: dict[str, int | str] = {}
+
+    @property
+    def report(self) -> Report:
+        """The calculator's estimate of the scenario (made once)."""
+        if self._report is None:
+            from quiz.footprint import estimate
+
+            self._report = estimate(self.spec)
+        return self._report
+
+    def get(self, name: str) -> int | str:
+        """The exact figure ``name``: bytes or a count (``int``), or text."""
+        found = self._found.get(name)
+        if found is None:
+            found = self._found[name] = self._compute(name)
+        return found
+
+    def number(self, name: str) -> int:
+        """:meth:`get` for a size or count figure. Raises ``TypeError`` for a text figure."""
+        value = self.get(name)
+        if isinstance(value, str):
+            raise TypeError(f"{name} is text, not a number")
+        return value
+
+    def item(self, phase: str, name: str) -> int:
+        """Bytes of ``phase``'s item ``name`` (per device), 0 where the estimate has none."""
+        estimate = self.report.training if phase == "training" else self.report.inference
+        found = None if estimate is None else estimate.item(name)
+        return 0 if found is None else found.bytes
+
+    def _compute(self, name: str) -> int | str:
+        kinds = figure_kinds()
+        if name not in kinds:
+            raise KeyError(name)
+        if name in FIGURES:
+            return read_figure(self.report, name)
+        reader = _READERS.get(name)
+        if reader is not None:
+            return reader(self)
+        key = name.removeprefix("scenario.")
+        part, _, field = key.partition(".")
+        value = getattr(getattr(self.spec, part), field) if field else getattr(self.spec, part)
+        if value is None:
+            raise FigureMissing(f"this scenario does not set {key}")
+        if isinstance(value, bool):
+            return "yes" if value else "no"
+        if isinstance(value, int):
+            return value
+        return str(value)
+
+
+def _model_states(figures: Figures) -> int:
+    if figures.report.training is None:
+        raise FigureMissing(f"the estimate has no training phase (phase: {figures.spec.phase})")
+    return sum(figures.item("training", item) for item in MODEL_STATES)
+
+
+def _gpu(figures: Figures, what: str) -> int | str:
+    gpu = figures.report.gpu
+    if gpu is None:
+        raise FigureMissing(f"gpu.{what} needs a GPU preset: add 'gpu:' (e.g. h100-80gb)")
+    return gpu.name if what == "name" else gpu.memory_bytes
+
+
+def _shape(field: str) -> Callable[[Figures], int]:
+    def read(figures: Figures) -> int:
+        value = getattr(figures.spec.resolved, field)
+        if value is None:
+            raise FigureMissing(f"the model's {field} is not known: use a preset or give "
+                                f"'{field}:'")
+        return int(value)
+    return read
+
+
+_READERS: dict[str, Callable[[Figures], int | str]] = {
+    "training.model_states": _model_states,
+    "model.name": lambda f: f.report.model.name,
+    "gpu.name": lambda f: _gpu(f, "name"),
+    "gpu.memory": lambda f: _gpu(f, "memory"),
+    **{f"model.{field}": _shape(field) for field in _MODEL_FIELDS},
+}

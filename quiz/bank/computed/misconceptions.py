@@ -1,0 +1,326 @@
+"""The catalog of misconceptions that generate distractors (``misconceptions:`` in a bank).
+
+Each :class:`Misconception` is a mistake students make when sizing memory, as arithmetic on the
+calculator's figures of the question's own scenario: ``forget-optimizer-states`` computes the
+answer figure without the optimizer states. It names the answer figures it applies to, its
+review text (what the student forgot or confused, and the right rule) and a source. Where a
+misconception does not arise in a scenario (no ZeRO sharding to forget, no grouped-query
+attention, no optimizer state), it gives no value and the next misconception in the question's
+list is used. The catalog is documented for instructors in ``question_bank/FORMAT.md``
+(Computed questions), generated from :data:`CATALOG` (:func:`catalog_table`).
+
+Sizes are exact bytes; every value is an ``int``. Pure: no Textual, no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from quiz.bank.computed.placeholders import SIZE_UNITS, Format
+
+if TYPE_CHECKING:
+    from quiz.bank.computed.figures import Figures
+
+MODEL_STATES = "training.model_states"
+TRAIN_TOTAL = "training.total"
+INFER_TOTAL = "inference.total"
+KV = "inference.kv_cache"
+INFER_WEIGHTS = "inference.weights"
+
+_TRAINING_SUMS = (MODEL_STATES, TRAIN_TOTAL)
+_SIZES = ("*size*",)
+"""Marks a misconception that applies to every size figure."""
+
+_ADAM = ("adam", "adamw")
+_ACTIVATION_ITEMS = ("activations", "embedding_activations", "output_activations", "logits")
+_INT4 = ("int4", "gptq-int4", "gptq-int4-sym", "awq-int4", "bnb-nf4", "bnb-nf4-dq", "bnb-fp4",
+         "bnb-fp4-dq", "gguf-q4_k_m", "gguf-q4_0")
+
+
+@dataclass(frozen=True)
+class Misconception:
+    """One named misconception.
+
+    Attributes:
+        name: its slug in a bank (``forget-optimizer-states``).
+        figures: the answer figures it applies to (``("*size*",)``: every size figure).
+        arithmetic: the distractor's value in words, for FORMAT.md.
+        review: the distractor review, with ``{value}`` (the distractor as shown), ``{key}`` (the
+            answer as shown) and ``{part}`` (the amount it differs by, in the answer's unit).
+        source: where the right rule comes from.
+        compute: ``(figures, answer format) -> exact value``, or ``None`` where the mistake does
+            not arise in this scenario.
+    """
+
+    name: str
+    figures: tuple[str, ...]
+    arithmetic: str
+    review: str
+    source: str
+    compute: Callable[[Figures, Format], int | None]
+
+    def applies_to(self, fmt: Format) -> bool:
+        """True when this misconception can be made about the figure ``fmt`` writes (and, for
+        the unit mix-ups, in the unit it is written in)."""
+        if self.figures == _SIZES:
+            if fmt.kind != "size":
+                return False
+            iec = "i" in fmt.unit
+            return fmt.unit != "B" and (iec if self.name == "gb-labelled-gib" else not iec)
+        return fmt.name in self.figures
+
+
+def _minus(item: str) -> Callable[[Figures, Format], int | None]:
+    def compute(figures: Figures, fmt: Format) -> int | None:
+        part = figures.item("training", item)
+        return figures.number(fmt.name) - part if part else None
+    return compute
+
+
+def _adam_one_moment(figures: Figures, fmt: Format) -> int | None:
+    states = figures.item("training", "optimizer_states")
+    if figures.spec.training.optimizer not in _ADAM or not states:
+        return None
+    if fmt.name == "training.optimizer_states":
+        return states // 2
+    return figures.number(fmt.name) - states // 2
+
+
+def _fp32_everything(figures: Figures, fmt: Format) -> int | None:
+    if fmt.name.startswith("training."):
+        training = figures.spec.training
+        if training.precision not in ("mixed-fp16", "mixed-bf16") \
+                or training.grad_precision == "fp32":
+            return None
+        return (figures.number(fmt.name) + figures.item("training", "weights")
+                + figures.item("training", "gradients"))
+    inference = figures.spec.inference
+    if inference.weights == "fp32":
+        return None
+    return _re_estimated(figures, fmt, {"inference": {"weights": "fp32", "kv_dtype": "fp32",
+                                                      "group_size": None}})
+
+
+def _re_estimated(figures: Figures, fmt: Format, changes: dict[str, object]) -> int | None:
+    """The same figure for the scenario with ``changes``, or ``None`` if that is invalid."""
+    from pydantic import ValidationError
+
+    from quiz.bank.computed.figures import Figures as Figures_
+    from quiz.bank.expect import FigureMissing
+
+    try:
+        value = Figures_(figures.spec.replace(changes)).get(fmt.name)
+    except (ValidationError, FigureMissing):
+        return None
+    return value if isinstance(value, int) else None
+
+
+def _weights_only(figures: Figures, fmt: Format) -> int | None:
+    phase = "inference" if fmt.name == INFER_TOTAL else "training"
+    return figures.item(phase, "weights") or None
+
+
+def _kv_half(figures: Figures, fmt: Format) -> int | None:
+    kv = figures.item("inference", "kv_cache")
+    return figures.number(fmt.name) - kv // 2 if kv else None
+
+
+def _kv_all_heads(figures: Figures, fmt: Format) -> int | None:
+    resolved = figures.spec.resolved
+    kv = figures.item("inference", "kv_cache")
+    heads, kv_heads = resolved.heads, resolved.kv_heads
+    if not kv or not heads or not kv_heads or kv_heads >= heads:
+        return None
+    return figures.number(fmt.name) - kv + kv * heads // kv_heads
+
+
+def _kv_one_sequence(figures: Figures, fmt: Format) -> int | None:
+    kv = figures.item("inference", "kv_cache")
+    batch = figures.spec.inference.batch
+    if not kv or batch <= 1:
+        return None
+    return figures.number(fmt.name) - kv + kv // batch
+
+
+def _prefix_pair(unit: str) -> tuple[int, int]:
+    """(SI bytes, IEC bytes) of the prefix of ``unit`` (``GB`` or ``GiB`` → 10^9, 2^30)."""
+    prefix = unit[0].upper() if unit[0] != "k" else "K"
+    si = {"K": "kB", "M": "MB", "G": "GB", "T": "TB", "P": "PB"}[prefix]
+    return SIZE_UNITS[si], SIZE_UNITS[prefix + "iB"]
+
+
+def _gib_as_gb(figures: Figures, fmt: Format) -> int | None:
+    si, iec = _prefix_pair(fmt.unit)
+    return figures.number(fmt.name) * si // iec
+
+
+def _gb_as_gib(figures: Figures, fmt: Format) -> int | None:
+    si, iec = _prefix_pair(fmt.unit)
+    return figures.number(fmt.name) * iec // si
+
+
+def _no_zero(figures: Figures, fmt: Format) -> int | None:
+    training = figures.spec.training
+    if training.zero == 0 or training.dp == 1:
+        return None
+    return _re_estimated(figures, fmt, {"training": {"zero": 0}})
+
+
+def _int4_without_scales(figures: Figures, fmt: Format) -> int | None:
+    if figures.spec.inference.weights not in _INT4:
+        return None
+    weights = figures.item("inference", "weights")
+    overhead = figures.item("inference", "quantization_overhead")
+    naive = (figures.report.model.params + 1) // 2
+    if fmt.name == INFER_WEIGHTS:
+        return naive
+    return figures.number(fmt.name) - weights - overhead + naive
+
+
+def _forget_activations(figures: Figures, fmt: Format) -> int | None:
+    part = sum(figures.item("training", item) for item in _ACTIVATION_ITEMS)
+    return figures.number(fmt.name) - part if part else None
+
+
+def _forget_kv(figures: Figures, fmt: Format) -> int | None:
+    kv = figures.item("inference", "kv_cache")
+    return figures.number(fmt.name) - kv if kv else None
+
+
+_ZERO = ("Rajbhandari et al. 2020, ZeRO: Memory Optimizations Toward Training Trillion "
+         "Parameter Models, sec. 3.1 (mixed-precision Adam: 2 + 2 + 12 = 16 bytes per "
+         "parameter)")
+_KV_SOURCE = ("Pope et al. 2023, Efficiently Scaling Transformer Inference, sec. 2 (the KV "
+              "cache: 2 x layers x KV heads x head dimension x bytes per value, per token)")
+_UNITS_SOURCE = ("IEC 80000-13 and NIST, Prefixes for binary multiples: GB = 10^9 bytes, GiB = "
+                 "2^30 bytes")
+
+CATALOG: tuple[Misconception, ...] = (
+    Misconception(
+        "forget-optimizer-states", _TRAINING_SUMS,
+        "the answer figure minus the optimizer states",
+        "{value} leaves out the optimizer states ({part}). The optimizer keeps its own state per "
+        "parameter, Adam two FP32 moments (8 bytes), and in mixed precision it is the largest "
+        "of the model states; the full count is {key}.",
+        _ZERO, _minus("optimizer_states")),
+    Misconception(
+        "forget-master-weights", _TRAINING_SUMS,
+        "the answer figure minus the FP32 master weights",
+        "{value} leaves out the FP32 master weights ({part}). Mixed precision updates an FP32 "
+        "copy of every weight (4 bytes per parameter) and casts it to the 16-bit working "
+        "weights; the full count is {key}.",
+        "Micikevicius et al. 2018, Mixed Precision Training, sec. 3.1 (the FP32 master copy "
+        "of weights)", _minus("master_weights")),
+    Misconception(
+        "forget-gradients", _TRAINING_SUMS,
+        "the answer figure minus the gradients",
+        "{value} leaves out the gradients ({part}). Backpropagation writes one gradient per "
+        "trained parameter, in the working precision, before the optimizer step reads them; "
+        "the full count is {key}.",
+        _ZERO, _minus("gradients")),
+    Misconception(
+        "adam-one-moment", (*_TRAINING_SUMS, "training.optimizer_states"),
+        "the answer figure minus half the optimizer states (Adam or AdamW only)",
+        "{value} counts one Adam moment instead of two ({part} short). Adam keeps both the "
+        "first moment (the running mean of the gradients) and the second (of their squares), "
+        "4 bytes each in FP32; the right count is {key}.",
+        "Kingma and Ba 2015, Adam: A Method for Stochastic Optimization, Algorithm 1 (m_t and "
+        "v_t)", _adam_one_moment),
+    Misconception(
+        "fp32-everything", (*_TRAINING_SUMS, INFER_WEIGHTS, INFER_TOTAL, KV),
+        "training: the answer figure plus the 16-bit weights and gradients again (counted at 4 "
+        "bytes, mixed precision only); inference: the figure with FP32 weights and KV cache",
+        "{value} counts every value at 4 bytes (FP32). Mixed precision keeps the working "
+        "weights and gradients in 16 bits (2 bytes) and only the master copy and optimizer "
+        "states in FP32; a model served in 16 bits or less stores 2 bytes or fewer per value. "
+        "The right figure is {key}.",
+        "Micikevicius et al. 2018, Mixed Precision Training, sec. 3", _fp32_everything),
+    Misconception(
+        "weights-only", (*_TRAINING_SUMS, INFER_TOTAL),
+        "the weights alone",
+        "{value} is the weights alone. Training also holds gradients, master weights and "
+        "optimizer states (and activations); serving also holds the KV cache and working "
+        "memory. The right figure is {key}.",
+        _ZERO, _weights_only),
+    Misconception(
+        "kv-without-k-and-v", (KV, INFER_TOTAL),
+        "the answer figure minus half the KV cache",
+        "{value} caches only one of the key and value tensors ({part} short). Every layer "
+        "stores both K and V for every token, hence the factor 2 in the KV cache size; the right "
+        "figure is {key}.",
+        _KV_SOURCE, _kv_half),
+    Misconception(
+        "kv-all-query-heads", (KV, INFER_TOTAL),
+        "the KV cache scaled by heads / KV heads (models with grouped-query attention only)",
+        "{value} sizes the KV cache with every query head. With grouped-query attention, "
+        "groups of query heads share one key and value head, so the cache scales with the KV "
+        "heads, not the query heads; the right figure is {key}.",
+        "Ainslie et al. 2023, GQA: Training Generalized Multi-Query Transformer Models from "
+        "Multi-Head Checkpoints, sec. 2", _kv_all_heads),
+    Misconception(
+        "gib-labelled-gb", _SIZES,
+        "the figure's number in GiB written with the GB label (SI units only: x 10^9 / 2^30)",
+        "{value} is the right byte count divided by 2^30 (GiB) but labelled GB. A GB is 10^9 "
+        "bytes and a GiB 2^30 bytes, 7.4% more; the right figure is {key}.",
+        _UNITS_SOURCE, _gib_as_gb),
+    Misconception(
+        "gb-labelled-gib", _SIZES,
+        "the figure's number in GB written with the GiB label (IEC units only: x 2^30 / 10^9)",
+        "{value} is the right byte count divided by 10^9 (GB) but labelled GiB. A GiB is 2^30 "
+        "bytes, 7.4% more than a GB; the right figure is {key}.",
+        _UNITS_SOURCE, _gb_as_gib),
+    Misconception(
+        "no-zero-sharding", (*_TRAINING_SUMS, "training.optimizer_states", "training.gradients",
+                             "training.master_weights", "training.weights"),
+        "the figure with ZeRO stage 0 (scenarios with ZeRO over more than one data-parallel "
+        "rank only)",
+        "{value} ignores the ZeRO sharding: every data-parallel rank would keep the whole "
+        "state. ZeRO stage 1 splits the optimizer states over the data-parallel ranks, stage 2 "
+        "the gradients too, stage 3 the weights too; the right figure per device is {key}.",
+        "Rajbhandari et al. 2020, ZeRO, sec. 5 (Pos, Pos+g, Pos+g+p)", _no_zero),
+    Misconception(
+        "int4-without-scales", (INFER_WEIGHTS, INFER_TOTAL),
+        "every parameter at 0.5 bytes and nothing else (4-bit weight formats only)",
+        "{value} counts 4 bits per parameter and nothing else. Group-wise INT4 also stores a "
+        "scale (and a zero point) per group, and keeps some tensors (embeddings, norms) in 16 "
+        "bits; the right figure is {key}.",
+        "Dettmers and Zettlemoyer 2023, The case for 4-bit precision: k-bit Inference Scaling "
+        "Laws, sec. 2 (block-wise quantization constants)", _int4_without_scales),
+    Misconception(
+        "forget-activations", (TRAIN_TOTAL,),
+        "the answer figure minus every activation item (activations, embeddings, output, "
+        "logits)",
+        "{value} leaves out the activations ({part}). The forward pass keeps every layer's "
+        "inputs for the backward pass; they grow with the micro-batch and the sequence length. "
+        "The right figure is {key}.",
+        "Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer "
+        "Models, sec. 4", _forget_activations),
+    Misconception(
+        "forget-kv-cache", (INFER_TOTAL,),
+        "the answer figure minus the KV cache",
+        "{value} leaves out the KV cache ({part}). Serving keeps the keys and values of every "
+        "token of every sequence in the batch; the right figure is {key}.",
+        _KV_SOURCE, _forget_kv),
+    Misconception(
+        "kv-one-sequence", (KV, INFER_TOTAL),
+        "the KV cache of one sequence instead of the batch (batch above 1 only)",
+        "{value} sizes the KV cache for one sequence ({part} short). Each sequence of the batch "
+        "has its own keys and values, so the cache grows with the batch; the right figure is "
+        "{key}.",
+        _KV_SOURCE, _kv_one_sequence),
+)
+"""Every misconception, in the order FORMAT.md lists them."""
+
+BY_NAME: dict[str, Misconception] = {m.name: m for m in CATALOG}
+
+
+def catalog_table() -> str:
+    """The catalog as a Markdown table (name, applies to, arithmetic, source), for FORMAT.md."""
+    rows = ["| misconception | applies to | distractor | source |", "|---|---|---|---|"]
+    for m in CATALOG:
+        figures = "every size figure" if m.figures == _SIZES else ", ".join(
+            f"`{f}`" for f in m.figures)
+        rows.append(f"| `{m.name}` | {figures} | {m.arithmetic} | {m.source} |")
+    return "\n".join(rows)
