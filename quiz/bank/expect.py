@@ -7,7 +7,7 @@ A worked example may say which figure of its estimate the right answer gives::
       footprint: {params: 7B, training: {precision: mixed-bf16, optimizer: adam}}
       expect: {figure: training.total, value: "112 GB"}
 
-and the bank check recomputes the estimate (:func:`quiz.footprint.engine.estimate`) and asserts:
+and the bank check recomputes the estimate (:func:`quiz.footprint.engine.estimate.estimate`) and asserts:
 
 1. ``value`` is the figure rounded to the digits written (``"112 GB"``: whole GB;
    ``"13.48 GB"``: hundredths of a GB), rounded half up;
@@ -16,7 +16,7 @@ and the bank check recomputes the estimate (:func:`quiz.footprint.engine.estimat
    last digit written in ``value`` (1 GB for ``"112 GB"``; for ``"2 GPUs"`` any other whole
    number), after converting both to bytes, so ``"104 GiB"`` is compared as 111.67 GB.
 
-Figure names (:data:`FIGURES`) read the :class:`~quiz.footprint.report.Report` through one
+Figure names (:data:`FIGURES`) read the :class:`~quiz.footprint.engine.report.Report` through one
 accessor, :func:`read_figure`. Sizes are bytes (per device for training; the whole replica for
 inference; on disk for storage), counts are plain numbers. GB = 10^9 bytes, GiB = 2^30 bytes.
 
@@ -32,7 +32,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
-    from quiz.footprint.report import Report
+    from quiz.footprint.engine.report import Report
 
 Kind = Literal["size", "count"]
 
@@ -63,7 +63,7 @@ _WHAT = {
 
 
 def _figures() -> dict[str, tuple[Kind, str]]:
-    from quiz.footprint.report import FIGURE_NAMES
+    from quiz.footprint.engine.report import FIGURE_NAMES
 
     table: dict[str, tuple[Kind, str]] = {}
     for name in FIGURE_NAMES:
@@ -76,7 +76,7 @@ def _figures() -> dict[str, tuple[Kind, str]]:
 
 
 FIGURES: dict[str, tuple[Kind, str]] = _figures()
-"""Every figure name (:data:`quiz.footprint.report.FIGURE_NAMES`) → (``"size"`` in bytes or
+"""Every figure name (:data:`quiz.footprint.engine.report.FIGURE_NAMES`) → (``"size"`` in bytes or
 ``"count"``, what it is)."""
 
 SIZE_UNITS: dict[str, int] = {
@@ -217,11 +217,11 @@ class FigureMissing(Exception):
 
 
 def read_figure(report: Report, name: str) -> int:
-    """The figure ``name`` of ``report`` (:meth:`quiz.footprint.report.Report.figure`), exact:
+    """The figure ``name`` of ``report`` (:meth:`quiz.footprint.engine.report.Report.figure`), exact:
     bytes for a size, a plain number for a count.
 
     Args:
-        report: an estimate (:func:`quiz.footprint.engine.estimate`).
+        report: an estimate (:func:`quiz.footprint.engine.estimate.estimate`).
         name: a key of :data:`FIGURES` (``"training.total"``, ``"inference.kv_cache"``, ...).
 
     Raises:
@@ -282,7 +282,7 @@ def _omitted_reason(report: Report, phase: str, item: str) -> str:
 def shown(exact: int, kind: Kind, unit: str) -> str:
     """``exact`` as a person reads it, for messages: in ``unit`` with two decimals
     (``"112.00 GB"``), in bytes, or as a grouped count."""
-    from quiz.footprint.units import format_count, format_in
+    from quiz.footprint.inputs.units import format_count, format_in
 
     if kind == "count" or SIZE_UNITS.get(unit, 1) == 1:
         return format_count(exact) + ("" if kind == "count" else " bytes")

@@ -60,7 +60,7 @@ from quiz.bank.rules import (
     same_options_errors,
     topic_errors,
 )
-from quiz.footprint.spec import FootprintSpec
+from quiz.footprint.inputs.spec import FootprintSpec
 
 OPTION_KEYS = "ABCDEFGH"
 """Allowed option keys, in order. At most eight options: the TUI binds A–H (and 1–8) to them."""
@@ -119,7 +119,7 @@ _SPECS_KEPT = 4096
 
 def _shared_spec(value: Any, handler: Callable[[Any], Any]) -> FootprintSpec:
     """Validate a footprint scenario once per plain value: the same mapping (text, in the same
-    order) gives the same frozen :class:`~quiz.footprint.spec.FootprintSpec`, shared, so a bank
+    order) gives the same frozen :class:`~quiz.footprint.inputs.spec.FootprintSpec`, shared, so a bank
     whose questions repeat a scenario (an infographic and its worked example, a series of
     questions on one model) validates it once. A value that fails is validated each time (its
     errors are located where it is)."""
@@ -179,7 +179,7 @@ class Infographic(_Strict):
     """An infographic: exactly one of ``table``, ``text`` (a preformatted diagram) or
     ``footprint`` (a calculator scenario drawn by :mod:`quiz.footprint`). ``compute: true`` (a
     footprint only) also shows the scenario's time and throughput beside its memory bars
-    (:func:`quiz.footprint.render.compute_lines`); off by default, because a chart shown with
+    (:func:`quiz.footprint.words.render.compute_lines`); off by default, because a chart shown with
     the question must not give away an answer about time or throughput."""
 
     table: TableInfographic | None = None
@@ -310,7 +310,7 @@ _FIGURES_KEPT = 4096
 
 def _figure(spec: FootprintSpec, name: str) -> int:
     """The calculator's exact figure ``name`` of ``spec`` (:func:`quiz.bank.expect.read_figure`
-    of :func:`quiz.footprint.engine.estimate`), kept by the scenario's value: an estimate
+    of :func:`quiz.footprint.engine.estimate.estimate`), kept by the scenario's value: an estimate
     depends on nothing else (its presets are data files that do not change while quiz runs).
     Scenarios are frozen models, equal when their values are; one that cannot be hashed is
     estimated each time.
@@ -324,7 +324,7 @@ def _figure(spec: FootprintSpec, name: str) -> int:
     except TypeError:  # a value that cannot be hashed
         key, found = None, None
     if found is None:
-        from quiz.footprint.engine import estimate
+        from quiz.footprint.engine.estimate import estimate
 
         try:
             found = read_figure(estimate(spec), name)

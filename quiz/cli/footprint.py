@@ -2,7 +2,7 @@
 
 :func:`register` adds the ``footprint`` subcommand to the ``quiz`` parser; :func:`run` executes
 it. Every numeric flag takes text (``--params 7B``, ``--dataset-tokens 2T``) and is validated by
-:class:`~quiz.footprint.spec.FootprintSpec`, so the CLI and question banks accept exactly the same
+:class:`~quiz.footprint.inputs.spec.FootprintSpec`, so the CLI and question banks accept exactly the same
 values. Exit status: 0 on success, 2 for bad flags (message on stderr, never a traceback), 1 for
 an unexpected internal error.
 
@@ -26,9 +26,9 @@ import textwrap
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from quiz.footprint.fields import SpecField, bounds_text
-from quiz.footprint.spec import spec_fields
-from quiz.footprint.units import format_count
+from quiz.footprint.inputs.fields import SpecField, bounds_text
+from quiz.footprint.inputs.spec import spec_fields
+from quiz.footprint.inputs.units import format_count
 
 MIN_WIDTH, MAX_WIDTH = 40, 400
 """Range of ``--width`` (columns)."""
@@ -36,7 +36,7 @@ DEFAULT_MAX_WIDTH = 160
 """Widest output when the width comes from the terminal rather than ``--width``."""
 
 FIELDS = spec_fields()
-"""The spec's fields (:func:`quiz.footprint.spec.spec_fields`): one flag each."""
+"""The spec's fields (:func:`quiz.footprint.inputs.spec.spec_fields`): one flag each."""
 
 VALUE_FLAGS = frozenset({f.flag for f in FIELDS if f.kind != "yes_no"} | {"--width"})
 """The flags that take a value (``--dataset-size 500GB``)."""
@@ -256,8 +256,8 @@ def _flag(loc: tuple[Any, ...]) -> str:
 
 
 def _list_presets() -> str:
-    from quiz.footprint.presets import gpu_presets, model_presets
-    from quiz.footprint.units import format_bytes
+    from quiz.footprint.inputs.presets import gpu_presets, model_presets
+    from quiz.footprint.inputs.units import format_bytes
 
     lines = ["Model presets (parameters computed from the architecture):"]
     for p in model_presets().values():
@@ -274,7 +274,7 @@ def _list_presets() -> str:
 
 def _presets_json() -> dict[str, Any]:
     """``{"models": [...], "gpus": [...]}``: every preset with its numbers and sources."""
-    from quiz.footprint.presets import gpu_presets, model_presets
+    from quiz.footprint.inputs.presets import gpu_presets, model_presets
 
     models = [
         {
@@ -314,7 +314,7 @@ def _write(text: str) -> None:
 def run(ns: argparse.Namespace) -> int:
     """Run ``quiz footprint`` for parsed flags ``ns``: print the report (or JSON) to stdout.
 
-    ``--json`` prints :meth:`~quiz.footprint.report.Report.to_json` (with ``--explain``, plus an
+    ``--json`` prints :meth:`~quiz.footprint.engine.report.Report.to_json` (with ``--explain``, plus an
     ``"explain"`` list of notes); ``--list-presets --json`` prints ``{"models": [...],
     "gpus": [...]}``.
 
@@ -341,9 +341,9 @@ def run(ns: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 2
-        from quiz.footprint.engine import estimate
-        from quiz.footprint.render import render_report, setting_lines
-        from quiz.footprint.spec import FootprintSpec, error_lines
+        from quiz.footprint.engine.estimate import estimate
+        from quiz.footprint.words.render import render_report, setting_lines
+        from quiz.footprint.inputs.spec import FootprintSpec, error_lines
 
         try:
             spec = FootprintSpec.from_mapping(spec_mapping(ns))
@@ -361,7 +361,7 @@ def run(ns: argparse.Namespace) -> int:
                 print(f"quiz footprint: note: {line}", file=sys.stderr)
             data = report.to_json()
             if explain:
-                from quiz.footprint.explain import explain_notes
+                from quiz.footprint.words.explain import explain_notes
 
                 data["explain"] = explain_notes(report, units=spec.units)
             _write(json.dumps(data, indent=2, ensure_ascii=False))

@@ -2,7 +2,7 @@
 
 A pure core (no Textual, no rich): :class:`FootprintSpec` says what to estimate,
 :func:`estimate` returns a :class:`Report` of items with exact byte counts, formulas and sources,
-and :mod:`quiz.footprint.render` draws it as plain text. Importing this package is cheap: the
+and :mod:`quiz.footprint.words.render` draws it as plain text. Importing this package is cheap: the
 names below are loaded on first use.
 
     >>> from quiz.footprint import FootprintSpec, estimate, render_report
@@ -17,28 +17,28 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 _EXPORTS = {
-    "FootprintSpec": "quiz.footprint.spec",
-    "TrainingSpec": "quiz.footprint.spec",
-    "InferenceSpec": "quiz.footprint.spec",
-    "StorageSpec": "quiz.footprint.spec",
-    "estimate": "quiz.footprint.engine",
-    "Report": "quiz.footprint.report",
-    "PhaseEstimate": "quiz.footprint.report",
-    "StorageEstimate": "quiz.footprint.report",
-    "Item": "quiz.footprint.report",
-    "Omitted": "quiz.footprint.report",
-    "ModelSummary": "quiz.footprint.report",
-    "render_report": "quiz.footprint.render",
-    "render_bars": "quiz.footprint.render",
-    "render_table": "quiz.footprint.render",
-    "derivation_steps": "quiz.footprint.render",
-    "explain_notes": "quiz.footprint.explain",
-    "format_bytes": "quiz.footprint.units",
-    "parse_count": "quiz.footprint.units",
-    "parse_size": "quiz.footprint.units",
-    "parse_bool": "quiz.footprint.units",
-    "model_presets": "quiz.footprint.presets",
-    "gpu_presets": "quiz.footprint.presets",
+    "FootprintSpec": "quiz.footprint.inputs.spec",
+    "TrainingSpec": "quiz.footprint.inputs.spec",
+    "InferenceSpec": "quiz.footprint.inputs.spec",
+    "StorageSpec": "quiz.footprint.inputs.spec",
+    "estimate": "quiz.footprint.engine.estimate",
+    "Report": "quiz.footprint.engine.report",
+    "PhaseEstimate": "quiz.footprint.engine.report",
+    "StorageEstimate": "quiz.footprint.engine.report",
+    "Item": "quiz.footprint.engine.report",
+    "Omitted": "quiz.footprint.engine.report",
+    "ModelSummary": "quiz.footprint.engine.report",
+    "render_report": "quiz.footprint.words.render",
+    "render_bars": "quiz.footprint.words.render",
+    "render_table": "quiz.footprint.words.render",
+    "derivation_steps": "quiz.footprint.words.render",
+    "explain_notes": "quiz.footprint.words.explain",
+    "format_bytes": "quiz.footprint.inputs.units",
+    "parse_count": "quiz.footprint.inputs.units",
+    "parse_size": "quiz.footprint.inputs.units",
+    "parse_bool": "quiz.footprint.inputs.units",
+    "model_presets": "quiz.footprint.inputs.presets",
+    "gpu_presets": "quiz.footprint.inputs.presets",
 }
 
 __all__ = [
@@ -67,11 +67,11 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from quiz.footprint.engine import estimate
-    from quiz.footprint.explain import explain_notes
-    from quiz.footprint.presets import gpu_presets, model_presets
-    from quiz.footprint.render import derivation_steps, render_bars, render_report, render_table
-    from quiz.footprint.report import (
+    from quiz.footprint.engine.estimate import estimate
+    from quiz.footprint.words.explain import explain_notes
+    from quiz.footprint.inputs.presets import gpu_presets, model_presets
+    from quiz.footprint.words.render import derivation_steps, render_bars, render_report, render_table
+    from quiz.footprint.engine.report import (
         Item,
         ModelSummary,
         Omitted,
@@ -79,8 +79,8 @@ if TYPE_CHECKING:
         Report,
         StorageEstimate,
     )
-    from quiz.footprint.spec import FootprintSpec, InferenceSpec, StorageSpec, TrainingSpec
-    from quiz.footprint.units import format_bytes, parse_bool, parse_count, parse_size
+    from quiz.footprint.inputs.spec import FootprintSpec, InferenceSpec, StorageSpec, TrainingSpec
+    from quiz.footprint.inputs.units import format_bytes, parse_bool, parse_count, parse_size
 
 
 def __getattr__(name: str) -> Any:

@@ -234,7 +234,7 @@ def test_a_scenario_is_estimated_once_for_every_question_that_shares_it(
     questions share scenarios: each (scenario, figure) is estimated once, and a missing figure
     is the same error every time."""
     from quiz.bank import model
-    from quiz.footprint import engine
+    from quiz.footprint.engine import estimate as engine
 
     monkeypatch.setattr(model, "_FIGURES", {})
     calls: list[FootprintSpec] = []

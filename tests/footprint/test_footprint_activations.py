@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from quiz.footprint.engine import estimate
-from quiz.footprint.explain import explain_notes
-from quiz.footprint.spec import FootprintSpec
+from quiz.footprint.engine.estimate import estimate
+from quiz.footprint.words.explain import explain_notes
+from quiz.footprint.inputs.spec import FootprintSpec
 
 
 def spec(**data: object) -> FootprintSpec:

@@ -335,7 +335,7 @@ def test_ambiguous_size_unit_is_refused_and_help_says_why(capsys: pytest.Capture
 
 def test_internal_error_is_one_line_and_quiz_debug_adds_the_traceback(
         capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    import quiz.footprint.engine as engine
+    import quiz.footprint.engine.estimate as engine
 
     def boom(spec: object) -> object:
         raise ZeroDivisionError("division by zero")

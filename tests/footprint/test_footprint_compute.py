@@ -14,16 +14,16 @@ from pydantic import ValidationError
 
 from quiz.cli.footprint import main
 from quiz.footprint import FootprintSpec, estimate
-from quiz.footprint.compute import (
+from quiz.footprint.compute.figures import (
     COMPUTE_NAMES,
     UNITS,
     ceil_div,
     duration_text,
     training_seconds,
 )
-from quiz.footprint.explain import explain_notes
-from quiz.footprint.presets import PresetError, _compute_figures, gpu_presets
-from quiz.footprint.render import render_report
+from quiz.footprint.words.explain import explain_notes
+from quiz.footprint.inputs.presets import PresetError, _compute_figures, gpu_presets
+from quiz.footprint.words.render import render_report
 
 LLAMA2_7B = 6_738_415_616
 
@@ -227,7 +227,7 @@ def test_explain_notes_appear_only_with_their_figures() -> None:
 
 
 def test_every_compute_name_has_a_unit_and_a_figure_name() -> None:
-    from quiz.footprint.report import FIGURE_NAMES
+    from quiz.footprint.engine.report import FIGURE_NAMES
 
     assert set(UNITS) == set(COMPUTE_NAMES)
     assert all(f"compute.{n}" in FIGURE_NAMES for n in COMPUTE_NAMES)
@@ -254,7 +254,7 @@ def test_8bit_adam_uses_bitsandbytes_block_and_names_the_papers() -> None:
 
 def test_the_missing_inputs_hint_names_what_can_be_set_where_the_user_is() -> None:
     """The command line names flags; the app's form names its own labels (issue 7 item 16)."""
-    from quiz.footprint.compute import missing_inputs
+    from quiz.footprint.compute.figures import missing_inputs
 
     s = spec(params="7B")
     assert missing_inputs(s) == (
@@ -277,7 +277,7 @@ def test_the_missing_inputs_hint_names_what_can_be_set_where_the_user_is() -> No
 def test_every_omitted_item_can_be_worded_without_flags(data: dict[str, Any]) -> None:
     """The app names its own form's settings: every omission carries a cause and the keys that
     would supply it, and its app wording names no command-line flag (issue 7 item 16)."""
-    from quiz.footprint.render import omitted_text
+    from quiz.footprint.words.render import omitted_text
     from quiz.tui.screens.footprint import form_fields
 
     labels = {f.key: f.label for f in form_fields()}

@@ -10,8 +10,8 @@ import pytest
 from pydantic import ValidationError
 
 from quiz.cli.footprint import FIELDS, add_arguments, spec_mapping
-from quiz.footprint.fields import ModelShape
-from quiz.footprint.spec import FootprintSpec, key_table, spec_fields
+from quiz.footprint.inputs.fields import ModelShape
+from quiz.footprint.inputs.spec import FootprintSpec, key_table, spec_fields
 
 FORMAT = Path(__file__).resolve().parents[2] / "question_bank" / "FORMAT.md"
 
@@ -19,14 +19,14 @@ FORMAT = Path(__file__).resolve().parents[2] / "question_bank" / "FORMAT.md"
 def test_format_md_key_table_is_the_generated_one() -> None:
     text = FORMAT.read_text(encoding="utf-8")
     table = key_table()
-    assert table in text, "regenerate with: python -c 'from quiz.footprint.spec import " \
+    assert table in text, "regenerate with: python -c 'from quiz.footprint.inputs.spec import " \
         "key_table; print(key_table())' and paste it under '### Footprint keys'"
     assert text.count("| `training.dp` |") == 1
 
 
 def test_every_spec_key_is_a_flag_and_a_documented_field() -> None:
     keys = {f.key for f in spec_fields()}
-    from quiz.footprint.spec import InferenceSpec, StorageSpec, TrainingSpec
+    from quiz.footprint.inputs.spec import InferenceSpec, StorageSpec, TrainingSpec
 
     nested = {f"{section}.{name}" for section, model in (
         ("training", TrainingSpec), ("inference", InferenceSpec), ("storage", StorageSpec))
@@ -71,7 +71,7 @@ def test_help_states_the_models_defaults_and_bounds() -> None:
 
 
 def test_presets_are_validated_by_the_same_model() -> None:
-    from quiz.footprint.presets import PresetError, _model
+    from quiz.footprint.inputs.presets import PresetError, _model
 
     entry = {"name": "X", "layers": 0, "hidden": 64, "heads": 4, "ffn": 256, "vocab": 100,
              "source": "s", "published_params": 1, "published_params_source": "s"}

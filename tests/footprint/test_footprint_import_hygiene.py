@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parents[2]
 CODE = """
 import sys
 import quiz.footprint
-assert 'quiz.footprint.spec' not in sys.modules, 'quiz.footprint must import lazily'
+assert 'quiz.footprint.inputs.spec' not in sys.modules, 'quiz.footprint must import lazily'
 from quiz.footprint import FootprintSpec, estimate, render_report, derivation_steps
 report = estimate(FootprintSpec.from_mapping({"model": "llama-2-7b", "gpu": "h100-80gb"}))
 render_report(report, explain=True)
@@ -23,9 +23,9 @@ print('ok')
 """
 
 CLASH = """
-import quiz.footprint.engine, quiz.cli.footprint  # submodules first, then the re-export
+import quiz.footprint.engine.estimate, quiz.cli.footprint  # submodules first, then the re-export
 from quiz.footprint import estimate
-assert callable(estimate) and estimate.__module__ == 'quiz.footprint.engine', estimate
+assert callable(estimate) and estimate.__module__ == 'quiz.footprint.engine.estimate', estimate
 print('ok')
 """
 

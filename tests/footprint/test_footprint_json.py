@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from quiz.footprint.compute import COMPUTE_NAMES, UNITS
-from quiz.footprint.engine import estimate
-from quiz.footprint.report import ITEM_NAMES
-from quiz.footprint.spec import FootprintSpec
+from quiz.footprint.compute.figures import COMPUTE_NAMES, UNITS
+from quiz.footprint.engine.estimate import estimate
+from quiz.footprint.engine.report import ITEM_NAMES
+from quiz.footprint.inputs.spec import FootprintSpec
 
 ITEM_KEYS = {"name": str, "bytes": int, "formula": str, "source": str}
 
@@ -169,7 +169,7 @@ def test_contract_with_explain(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_figure_reads_the_numbers_every_view_shows() -> None:
-    from quiz.footprint.report import FIGURE_NAMES
+    from quiz.footprint.engine.report import FIGURE_NAMES
 
     report = estimate(FootprintSpec.from_mapping(
         {"model": "llama-2-7b", "gpu": "h100-80gb", "storage": {"dataset_tokens": "2T"},

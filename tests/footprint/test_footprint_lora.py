@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from quiz.cli.footprint import main
-from quiz.footprint.engine import estimate
-from quiz.footprint.explain import explain_notes
-from quiz.footprint.lora import (
+from quiz.footprint.engine.estimate import estimate
+from quiz.footprint.words.explain import explain_notes
+from quiz.footprint.items.lora import (
     activation_change,
     active_adapter_params,
     adapted_matrices,
@@ -23,10 +23,10 @@ from quiz.footprint.lora import (
     qlora_base,
     rank_limit,
 )
-from quiz.footprint.model_arch import Architecture
-from quiz.footprint.presets import get_model
-from quiz.footprint.spec import FootprintSpec, error_lines
-from quiz.footprint.training import activation_bytes, model_state_bytes
+from quiz.footprint.inputs.arch import Architecture
+from quiz.footprint.inputs.presets import get_model
+from quiz.footprint.inputs.spec import FootprintSpec, error_lines
+from quiz.footprint.items.model_states import activation_bytes, model_state_bytes
 
 LLAMA_2_7B = get_model("llama-2-7b")
 
@@ -409,7 +409,7 @@ def test_training_flops_with_adapters_skip_the_frozen_weight_gradients() -> None
 def test_the_calculator_doc_examples_print_what_the_doc_says() -> None:
     from pathlib import Path
 
-    from quiz.footprint.units import format_bytes
+    from quiz.footprint.inputs.units import format_bytes
 
     readme = Path(__file__).resolve().parents[2].joinpath("docs", "calculator.md").read_text(
         "utf-8")

@@ -16,11 +16,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from quiz.footprint.engine import estimate
-from quiz.footprint.explain import explain_notes
-from quiz.footprint.offload import largest_layer
-from quiz.footprint.render import derivation_steps, render_bars, render_report
-from quiz.footprint.spec import FootprintSpec
+from quiz.footprint.engine.estimate import estimate
+from quiz.footprint.words.explain import explain_notes
+from quiz.footprint.items.offload import largest_layer
+from quiz.footprint.words.render import derivation_steps, render_bars, render_report
+from quiz.footprint.inputs.spec import FootprintSpec
 
 GIB = 2**30
 FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -337,7 +337,7 @@ def test_chart_shows_time_and_throughput_beside_memory() -> None:
 @FAST
 @given(st.integers(2, 2**24), st.integers(1, 2**24))
 def test_smallest_fitting_finds_the_first_fitting_size(answer: int, guess: int) -> None:
-    from quiz.footprint.engine import MAX_DP, smallest_fitting
+    from quiz.footprint.engine.estimate import MAX_DP, smallest_fitting
 
     calls: list[int] = []
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from quiz.footprint.model_arch import count_params
-from quiz.footprint.presets import (
+from quiz.footprint.inputs.arch import count_params
+from quiz.footprint.inputs.presets import (
     PRESET_DIR,
     PresetError,
     get_gpu,

@@ -7,12 +7,12 @@ from fractions import Fraction
 
 import pytest
 
-from quiz.footprint.engine import estimate
-from quiz.footprint.inference import WEIGHT_BITS, kv_bytes_per_token
-from quiz.footprint.presets import model_presets
-from quiz.footprint.spec import FootprintSpec
-from quiz.footprint.training import activation_bytes_per_layer
-from quiz.footprint.units import format_bytes
+from quiz.footprint.engine.estimate import estimate
+from quiz.footprint.items.inference import WEIGHT_BITS, kv_bytes_per_token
+from quiz.footprint.inputs.presets import model_presets
+from quiz.footprint.inputs.spec import FootprintSpec
+from quiz.footprint.items.model_states import activation_bytes_per_layer
+from quiz.footprint.inputs.units import format_bytes
 
 
 def spec(**data: object) -> FootprintSpec:
@@ -247,7 +247,7 @@ def test_fewest_gpus_for_training() -> None:
     t = estimate(s).training
     assert t.gpus_needed is not None
     # the smallest data-parallel size that fits: one fewer does not
-    from quiz.footprint.training import model_state_bytes
+    from quiz.footprint.items.model_states import model_state_bytes
 
     act = t.item("activations").bytes
     mem = s.gpu_preset.memory_bytes

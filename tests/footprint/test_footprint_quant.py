@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from quiz.footprint.engine import estimate
-from quiz.footprint.presets import get_model
-from quiz.footprint.quant import (
+from quiz.footprint.engine.estimate import estimate
+from quiz.footprint.inputs.presets import get_model
+from quiz.footprint.quant.schemes import (
     GGML_TYPES,
     SCHEMES,
     QuantLayout,
@@ -25,7 +25,7 @@ from quiz.footprint.quant import (
     use_more_bits,
     weight_plan,
 )
-from quiz.footprint.spec import FootprintSpec
+from quiz.footprint.inputs.spec import FootprintSpec
 
 LLAMA_2_7B = get_model("llama-2-7b").arch
 
@@ -319,7 +319,7 @@ EXPLAIN_PHRASES = {
 
 @pytest.mark.parametrize("key", sorted(SCHEMES))
 def test_every_scheme_has_its_explain_notes(key: str) -> None:
-    from quiz.footprint.explain import explain_notes
+    from quiz.footprint.words.explain import explain_notes
 
     notes = explain_notes(estimate(inference(weights=key)))
     text = " ".join(notes)

@@ -8,24 +8,24 @@ from typing import Any
 
 import pytest
 
-from quiz.footprint.activations import (
+from quiz.footprint.items.activations import (
     embedding_activation_bytes,
     logits_bytes,
     output_activation_bytes,
     training_activation_bytes,
 )
-from quiz.footprint.engine import estimate
-from quiz.footprint.explain import explain_notes
-from quiz.footprint.inference import (
+from quiz.footprint.engine.estimate import estimate
+from quiz.footprint.words.explain import explain_notes
+from quiz.footprint.items.inference import (
     kv_cache_bytes,
     plain_weight_bytes,
     weight_bytes,
 )
-from quiz.footprint.render import derivation_steps, render_report
-from quiz.footprint.serving import inference_activation_bytes, sampling_logits_bytes
-from quiz.footprint.spec import FootprintSpec
-from quiz.footprint.storage import checkpoint_bytes
-from quiz.footprint.training import (
+from quiz.footprint.words.render import derivation_steps, render_report
+from quiz.footprint.items.serving import inference_activation_bytes, sampling_logits_bytes
+from quiz.footprint.inputs.spec import FootprintSpec
+from quiz.footprint.items.storage import checkpoint_bytes
+from quiz.footprint.items.model_states import (
     activation_bytes,
     gradient_bytes_per_device,
     master_bytes_per_device,
@@ -33,7 +33,7 @@ from quiz.footprint.training import (
     optimizer_bytes_per_device,
     weight_bytes_per_device,
 )
-from quiz.footprint.units import format_bytes
+from quiz.footprint.inputs.units import format_bytes
 
 SCENARIOS: list[dict[str, Any]] = [
     {"model": "llama-2-7b"},

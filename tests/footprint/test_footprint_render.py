@@ -6,9 +6,9 @@ import re
 
 import pytest
 
-from quiz.footprint.engine import estimate
-from quiz.footprint.render import derivation_steps, render_bars, render_report
-from quiz.footprint.spec import FootprintSpec
+from quiz.footprint.engine.estimate import estimate
+from quiz.footprint.words.render import derivation_steps, render_bars, render_report
+from quiz.footprint.inputs.spec import FootprintSpec
 
 
 def report(**data: object):
@@ -173,7 +173,7 @@ def test_bytes_per_param_totals_equal_their_terms() -> None:
 
 
 def test_quantization_wording_says_what_is_computed() -> None:
-    from quiz.footprint.explain import explain_notes
+    from quiz.footprint.words.explain import explain_notes
 
     def note(data: dict[str, object]) -> str:
         report = estimate(FootprintSpec.from_mapping({**data, "phase": "inference"}))
@@ -204,7 +204,7 @@ def test_quantization_wording_says_what_is_computed() -> None:
 def test_inference_gpu_count_divides_the_heads(model: str, gpu: str, extra: dict[str, int],
                                                even: int, needed: int) -> None:
     # issue 7 item 23: 3 GPUs cannot split 64 heads by tensor parallelism; serving engines refuse
-    from quiz.footprint.engine import tensor_parallel_fits
+    from quiz.footprint.engine.estimate import tensor_parallel_fits
 
     spec = FootprintSpec.from_mapping({"model": model, "gpu": gpu, "phase": "inference",
                                        "inference": extra})

@@ -7,11 +7,11 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from quiz.footprint.engine import estimate
-from quiz.footprint.explain import explain_notes
-from quiz.footprint.presets import get_gpu
-from quiz.footprint.serving import default_prefill_chunk
-from quiz.footprint.spec import FootprintSpec
+from quiz.footprint.engine.estimate import estimate
+from quiz.footprint.words.explain import explain_notes
+from quiz.footprint.inputs.presets import get_gpu
+from quiz.footprint.items.serving import default_prefill_chunk
+from quiz.footprint.inputs.spec import FootprintSpec
 
 
 def spec(**data: object) -> FootprintSpec:

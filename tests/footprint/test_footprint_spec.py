@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from quiz.footprint.spec import FootprintSpec
+from quiz.footprint.inputs.spec import FootprintSpec
 
 
 def errors(data: dict[str, Any]) -> list[tuple[tuple[Any, ...], str]]:

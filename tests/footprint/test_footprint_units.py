@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from quiz.footprint.units import (
+from quiz.footprint.inputs.units import (
     count_noun,
     format_bytes,
     format_count,

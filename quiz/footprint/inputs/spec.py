@@ -4,7 +4,7 @@ The spec is what the CLI flags express (same names, snake_case) and what a quest
 under ``footprint:`` (nested ``training:``, ``inference:``, ``storage:`` mappings). Because banks
 hand over every scalar as the text the author typed, every number also accepts text (``"7B"``,
 ``"6.7b"``, ``"7e9"``, ``"4096"``, ``"1_000"``, ``"2T"``; see
-:func:`~quiz.footprint.units.parse_count`) and every yes/no field accepts ``true/false/yes/no``.
+:func:`~quiz.footprint.inputs.units.parse_count`) and every yes/no field accepts ``true/false/yes/no``.
 
 Validation errors are :class:`pydantic.ValidationError` entries with a precise ``loc``:
 ``("training", "zero")`` → "ZeRO stage must be 0, 1, 2 or 3"; ``("training", "tp")`` →
@@ -14,7 +14,7 @@ Validation errors are :class:`pydantic.ValidationError` entries with a precise `
 
 Every field, with its bounds (far above any real model or cluster, low enough that every result
 stays an integer a person can read), default and help text, is declared once in the models below
-and in :class:`quiz.footprint.fields.ModelShape`; :func:`quiz.footprint.fields.spec_fields` lists
+and in :class:`quiz.footprint.inputs.fields.ModelShape`; :func:`quiz.footprint.inputs.fields.spec_fields` lists
 them for the CLI, the TUI form and FORMAT.md's key table. A value above a bound is an error
 "must be at most …" at its ``loc``.
 """
@@ -27,8 +27,8 @@ from typing import Annotated, Any
 from pydantic import ValidationError, field_validator, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
-from quiz.footprint.ep import ep_problems
-from quiz.footprint.fields import (
+from quiz.footprint.items.ep import ep_problems
+from quiz.footprint.inputs.fields import (
     CHOICES,
     MAX_PARAMS,
     YES_NO,
@@ -57,10 +57,10 @@ from quiz.footprint.fields import (
     ZeroPoint,
     fields_of,
 )
-from quiz.footprint.offload import problems as offload_problems
-from quiz.footprint.presets import GpuPreset, PresetError, get_gpu, get_model
-from quiz.footprint.resolve import REQUIRED_FOR_COUNT, ResolvedModel, SpecProblem, resolve
-from quiz.footprint.units import count_noun, format_count
+from quiz.footprint.items.offload import problems as offload_problems
+from quiz.footprint.inputs.presets import GpuPreset, PresetError, get_gpu, get_model
+from quiz.footprint.inputs.resolve import REQUIRED_FOR_COUNT, ResolvedModel, SpecProblem, resolve
+from quiz.footprint.inputs.units import count_noun, format_count
 
 __all__ = ["CHOICES", "MAX_PARAMS", "FootprintSpec", "InferenceSpec", "StorageSpec",
            "TrainingSpec", "error_lines", "spec_fields"]
@@ -89,7 +89,7 @@ class TrainingSpec(Part):
     states; Micikevicius et al. 2018); ``bf16`` (pure BF16: weights, gradients and optimizer
     states all BF16, no master copy); ``mixed-fp8`` (Transformer Engine style: FP8 GEMMs, BF16
     weights plus an FP8 copy of each GEMM weight, FP32 master copy and optimizer states, GEMM
-    inputs saved in FP8; :mod:`quiz.footprint.fp8`). ``grad_precision`` defaults to the working
+    inputs saved in FP8; :mod:`quiz.footprint.items.fp8`). ``grad_precision`` defaults to the working
     weights' dtype (16-bit in mixed precision, as in the ZeRO paper; ``fp32`` gives the 18-byte
     count of Hugging Face's guide). ``dp × tp × pp`` devices; ZeRO stages partition over ``dp``.
 
@@ -185,13 +185,13 @@ class InferenceSpec(Part):
     generated). ``kv_dtype`` defaults to the 16-bit activation type (FP32 for FP32 weights).
 
     ``weights``: a plain format (``fp32`` … ``int4``) or a named quantization scheme
-    (:data:`quiz.footprint.quant.SCHEMES`: GPTQ, AWQ, bitsandbytes, FP8 per-channel, GGUF).
+    (:data:`quiz.footprint.quant.schemes.SCHEMES`: GPTQ, AWQ, bitsandbytes, FP8 per-channel, GGUF).
     ``group_size`` applies to INT8/INT4 and GPTQ/AWQ. ``scale_dtype`` and ``zero_point`` choose
     the per-group metadata of plain INT8/INT4 (default: an FP16 scale and a zero point of the
     weight's width); a named scheme fixes its own, so giving them with one is an error.
     ``prefill_chunk`` bounds the tokens of one forward step (chunked prefill), hence the working
     memory; it defaults to vLLM's ``max_num_batched_tokens`` for the GPU
-    (:func:`quiz.footprint.serving.default_prefill_chunk`)."""
+    (:func:`quiz.footprint.items.serving.default_prefill_chunk`)."""
 
     weights: Annotated[WeightFormat, Choice("weights"),
                        Doc("weight format or quantization scheme", label="Infer weights")] = "bf16"
@@ -223,7 +223,7 @@ class InferenceSpec(Part):
     def _scheme_fixes_metadata(self) -> InferenceSpec:
         if self.weights in ("int4", "int8"):
             return self
-        from quiz.footprint.quant import fixed_metadata
+        from quiz.footprint.quant.schemes import fixed_metadata
 
         errors = [
             InitErrorDetails(
@@ -415,7 +415,7 @@ class FootprintSpec(ModelShape, _ModelChoice):
             )
         if (resolved is not None and resolved.arch is not None and self.phase != "inference"
                 and self.training.finetune != "full"):
-            from quiz.footprint.lora import rank_limit
+            from quiz.footprint.items.lora import rank_limit
 
             side, names = rank_limit(resolved.arch, self.training.lora_targets)
             if names and self.training.lora_rank > side:
@@ -507,8 +507,8 @@ def spec_fields() -> list[SpecField]:
 def key_table() -> str:
     """The Markdown key table of ``question_bank/FORMAT.md`` ("Footprint keys"), generated from
     :func:`spec_fields`; ``tests/footprint/test_footprint_fields.py`` keeps the file equal."""
-    from quiz.footprint.fields import format_table
-    from quiz.footprint.presets import gpu_presets, model_presets
+    from quiz.footprint.inputs.fields import format_table
+    from quiz.footprint.inputs.presets import gpu_presets, model_presets
 
     presets = {"model": tuple(model_presets()), "gpu": tuple(gpu_presets())}
     return format_table(spec_fields(), presets)

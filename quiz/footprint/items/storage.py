@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from quiz.footprint.inference import WEIGHT_BITS, weight_bytes
-from quiz.footprint.quant import SCHEMES
-from quiz.footprint.report import Item, Omitted
-from quiz.footprint.training import (
+from quiz.footprint.items.inference import WEIGHT_BITS, weight_bytes
+from quiz.footprint.quant.schemes import SCHEMES
+from quiz.footprint.engine.report import Item, Omitted
+from quiz.footprint.items.model_states import (
     _BYTES,
     has_master,
     master_bytes_per_device,
@@ -28,11 +28,11 @@ from quiz.footprint.training import (
     weight_bytes_per_device,
     weight_dtype,
 )
-from quiz.footprint.units import count_noun, format_count
+from quiz.footprint.inputs.units import count_noun, format_count
 
 if TYPE_CHECKING:
-    from quiz.footprint.resolve import ResolvedModel
-    from quiz.footprint.spec import FootprintSpec, TrainingSpec
+    from quiz.footprint.inputs.resolve import ResolvedModel
+    from quiz.footprint.inputs.spec import FootprintSpec, TrainingSpec
 
 MEGATRON_DTYPE_LIMIT = 65500
 """Vocabulary size below which Megatron-LM stores token ids as uint16."""
@@ -133,7 +133,7 @@ def checkpoint_bytes(spec: FootprintSpec, r: ResolvedModel,
     :func:`whole_model` of the training spec, when the caller has it already."""
     t, st = whole or whole_model(spec.training), spec.storage
     if t.finetune != "full":  # the adapters only: the frozen base is the published model
-        from quiz.footprint.lora import adapter_states
+        from quiz.footprint.items.lora import adapter_states
 
         states = adapter_states(t, r, 1)
         one = states.adapter
@@ -172,14 +172,14 @@ def _checkpoint_item(
         )
         return
     if t.finetune != "full":
-        from quiz.footprint.lora import PEFT_SAVE_SRC, trainable_params
+        from quiz.footprint.items.lora import PEFT_SAVE_SRC, trainable_params
 
         def adapter_formula() -> str:  # built when first read (Item)
             adapters = count_noun(trainable_params(t, r), "adapter param")
             if st.checkpoint_kind == "weights":
                 what = f"{adapters} × {wb} bytes ({wd.upper()} adapters only)"
             else:
-                from quiz.footprint.lora import adapter_states
+                from quiz.footprint.items.lora import adapter_states
 
                 opt = adapter_states(whole, r, 1).optimizer
                 per_param = wb + (4 if has_master(t) else 0)

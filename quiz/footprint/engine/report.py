@@ -35,12 +35,12 @@ process), each with items; empty, total 0, without offload.
 
 ``compute`` (issue 12 §5) holds the FLOPs, the training time (seconds), the decode throughput
 upper bound (tokens per second) and the decode crossover batch of
-:mod:`quiz.footprint.compute`; ``unit`` is ``"FLOPs"``, ``"s"``, ``"tokens/s"`` or
+:mod:`quiz.footprint.compute.figures`; ``unit`` is ``"FLOPs"``, ``"s"``, ``"tokens/s"`` or
 ``"sequences"``; the list is empty when nothing could be computed (see ``omitted``, phase
 ``"compute"``).
 
 ``quiz footprint --json --explain`` adds one more key, ``"explain": [str, ...]``: the CLI
-attaches the notes of :func:`quiz.footprint.explain.explain_notes` (this module does not import
+attaches the notes of :func:`quiz.footprint.words.explain.explain_notes` (this module does not import
 the calculator, so there is no import cycle); without it the keys are exactly those above.
 """
 
@@ -51,9 +51,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple, overload
 
 if TYPE_CHECKING:
-    from quiz.footprint.compute import Quantity
-    from quiz.footprint.presets import GpuPreset
-    from quiz.footprint.spec import FootprintSpec
+    from quiz.footprint.compute.figures import Quantity
+    from quiz.footprint.inputs.presets import GpuPreset
+    from quiz.footprint.inputs.spec import FootprintSpec
 
 ITEM_NAMES = (
     "weights",
@@ -118,7 +118,7 @@ described layout (dp × tp × pp); ``training.<item>``: that item's bytes per de
 of one model replica. ``<phase>.gpus_needed``: the fewest GPUs of the ``gpu`` preset (a count);
 ``<phase>.headroom``: bytes left (negative: short). ``storage.total`` and ``storage.<item>``:
 bytes on disk. ``compute.<name>``: a compute figure in its unit (FLOPs, seconds, tokens per
-second, sequences; see :data:`quiz.footprint.compute.UNITS`)."""
+second, sequences; see :data:`quiz.footprint.compute.figures.UNITS`)."""
 
 
 _set = object.__setattr__
@@ -234,7 +234,7 @@ class Omitted(NamedTuple):
     ``reason`` is the full sentence for the command line and the JSON (it names flags).
     ``cause`` and ``needs`` say the same without naming anything: what is missing, and the spec
     keys that would supply it, so the app can name what its own form offers
-    (:func:`quiz.footprint.render.omitted_text`)."""
+    (:func:`quiz.footprint.words.render.omitted_text`)."""
 
     item: str
     reason: str
@@ -270,10 +270,10 @@ class PhaseEstimate:
         fit_advice: with a GPU preset, what ``gpus_needed`` keeps fixed, or what to change when
             no number of GPUs is enough (empty without a GPU preset).
         host: training only: the offloaded items per device by location, ``{"cpu": [...],
-            "nvme": [...]}`` (:mod:`quiz.footprint.offload`); empty lists without offload. Not
+            "nvme": [...]}`` (:mod:`quiz.footprint.items.offload`); empty lists without offload. Not
             part of ``items`` or ``total_bytes``, which are GPU memory.
         quantization: inference with a named quantization scheme: its JSON object
-            (:func:`quiz.footprint.quant.plan_json`), or a function that builds it when the
+            (:func:`quiz.footprint.quant.schemes.plan_json`), or a function that builds it when the
             JSON is written; ``None`` otherwise.
     """
 
@@ -370,7 +370,7 @@ class ModelSummary:
 
 @dataclass(frozen=True, slots=True)
 class Report:
-    """A complete estimate (see :func:`quiz.footprint.engine.estimate`)."""
+    """A complete estimate (see :func:`quiz.footprint.engine.estimate.estimate`)."""
 
     model: ModelSummary
     training: PhaseEstimate | None
@@ -382,11 +382,11 @@ class Report:
     units: str
     spec: FootprintSpec = field(repr=False, compare=False)
     compute: list[Quantity] = field(default_factory=list)
-    """FLOPs, time and throughput (:func:`quiz.footprint.compute.compute_items`)."""
+    """FLOPs, time and throughput (:func:`quiz.footprint.compute.figures.compute_items`)."""
     unused: list[Unused] = field(default_factory=list)
-    """Settings given that do nothing in this case (see :func:`quiz.footprint.engine.unused`)."""
+    """Settings given that do nothing in this case (see :func:`quiz.footprint.engine.estimate.unused`)."""
     warnings: list[str] = field(default_factory=list)
-    """Figures beyond physical sense (see :func:`quiz.footprint.engine.implausible`)."""
+    """Figures beyond physical sense (see :func:`quiz.footprint.engine.estimate.implausible`)."""
 
     @property
     def phases(self) -> list[PhaseEstimate]:

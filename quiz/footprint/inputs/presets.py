@@ -2,7 +2,7 @@
 
 The files ship inside the wheel (hatchling packages everything under ``quiz/``) and are found
 next to this module, so an installed ``quiz`` works from any directory. Numbers may be written
-as YAML numbers or as text (``"7B"``): both go through :mod:`quiz.footprint.units`.
+as YAML numbers or as text (``"7B"``): both go through :mod:`quiz.footprint.inputs.units`.
 
 Public functions: :func:`model_presets`, :func:`gpu_presets`, :func:`get_model`, :func:`get_gpu`,
 :func:`suggest`.
@@ -17,10 +17,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any, TypeVar
 
-from quiz.footprint.model_arch import Architecture, count_params
-from quiz.footprint.units import parse_bool, parse_count
+from quiz.footprint.inputs.arch import Architecture, count_params
+from quiz.footprint.inputs.units import parse_bool, parse_count
 
-PRESET_DIR = Path(__file__).resolve().parent / "presets"
+PRESET_DIR = Path(__file__).resolve().parent.parent / "presets"
 """Folder of the shipped preset files (``models.yaml``, ``gpus.yaml``)."""
 
 
@@ -128,7 +128,7 @@ _PRESET_KEYS = frozenset(
     "published_params_rounded".split()
 )
 """Keys of a model preset besides its architecture (the fields of
-:class:`~quiz.footprint.fields.ModelShape`)."""
+:class:`~quiz.footprint.inputs.fields.ModelShape`)."""
 
 REQUIRED_ARCH = ("layers", "hidden", "heads", "ffn", "vocab")
 """Architecture fields every model preset gives."""
@@ -136,11 +136,11 @@ REQUIRED_ARCH = ("layers", "hidden", "heads", "ffn", "vocab")
 
 def _shape(entry: dict[str, Any], where: str) -> dict[str, Any]:
     """The architecture fields of a preset entry, validated by
-    :class:`~quiz.footprint.fields.ModelShape` — the same fields, bounds and messages as a
+    :class:`~quiz.footprint.inputs.fields.ModelShape` — the same fields, bounds and messages as a
     calculator spec — with the defaults of a dense, untied, RMSNorm transformer filled in."""
     from pydantic import ValidationError
 
-    from quiz.footprint.fields import ModelShape
+    from quiz.footprint.inputs.fields import ModelShape
 
     given = {k: v for k, v in entry.items() if k not in _PRESET_KEYS}
     try:

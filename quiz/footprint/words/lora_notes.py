@@ -1,7 +1,7 @@
-"""What ``--explain`` and the fit say about an adapter fine-tuning (:mod:`quiz.footprint.lora`):
+"""What ``--explain`` and the fit say about an adapter fine-tuning (:mod:`quiz.footprint.items.lora`):
 the notes compare with what PEFT, bitsandbytes and the QLoRA code do; the fit advice names the
-recomputation mode that would make a run fit. Above :mod:`quiz.footprint.training` (they compare
-with its full-fine-tuning activations), so :mod:`quiz.footprint.lora` stays below it."""
+recomputation mode that would make a run fit. Above :mod:`quiz.footprint.items.model_states` (they compare
+with its full-fine-tuning activations), so :mod:`quiz.footprint.items.lora` stays below it."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from quiz.footprint.activations import extra_activation_bytes
-from quiz.footprint.lora import (
+from quiz.footprint.items.activations import extra_activation_bytes
+from quiz.footprint.items.lora import (
     Nf4Base,
     _arch,
     adapter_optimizer_bytes,
@@ -18,14 +18,14 @@ from quiz.footprint.lora import (
     target_matrices,
     trainable_params,
 )
-from quiz.footprint.regime import _BYTES, grad_dtype, has_master, weight_dtype
-from quiz.footprint.training import activation_bytes
-from quiz.footprint.units import count_noun, format_bytes, format_count
+from quiz.footprint.items.regime import _BYTES, grad_dtype, has_master, weight_dtype
+from quiz.footprint.items.model_states import activation_bytes
+from quiz.footprint.inputs.units import count_noun, format_bytes, format_count
 
 if TYPE_CHECKING:
-    from quiz.footprint.report import Report
-    from quiz.footprint.resolve import ResolvedModel
-    from quiz.footprint.spec import TrainingSpec
+    from quiz.footprint.engine.report import Report
+    from quiz.footprint.inputs.resolve import ResolvedModel
+    from quiz.footprint.inputs.spec import TrainingSpec
 
 
 def explain_notes(report: Report, b: Callable[[int], str]) -> list[str]:
@@ -121,8 +121,8 @@ def fit_advice(t: TrainingSpec, r: ResolvedModel, memory: int, units: str = "GB"
     ``units`` (``"GB"`` or ``"GiB"``, the report's; activations are most of an adapter
     fine-tuning's memory); empty when none would."""
 
-    from quiz.footprint.offload import gpu_state_bytes
-    from quiz.footprint.training import state_bytes_by_item
+    from quiz.footprint.items.offload import gpu_state_bytes
+    from quiz.footprint.items.model_states import state_bytes_by_item
 
     states = gpu_state_bytes(t, r, t.dp, lambda n: state_bytes_by_item(t, r, n)) or 0
     fits = []

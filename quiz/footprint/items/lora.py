@@ -27,13 +27,13 @@ Memory per device, with ``P`` the model's parameters and ``Pₐ`` the adapters':
 frozen base
     LoRA: P in the working weights' dtype (16-bit in mixed precision). QLoRA: every linear
     weight of the blocks in 4-bit NF4 with its block constants (:func:`qlora_base`, the
-    layout of :mod:`quiz.footprint.quant`), everything else (embeddings, LM head, norms,
+    layout of :mod:`quiz.footprint.quant.schemes`), everything else (embeddings, LM head, norms,
     biases) in the working dtype — what ``transformers`` does when it loads a model with
     bitsandbytes' 4-bit config (it replaces the linear layers by ``Linear4bit`` and skips the
     LM head). No gradients and no optimizer states for the base.
 adapters
     Pₐ working weights, gradients, the FP32 master copy (mixed precision) and the optimizer
-    states — the full fine-tuning count of :mod:`quiz.footprint.training` for Pₐ parameters.
+    states — the full fine-tuning count of :mod:`quiz.footprint.items.model_states` for Pₐ parameters.
     ZeRO stages, tensor and pipeline parallelism split them as they split the model.
 activations
     :func:`activation_change`: what the frozen layers keep for the backward pass.
@@ -50,9 +50,9 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from quiz.footprint.fields import choice_list_values
-from quiz.footprint.model_arch import Architecture, linear_matrices
-from quiz.footprint.regime import (
+from quiz.footprint.inputs.fields import choice_list_values
+from quiz.footprint.inputs.arch import Architecture, linear_matrices
+from quiz.footprint.items.regime import (
     _BYTES,
     ADAM_8BIT_BLOCK,
     ADAM_8BIT_SRC,
@@ -65,12 +65,12 @@ from quiz.footprint.regime import (
     state_bytes,
     weight_dtype,
 )
-from quiz.footprint.units import count_noun, format_count, format_number
+from quiz.footprint.inputs.units import count_noun, format_count, format_number
 
 if TYPE_CHECKING:
-    from quiz.footprint.report import Item
-    from quiz.footprint.resolve import ResolvedModel
-    from quiz.footprint.spec import TrainingSpec
+    from quiz.footprint.engine.report import Item
+    from quiz.footprint.inputs.resolve import ResolvedModel
+    from quiz.footprint.inputs.spec import TrainingSpec
 
 LORA_SRC = "Hu et al. 2021, LoRA, sec. 4.1 (W₀ + BA; A: d_in × r, B: r × d_out)"
 QLORA_SRC = "Dettmers et al. 2023, QLoRA, sec. 2–3"
@@ -107,7 +107,7 @@ class AdaptedMatrix:
 
 
 def targets_of(arch: Architecture, text: str) -> tuple[str, ...]:
-    """The targets named by ``text`` (a :class:`~quiz.footprint.fields.ChoiceList` value) that
+    """The targets named by ``text`` (a :class:`~quiz.footprint.inputs.fields.ChoiceList` value) that
     the architecture has: ``"all"`` on a non-gated MLP has no ``gate``."""
     names = choice_list_values(text, "lora_targets")
     return tuple(n for n in names if n != "gate" or arch.gated_mlp)
@@ -190,7 +190,7 @@ def adapter_training_flops(t: TrainingSpec, r: ResolvedModel, n: int, tokens: in
 
 @dataclass(frozen=True, slots=True)
 class Nf4Base:
-    """QLoRA's frozen base in numbers (from :func:`quiz.footprint.quant.bnb_4bit_model_bytes`).
+    """QLoRA's frozen base in numbers (from :func:`quiz.footprint.quant.schemes.bnb_4bit_model_bytes`).
 
     Attributes:
         weights: bytes of the packed 4-bit values of the quantized matrices.
@@ -213,11 +213,11 @@ class Nf4Base:
 @lru_cache(maxsize=256)
 def qlora_base(arch: Architecture, double_quant: bool) -> Nf4Base:
     """The NF4 storage of ``arch``'s frozen base: bitsandbytes' layout, landed in
-    :mod:`quiz.footprint.quant` (:data:`~quiz.footprint.quant.BNB_SRC`): per matrix of n values
+    :mod:`quiz.footprint.quant.schemes` (:data:`~quiz.footprint.quant.schemes.BNB_SRC`): per matrix of n values
     ⌈n/2⌉ bytes of 4-bit codes and b = ⌈n/64⌉ blocks, each with an FP32 absmax, or with double
     quantization an 8-bit absmax plus an FP32 scale per 256 blocks and an FP32 offset; the code
     tables per tensor. 4.5 and ≈4.127 bits per weight (QLoRA sec. 3)."""
-    from quiz.footprint.quant import bnb_4bit_layout, bnb_4bit_model_bytes
+    from quiz.footprint.quant.schemes import bnb_4bit_layout, bnb_4bit_model_bytes
 
     model = bnb_4bit_model_bytes(arch, "nf4", double_quant=double_quant)
     layout = bnb_4bit_layout("nf4", double_quant=double_quant)
@@ -260,7 +260,7 @@ def base_bytes(t: TrainingSpec, r: ResolvedModel) -> tuple[int, int]:
 def adapter_optimizer_bytes(t: TrainingSpec, r: ResolvedModel) -> int:
     """Optimizer-state bytes of all adapters, unsharded: SGD 0; momentum 1 and Adam/AdamW 2
     values per parameter; 8-bit Adam 2 × (1 byte per value + a 4-byte absmax per block of 256,
-    counted over all adapter values as :func:`~quiz.footprint.training.optimizer_bytes_per_device`
+    counted over all adapter values as :func:`~quiz.footprint.items.model_states.optimizer_bytes_per_device`
     counts a model's); Adafactor r + c statistics for each r × c matrix."""
     arch, sb, opt = _arch(r), state_bytes(t), t.optimizer
     n = trainable_params(t, r)
@@ -516,9 +516,9 @@ def lora_items(t: TrainingSpec, r: ResolvedModel) -> list[Item]:
     """The training items of an adapter fine-tuning, each with its formula and source: the
     frozen base (``weights``; QLoRA also ``quantization_overhead``, its NF4 constants), the
     ``adapter_weights``, their ``gradients``, ``master_weights`` and ``optimizer_states``.
-    The activations item is :mod:`quiz.footprint.training`'s (see :func:`activation_change`).
+    The activations item is :mod:`quiz.footprint.items.model_states`'s (see :func:`activation_change`).
     """
-    from quiz.footprint.report import Item
+    from quiz.footprint.engine.report import Item
 
     arch = _arch(r)
     states = adapter_states(t, r, t.dp)

@@ -3,7 +3,7 @@ the logits (Korthikanti et al. 2022, sec. 4.3).
 
 For sequence length s, micro-batch b, hidden size h, vocabulary v, tensor-parallel size t,
 pipeline-parallel size p and e-byte activations (e = 2 for 16-bit training, 4 for FP32), the
-first pipeline stage keeps, besides its layers (:mod:`quiz.footprint.training`):
+first pipeline stage keeps, besides its layers (:mod:`quiz.footprint.items.model_states`):
 
 embedding
     the dropout mask after the input embedding, 1 byte per value, for the p micro-batches in
@@ -36,15 +36,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from quiz.footprint.moe import _sp, _split, _tokens
-from quiz.footprint.regime import activation_value_bytes
-from quiz.footprint.report import Item, Omitted
-from quiz.footprint.training import activation_bytes
-from quiz.footprint.units import count_noun, format_count
+from quiz.footprint.items.moe import _sp, _split, _tokens
+from quiz.footprint.items.regime import activation_value_bytes
+from quiz.footprint.engine.report import Item, Omitted
+from quiz.footprint.items.model_states import activation_bytes
+from quiz.footprint.inputs.units import count_noun, format_count
 
 if TYPE_CHECKING:
-    from quiz.footprint.resolve import ResolvedModel
-    from quiz.footprint.spec import TrainingSpec
+    from quiz.footprint.inputs.resolve import ResolvedModel
+    from quiz.footprint.inputs.spec import TrainingSpec
 
 SEC_4_3 = "Korthikanti et al. 2022, Reducing Activation Recomputation, sec. 4.3"
 LOGITS_SRC = (
@@ -75,7 +75,7 @@ def output_activation_bytes(t: TrainingSpec, r: ResolvedModel) -> int | None:
     ÷ t with sequence parallelism; 0 with pipeline parallelism (the output layer is on the last
     stage, not the first; Korthikanti et al. 2022, sec. 4.3: 2sbh/t + 2sbh/t). With adapters
     (``finetune`` lora or qlora) the frozen LM head keeps no input, only the norm's (as in
-    :func:`quiz.footprint.lora.activation_change`). ``None`` without the hidden size."""
+    :func:`quiz.footprint.items.lora.activation_change`). ``None`` without the hidden size."""
     if not r.hidden:
         return None
     if t.pp > 1:
@@ -113,7 +113,7 @@ def extra_activation_bytes(t: TrainingSpec, r: ResolvedModel) -> int:
 
 def training_activation_bytes(t: TrainingSpec, r: ResolvedModel) -> int | None:
     """Every activation item of training per device: the layers
-    (:func:`~quiz.footprint.training.activation_bytes`) plus :func:`extra_activation_bytes`;
+    (:func:`~quiz.footprint.items.model_states.activation_bytes`) plus :func:`extra_activation_bytes`;
     ``None`` when the layers' activations cannot be computed. The fewest-GPU search adds this to
     the model states (it does not change with the data-parallel size)."""
     layers = activation_bytes(t, r)

@@ -1,5 +1,5 @@
 """Mixture-of-experts activations in training, and the token counts per device they share with
-:mod:`quiz.footprint.activations` (no import of :mod:`quiz.footprint.training`, which reads
+:mod:`quiz.footprint.items.activations` (no import of :mod:`quiz.footprint.items.model_states`, which reads
 :func:`moe_layer_change`)."""
 
 from __future__ import annotations
@@ -7,12 +7,12 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from quiz.footprint.regime import activation_value_bytes
-from quiz.footprint.units import count_noun, format_count
+from quiz.footprint.items.regime import activation_value_bytes
+from quiz.footprint.inputs.units import count_noun, format_count
 
 if TYPE_CHECKING:
-    from quiz.footprint.resolve import ResolvedModel
-    from quiz.footprint.spec import TrainingSpec
+    from quiz.footprint.inputs.resolve import ResolvedModel
+    from quiz.footprint.inputs.spec import TrainingSpec
 
 
 def _sp(t: TrainingSpec) -> bool:

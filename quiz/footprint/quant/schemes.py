@@ -42,11 +42,11 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
-from quiz.footprint.model_arch import count_params, linear_matrices
-from quiz.footprint.units import count_noun, format_count
+from quiz.footprint.inputs.arch import count_params, linear_matrices
+from quiz.footprint.inputs.units import count_noun, format_count
 
 if TYPE_CHECKING:
-    from quiz.footprint.model_arch import Architecture
+    from quiz.footprint.inputs.arch import Architecture
 
 Granularity = Literal["flat", "group", "row", "tensor"]
 
@@ -216,7 +216,7 @@ def tensor_bytes(layout: QuantLayout, out_features: int, in_features: int) -> Te
 
 def matrices_bytes(layout: QuantLayout, mats: Iterable[tuple[int, int, int]]) -> TensorBytes:
     """Sum of :func:`tensor_bytes` over ``(out_features, in_features, how_many)`` triples (the
-    shape of :func:`quiz.footprint.model_arch.linear_matrices`)."""
+    shape of :func:`quiz.footprint.inputs.arch.linear_matrices`)."""
     total = ZERO_BYTES
     for out, inp, count in mats:
         total = total + tensor_bytes(layout, out, inp).times(count)
@@ -751,7 +751,7 @@ def weight_plan(key: str, arch: Architecture | None, params: int,
 
 
 def _roles(arch: Architecture) -> tuple[str, ...]:
-    """Names of the :func:`~quiz.footprint.model_arch.linear_matrices` entries, in order."""
+    """Names of the :func:`~quiz.footprint.inputs.arch.linear_matrices` entries, in order."""
     mlp = ("gate_proj + up_proj", "down_proj") if arch.gated_mlp else ("fc_in", "fc_out")
     return ("q_proj", "k_proj + v_proj", "o_proj", *mlp)
 

@@ -2,8 +2,8 @@
 and gradients for a precision, bytes per optimizer-state value and per activation value, whether
 an FP32 master copy is kept, and ZeRO's sharding over data-parallel devices.
 
-They live below :mod:`quiz.footprint.training` (which re-exports them) so that the modules
-that count something else in the same regime — :mod:`quiz.footprint.lora`'s adapters — share
+They live below :mod:`quiz.footprint.items.model_states` (which re-exports them) so that the modules
+that count something else in the same regime — :mod:`quiz.footprint.items.lora`'s adapters — share
 them without importing the full-fine-tuning items.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from quiz.footprint.spec import TrainingSpec
+    from quiz.footprint.inputs.spec import TrainingSpec
 
 ZERO_SRC = "Rajbhandari et al. 2020, ZeRO, sec. 3.1 and 5 (Fig. 1)"
 MIXED_SRC = "Micikevicius et al. 2018, Mixed Precision Training, sec. 3.1"

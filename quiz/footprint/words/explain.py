@@ -14,7 +14,7 @@ source, and what they give for this case:
   FlashAttention never materialises the s × s scores;
 * KV cache with or without grouped-query attention;
 * quantized weights as "params × bits / 8" vs with 16-bit embeddings and group scales; for a
-  named scheme (:mod:`quiz.footprint.quant`), what it keeps unquantized, its tensor types (GGUF)
+  named scheme (:mod:`quiz.footprint.quant.schemes`), what it keeps unquantized, its tensor types (GGUF)
   and where its tools count differently (LLM.int8() outliers, GPTQ's g_idx and qzeros, double
   quantization, per-tensor vs per-channel FP8).
 """
@@ -23,9 +23,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from quiz.footprint.activations import logit_value_bytes, logits_bytes, output_activation_bytes
-from quiz.footprint.compute import INFERENCE_FORMAT, ceil_div
-from quiz.footprint.inference import (
+from quiz.footprint.items.activations import logit_value_bytes, logits_bytes, output_activation_bytes
+from quiz.footprint.compute.figures import INFERENCE_FORMAT, ceil_div
+from quiz.footprint.items.inference import (
     KV_BYTES,
     WEIGHT_BITS,
     group_meta_bits,
@@ -34,10 +34,10 @@ from quiz.footprint.inference import (
     plain_weight_bytes,
     scheme_plan,
 )
-from quiz.footprint.quant import scheme_notes
-from quiz.footprint.report import Report
-from quiz.footprint.serving import serving_note
-from quiz.footprint.training import (
+from quiz.footprint.quant.schemes import scheme_notes
+from quiz.footprint.engine.report import Report
+from quiz.footprint.items.serving import serving_note
+from quiz.footprint.items.model_states import (
     ADAM_8BIT_BLOCK,
     ADAM_8BIT_PAPER_BLOCK,
     activation_bytes,
@@ -46,7 +46,7 @@ from quiz.footprint.training import (
     grad_dtype,
     has_master,
 )
-from quiz.footprint.units import count_noun, format_bytes, format_count
+from quiz.footprint.inputs.units import count_noun, format_bytes, format_count
 
 
 def explain_notes(report: Report, *, units: str = "GB") -> list[str]:
@@ -62,7 +62,7 @@ def explain_notes(report: Report, *, units: str = "GB") -> list[str]:
         return format_bytes(n, units)
 
     if report.training is not None:
-        from quiz.footprint.fp8 import fp8_note, is_fp8
+        from quiz.footprint.items.fp8 import fp8_note, is_fp8
 
         t = spec.training
         if (t.optimizer in ("adam", "adamw") and has_master(t) and t.convention == "paper"
@@ -94,7 +94,7 @@ def explain_notes(report: Report, *, units: str = "GB") -> list[str]:
                 f"'selective' does. This case: none {b(vals['none'] or 0)}, selective "
                 f"{b(vals['selective'] or 0)}, full {b(vals['full'] or 0)} per device."
             )
-        from quiz.footprint.offload import convention_note, offload_note
+        from quiz.footprint.items.offload import convention_note, offload_note
 
         if is_fp8(t):
             notes.append(fp8_note(t, r, b))
@@ -105,7 +105,7 @@ def explain_notes(report: Report, *, units: str = "GB") -> list[str]:
             if extra:
                 notes.append(extra)
         if t.finetune != "full":
-            from quiz.footprint.lora_notes import explain_notes as adapter_notes
+            from quiz.footprint.words.lora_notes import explain_notes as adapter_notes
 
             notes += adapter_notes(report, b)
         if t.optimizer == "adam-8bit" and t.finetune == "full":
@@ -248,7 +248,7 @@ def parallel_notes(report: Report, b: Callable[[int], str]) -> list[str]:
             "parallelism moves tokens between devices but, balanced, leaves each device as many "
             "expert activations as it has tokens × k. Imbalanced routing can make one device "
             "hold several times that.")
-    from quiz.footprint.ep import ep_note, uses_ep
+    from quiz.footprint.items.ep import ep_note, uses_ep
 
     if uses_ep(t, r):
         notes.append(ep_note(t, r, b))

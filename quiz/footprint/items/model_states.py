@@ -30,16 +30,16 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from quiz.footprint import regime as _regime
-from quiz.footprint.ep import (
+from quiz.footprint.items import regime as _regime
+from quiz.footprint.items.ep import (
     EP_SRC,
     expert_adafactor_values,
     param_count,
     split_count,
     uses_ep,
 )
-from quiz.footprint.ep import params_text as ep_params_text
-from quiz.footprint.fp8 import (
+from quiz.footprint.items.ep import params_text as ep_params_text
+from quiz.footprint.items.fp8 import (
     FP8_ACT_SRC,
     FP8_SRC,
     fp8_weight_bytes,
@@ -47,15 +47,15 @@ from quiz.footprint.fp8 import (
     is_fp8,
     layer_coefficients,
 )
-from quiz.footprint.model_arch import adafactor_state_values
-from quiz.footprint.report import Item, Omitted
-from quiz.footprint.units import count_noun, format_count, format_number
+from quiz.footprint.inputs.arch import adafactor_state_values
+from quiz.footprint.engine.report import Item, Omitted
+from quiz.footprint.inputs.units import count_noun, format_count, format_number
 
 if TYPE_CHECKING:
-    from quiz.footprint.resolve import ResolvedModel
-    from quiz.footprint.spec import TrainingSpec
+    from quiz.footprint.inputs.resolve import ResolvedModel
+    from quiz.footprint.inputs.spec import TrainingSpec
 
-# The regime rules live in quiz.footprint.regime (below quiz.footprint.lora); the callers of
+# The regime rules live in quiz.footprint.items.regime (below quiz.footprint.items.lora); the callers of
 # this module read them from here.
 _BYTES = _regime._BYTES
 ADAM_8BIT_BLOCK = _regime.ADAM_8BIT_BLOCK
@@ -99,7 +99,7 @@ def optimizer_bytes_per_device(t: TrainingSpec, r: ResolvedModel, dp: int) -> in
     SGD 0; SGD with momentum 1 value and Adam/AdamW 2 values per parameter of
     :func:`state_bytes`; 8-bit Adam 2 × (1 byte per parameter + one 4-byte FP32 absmax per block
     of :data:`ADAM_8BIT_BLOCK`; Dettmers et al. 2022); Adafactor its factored statistics
-    (:func:`~quiz.footprint.model_arch.adafactor_state_values`) × :func:`state_bytes`, or
+    (:func:`~quiz.footprint.inputs.arch.adafactor_state_values`) × :func:`state_bytes`, or
     ``None`` without an architecture.
     """
     sb = state_bytes(t)
@@ -124,9 +124,9 @@ def state_bytes_by_item(t: TrainingSpec, r: ResolvedModel, dp: int) -> dict[str,
     item name (weights, gradients, master_weights, optimizer_states), wherever they live;
     ``None`` when the optimizer state is unknown (Adafactor without an architecture). With
     adapters (``finetune`` lora or qlora), the frozen base, its NF4 constants and the adapters'
-    states (:meth:`quiz.footprint.lora.AdapterStates.by_item`)."""
+    states (:meth:`quiz.footprint.items.lora.AdapterStates.by_item`)."""
     if t.finetune != "full":
-        from quiz.footprint.lora import adapter_states
+        from quiz.footprint.items.lora import adapter_states
 
         return adapter_states(t, r, dp).by_item()
     opt = optimizer_bytes_per_device(t, r, dp)
@@ -145,9 +145,9 @@ def model_state_bytes(t: TrainingSpec, r: ResolvedModel, dp: int) -> int | None:
     unknown (Adafactor without an architecture). The sum of the four functions above, which the
     items of :func:`training_items` show; the fewest-GPU search varies ``dp`` here. With
     adapters (``finetune`` lora or qlora), the frozen base and the adapters' states instead
-    (:func:`quiz.footprint.lora.adapter_states`)."""
+    (:func:`quiz.footprint.items.lora.adapter_states`)."""
     if t.finetune != "full":
-        from quiz.footprint.lora import adapter_states
+        from quiz.footprint.items.lora import adapter_states
 
         return adapter_states(t, r, dp).total
     opt = optimizer_bytes_per_device(t, r, dp)
@@ -164,7 +164,7 @@ def activation_bytes(t: TrainingSpec, r: ResolvedModel, recompute: str | None = 
     ``recompute`` overrides ``t.recompute`` (``--explain`` compares the three modes). ``None``
     when the layers, hidden size or attention heads are unknown. With adapters (``finetune``
     lora or qlora) the frozen layers keep less and the adapters a little more
-    (:func:`quiz.footprint.lora.activation_change`).
+    (:func:`quiz.footprint.items.lora.activation_change`).
     """
     if not (r.layers and r.hidden and r.heads):
         return None
@@ -174,16 +174,16 @@ def activation_bytes(t: TrainingSpec, r: ResolvedModel, recompute: str | None = 
         mode, activation_value_bytes(t.precision), is_fp8(t), t.cp,
     )
     if r.arch is not None and r.arch.experts > 1 and mode != "full":
-        from quiz.footprint.moe import moe_layer_change
+        from quiz.footprint.items.moe import moe_layer_change
 
         exact_moe = Fraction(r.layers * num, den) + r.layers * moe_layer_change(t, r)
         if t.finetune != "full":
-            from quiz.footprint.lora import activation_change
+            from quiz.footprint.items.lora import activation_change
 
             exact_moe += activation_change(t, r, mode)
         return -(-exact_moe.numerator // exact_moe.denominator)
     if t.finetune != "full":
-        from quiz.footprint.lora import activation_change
+        from quiz.footprint.items.lora import activation_change
 
         change = activation_change(t, r, mode)  # ⌈L·num/den + p/q⌉ in integers
         q = change.denominator
@@ -226,7 +226,7 @@ def activation_bytes_per_layer(
         t: tensor-parallel size; sequence_parallel: Megatron sequence parallelism;
         recompute: ``"none"``, ``"selective"`` (attention scores recomputed) or ``"full"``
             (only each layer's input kept); act_bytes: bytes per activation value (2 or 4);
-        fp8: GEMM inputs saved in FP8 (:func:`quiz.footprint.fp8.layer_coefficients`).
+        fp8: GEMM inputs saved in FP8 (:func:`quiz.footprint.items.fp8.layer_coefficients`).
 
     Returns:
         The exact value as a :class:`~fractions.Fraction` (``24/t`` need not be whole); callers
@@ -300,7 +300,7 @@ def _activation_formula(spec: TrainingSpec, L: int, h: int, a: int, e: int) -> s
 
 def _ptext(r: ResolvedModel, m: int, t: TrainingSpec, sharded: bool, n: int) -> str:
     """The per-device parameter count in words: :func:`_params_text`, or with expert
-    parallelism the experts' and the other parameters' splits (:func:`quiz.footprint.ep.
+    parallelism the experts' and the other parameters' splits (:func:`quiz.footprint.items.ep.
     params_text`)."""
     if uses_ep(t, r):
         return ep_params_text(t, r, sharded, n)
@@ -342,7 +342,7 @@ def training_items(t: TrainingSpec, r: ResolvedModel) -> tuple[list[Item], list[
         items.append(Item(name, n_bytes, formula, source))
 
     if t.finetune != "full":  # adapters on a frozen base
-        from quiz.footprint.lora import lora_items
+        from quiz.footprint.items.lora import lora_items
 
         items.extend(lora_items(t, r))
         _activation_item(t, r, add, omitted)
@@ -485,21 +485,21 @@ def _activation_item(
     def formula() -> str:
         text = _activation_formula(t, layers, hidden, heads, e)
         if t.finetune != "full":
-            from quiz.footprint.lora import activation_change_text
+            from quiz.footprint.items.lora import activation_change_text
 
             text += activation_change_text(t, r)
         if moe:
-            from quiz.footprint.moe import moe_formula
+            from quiz.footprint.items.moe import moe_formula
 
             text += moe_formula(t, r)
         return text
 
     if t.finetune != "full":
-        from quiz.footprint.lora import AUTOGRAD_SRC
+        from quiz.footprint.items.lora import AUTOGRAD_SRC
 
         source += f"; frozen layers: {AUTOGRAD_SRC}"
     if moe:
-        from quiz.footprint.moe import MOE_SRC
+        from quiz.footprint.items.moe import MOE_SRC
 
         source += f"; {MOE_SRC}"
     if t.cp > 1:

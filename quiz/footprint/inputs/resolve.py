@@ -1,6 +1,6 @@
 """Resolve a spec's model (a preset, a parameter count or an architecture) into exact numbers.
 
-:func:`resolve` turns the model part of a :class:`~quiz.footprint.spec.FootprintSpec` into a
+:func:`resolve` turns the model part of a :class:`~quiz.footprint.inputs.spec.FootprintSpec` into a
 :class:`ResolvedModel`: the parameter count (computed from the architecture whenever there is a
 complete one), the active count of a mixture of experts, and the shapes the activation and KV
 cache formulas need. Results are cached by the model fields, so the TUI can re-estimate on every
@@ -17,10 +17,10 @@ from functools import lru_cache
 from operator import attrgetter
 from typing import Any
 
-from quiz.footprint.fields import ARCH_FIELDS
-from quiz.footprint.model_arch import Architecture, ParamCount, count_params
-from quiz.footprint.presets import PresetError, get_model
-from quiz.footprint.units import count_noun, format_count
+from quiz.footprint.inputs.fields import ARCH_FIELDS
+from quiz.footprint.inputs.arch import Architecture, ParamCount, count_params
+from quiz.footprint.inputs.presets import PresetError, get_model
+from quiz.footprint.inputs.units import count_noun, format_count
 
 _ARCH_VALUES = attrgetter(*ARCH_FIELDS)
 

@@ -26,12 +26,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from quiz.footprint.regime import shard_count
-from quiz.footprint.units import count_noun, format_count
+from quiz.footprint.items.regime import shard_count
+from quiz.footprint.inputs.units import count_noun, format_count
 
 if TYPE_CHECKING:
-    from quiz.footprint.resolve import ResolvedModel
-    from quiz.footprint.spec import TrainingSpec
+    from quiz.footprint.inputs.resolve import ResolvedModel
+    from quiz.footprint.inputs.spec import TrainingSpec
 
 EP_SRC = ("Megatron-Core MoE README, Parallelism and MoE Parallel Folding (--expert-model-"
           "parallel-size: each EP rank holds E/ep experts of every MoE layer; the EP group is a "
@@ -61,7 +61,7 @@ def expert_group(t: TrainingSpec, dp: int) -> int:
 def split_count(t: TrainingSpec, r: ResolvedModel, n: int, experts: int, stage: int,
                 dp: int) -> int:
     """How many of ``n`` values one device holds when ``experts`` of them belong to the routed
-    experts: the rest as :func:`~quiz.footprint.regime.shard_count` (tp × pp, then ZeRO over
+    experts: the rest as :func:`~quiz.footprint.items.regime.shard_count` (tp × pp, then ZeRO over
     dp × cp), the experts' part over tp × pp × ep, then ZeRO over dp × cp / ep. Each part is
     rounded up (its largest shard). Without expert parallelism, ``shard_count(t, n, ...)``."""
     if not uses_ep(t, r) or experts <= 0:
@@ -184,7 +184,7 @@ def ep_problems(
 
 
 def expert_adafactor_values(r: ResolvedModel) -> int:
-    """Of Adafactor's factored statistics (:func:`~quiz.footprint.model_arch.
+    """Of Adafactor's factored statistics (:func:`~quiz.footprint.inputs.arch.
     adafactor_state_values`), those of the routed experts: per expert and layer, r + c for each
     of its MLP matrices (gate, up, down of h × f: 3(h + f) gated, 2(h + f) without a gate) and
     its biases' full second moments; 0 for a dense model."""

@@ -30,13 +30,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from quiz.footprint.ep import expert_group, uses_ep
-from quiz.footprint.regime import shard_count
-from quiz.footprint.units import count_noun, format_count
+from quiz.footprint.items.ep import expert_group, uses_ep
+from quiz.footprint.items.regime import shard_count
+from quiz.footprint.inputs.units import count_noun, format_count
 
 if TYPE_CHECKING:
-    from quiz.footprint.resolve import ResolvedModel
-    from quiz.footprint.spec import TrainingSpec
+    from quiz.footprint.inputs.resolve import ResolvedModel
+    from quiz.footprint.inputs.spec import TrainingSpec
 
 FP8_SRC = ("Micikevicius et al. 2022, FP8 Formats for Deep Learning, sec. 3–4; NVIDIA Transformer "
            "Engine user guide, Using FP8 with Transformer Engine")
@@ -70,7 +70,7 @@ def gemm_weights(r: ResolvedModel) -> tuple[int, str]:
 def fp8_weight_bytes(t: TrainingSpec, r: ResolvedModel, dp: int) -> int:
     """Bytes of the FP8 weight copies per device: 1 byte per GEMM weight, split over tp × pp
     and, under ZeRO-3, over ``dp`` × cp like the weights they copy
-    (:func:`~quiz.footprint.regime.shard_count`); 0 without FP8."""
+    (:func:`~quiz.footprint.items.regime.shard_count`); 0 without FP8."""
     if not is_fp8(t):
         return 0
     n, _ = gemm_weights(r)
@@ -84,7 +84,7 @@ def fp8_weight_bytes(t: TrainingSpec, r: ResolvedModel, dp: int) -> int:
 
 def expert_gemm_weights(t: TrainingSpec, r: ResolvedModel) -> int:
     """Of :func:`gemm_weights`, the routed experts' MLP weights that expert parallelism splits
-    over ``t.ep`` (:mod:`quiz.footprint.ep`); 0 without it."""
+    over ``t.ep`` (:mod:`quiz.footprint.items.ep`); 0 without it."""
     if not uses_ep(t, r) or r.counts is None or r.arch is None:
         return 0
     a = r.arch

@@ -1,5 +1,5 @@
 """The calculator's entry point: :func:`estimate` turns a :class:`FootprintSpec` into a
-:class:`~quiz.footprint.report.Report`.
+:class:`~quiz.footprint.engine.report.Report`.
 
 Pure arithmetic on exact integers (bytes), no I/O after the presets are read once; one estimate
 takes tens of microseconds (``benchmarks/bench_footprint.py``), so the TUI can recompute on every
@@ -24,13 +24,13 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from quiz.footprint.activations import extra_activation_items, training_activation_bytes
-from quiz.footprint.compute import compute_items
-from quiz.footprint.ep import uses_ep
-from quiz.footprint.inference import inference_items, kv_dtype, scheme_plan
-from quiz.footprint.offload import convention_head, gpu_state_bytes, offload_text, split_items
-from quiz.footprint.quant import GGML_SRC, SCHEMES, plan_json
-from quiz.footprint.report import (
+from quiz.footprint.items.activations import extra_activation_items, training_activation_bytes
+from quiz.footprint.compute.figures import compute_items
+from quiz.footprint.items.ep import uses_ep
+from quiz.footprint.items.inference import inference_items, kv_dtype, scheme_plan
+from quiz.footprint.items.offload import convention_head, gpu_state_bytes, offload_text, split_items
+from quiz.footprint.quant.schemes import GGML_SRC, SCHEMES, plan_json
+from quiz.footprint.engine.report import (
     Item,
     ModelSummary,
     Notes,
@@ -40,20 +40,20 @@ from quiz.footprint.report import (
     StorageEstimate,
     Unused,
 )
-from quiz.footprint.serving import prefill_chunk, serving_items
-from quiz.footprint.spec import InferenceSpec, TrainingSpec
-from quiz.footprint.storage import storage_items
-from quiz.footprint.training import (
+from quiz.footprint.items.serving import prefill_chunk, serving_items
+from quiz.footprint.inputs.spec import InferenceSpec, TrainingSpec
+from quiz.footprint.items.storage import storage_items
+from quiz.footprint.items.model_states import (
     bytes_per_param_text,
     state_bytes_by_item,
     training_items,
 )
-from quiz.footprint.units import count_noun, format_bytes, format_count
+from quiz.footprint.inputs.units import count_noun, format_bytes, format_count
 
 if TYPE_CHECKING:
-    from quiz.footprint.presets import GpuPreset
-    from quiz.footprint.resolve import ResolvedModel
-    from quiz.footprint.spec import FootprintSpec
+    from quiz.footprint.inputs.presets import GpuPreset
+    from quiz.footprint.inputs.resolve import ResolvedModel
+    from quiz.footprint.inputs.spec import FootprintSpec
 
 GROUPED_WEIGHTS = ("int4", "int8", "gptq-int4", "gptq-int4-sym", "awq-int4")
 """Weight formats whose scales come per ``group_size`` weights."""
@@ -65,11 +65,11 @@ def estimate(spec: FootprintSpec) -> Report:
     """Estimate the memory (per device) and storage of ``spec``.
 
     Args:
-        spec: a validated :class:`~quiz.footprint.spec.FootprintSpec`.
+        spec: a validated :class:`~quiz.footprint.inputs.spec.FootprintSpec`.
 
     Returns:
-        A :class:`~quiz.footprint.report.Report`: the model (total and active parameters), one
-        :class:`~quiz.footprint.report.PhaseEstimate` per requested phase (items with exact bytes,
+        A :class:`~quiz.footprint.engine.report.Report`: the model (total and active parameters), one
+        :class:`~quiz.footprint.engine.report.PhaseEstimate` per requested phase (items with exact bytes,
         formula and source; totals; fit on the GPU preset), storage, the items that could not be
         computed (``omitted``) and the conventions used.
 
@@ -218,7 +218,7 @@ def _training(
         needed = _fewest_training_gpus(t, r, gpu.memory_bytes - overhead)
         advice = _training_fit_advice(t, needed)
         if t.finetune != "full" and needed is None:
-            from quiz.footprint.lora_notes import fit_advice
+            from quiz.footprint.words.lora_notes import fit_advice
 
             advice = fit_advice(t, r, gpu.memory_bytes - overhead, units) or advice
     has_activations = any(i.name == "activations" for i in items)
@@ -247,7 +247,7 @@ def _training_convention(t: TrainingSpec, r: ResolvedModel, recompute: str, dp: 
     """The conventions line of a training estimate."""
     states = bytes_per_param_text(t, r)
     if t.finetune != "full":
-        from quiz.footprint.lora import convention_text
+        from quiz.footprint.items.lora import convention_text
 
         states = f"{convention_text(t, r)}; adapters: {states}"
     convention = (
@@ -285,7 +285,7 @@ def _training_setup(t: TrainingSpec, r: ResolvedModel, recompute: str) -> str:
         + (", DeepSpeed's count" if t.convention == "deepspeed" else "")
     )
     if t.finetune != "full":
-        from quiz.footprint.lora import method_text
+        from quiz.footprint.items.lora import method_text
 
         setup += f", {method_text(t, r)}"
     return setup
@@ -315,7 +315,7 @@ def _fewest_training_gpus(t: TrainingSpec, r: ResolvedModel, memory: int) -> int
         return gpu_state_bytes(t, r, dp, lambda n: state_bytes_by_item(t, r, n))
 
     # With expert parallelism dp × cp must stay a multiple of ep: dp moves in steps of
-    # ep / gcd(ep, cp) (quiz.footprint.ep); ``fits(k)`` tries dp = k steps.
+    # ep / gcd(ep, cp) (quiz.footprint.items.ep); ``fits(k)`` tries dp = k steps.
     step = t.ep // math.gcd(t.ep, t.cp)
     most = MAX_DP // step
     one = states(step)

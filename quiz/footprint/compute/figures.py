@@ -42,15 +42,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from quiz.footprint.quant import SCHEMES
-from quiz.footprint.report import Omitted
-from quiz.footprint.units import count_noun, format_count
+from quiz.footprint.quant.schemes import SCHEMES
+from quiz.footprint.engine.report import Omitted
+from quiz.footprint.inputs.units import count_noun, format_count
 
 if TYPE_CHECKING:
-    from quiz.footprint.presets import GpuPreset
-    from quiz.footprint.report import PhaseEstimate
-    from quiz.footprint.resolve import ResolvedModel
-    from quiz.footprint.spec import FootprintSpec
+    from quiz.footprint.inputs.presets import GpuPreset
+    from quiz.footprint.engine.report import PhaseEstimate
+    from quiz.footprint.inputs.resolve import ResolvedModel
+    from quiz.footprint.inputs.spec import FootprintSpec
 
 COMPUTE_NAMES = (
     "training_flops",
@@ -81,7 +81,7 @@ INFERENCE_FORMAT = {"fp32": "fp32", "fp16": "fp16", "bf16": "bf16", "fp8": "fp8"
                     **{key: scheme.matmul for key, scheme in SCHEMES.items()}}
 """The matrix number format per weight format: INT8/INT4 weights are dequantized to 16 bits
 for the matrix multiply (weight-only quantization, as GPTQ/AWQ kernels do); a named scheme's
-own (:attr:`quiz.footprint.quant.Scheme.matmul`: FP8 for FP8 per-channel, INT8 for
+own (:attr:`quiz.footprint.quant.schemes.Scheme.matmul`: FP8 for FP8 per-channel, INT8 for
 LLM.int8(), 16-bit for the weight-only ones)."""
 
 _KAPLAN = "Kaplan et al. 2020, Scaling Laws for Neural Language Models, sec. 2.1"
@@ -92,7 +92,7 @@ _ROOFLINE = ("roofline (Williams, Waterman and Patterson 2009); Pope et al. 2022
 
 _set = object.__setattr__
 """Sets a slot of an immutable :class:`Quantity` (bound once, as in
-:mod:`quiz.footprint.report`)."""
+:mod:`quiz.footprint.engine.report`)."""
 
 
 class Quantity:
@@ -104,7 +104,7 @@ class Quantity:
             :data:`UNITS`).
         formula: the arithmetic with the numbers filled in (without the result); may be given
             as a function returning it, built when first read (as
-            :class:`~quiz.footprint.report.Item`'s).
+            :class:`~quiz.footprint.engine.report.Item`'s).
         source: where the formula and the GPU figures come from.
     """
 
@@ -175,7 +175,7 @@ def ceil_div(a: int, b: int) -> int:
 
 
 MFU_SCALE = 10**6
-"""``mfu`` has at most six decimals (:class:`~quiz.footprint.fields.Ratio` rounds to them), so
+"""``mfu`` has at most six decimals (:class:`~quiz.footprint.inputs.fields.Ratio` rounds to them), so
 ``round(mfu × 10^6)`` is exact."""
 
 
@@ -247,7 +247,7 @@ def compute_items(
         if d:  # 0 dataset tokens: nothing to train on
             label = "6ND"
             if t.finetune != "full":  # adapters: no weight gradients for the frozen model
-                from quiz.footprint.lora import (
+                from quiz.footprint.items.lora import (
                     ADAPTER_FLOPS_SRC,
                     active_adapter_params,
                     adapter_training_flops,

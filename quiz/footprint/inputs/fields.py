@@ -1,6 +1,6 @@
 """The calculator's fields, declared once: validation, bounds, defaults and wording together.
 
-Every field of a :class:`~quiz.footprint.spec.FootprintSpec` is an annotated pydantic field whose
+Every field of a :class:`~quiz.footprint.inputs.spec.FootprintSpec` is an annotated pydantic field whose
 metadata says everything the rest of the program needs:
 
 * a validator that is also data — :class:`Number` (a whole number with its bounds and unit),
@@ -14,7 +14,7 @@ From that list :mod:`quiz.cli.footprint` builds the ``quiz footprint`` flags and
 TUI builds the calculator form, and :func:`format_table` writes the key table of
 ``question_bank/FORMAT.md`` (a test keeps the file equal to it). Model presets are validated by
 :class:`ModelShape`, the same architecture fields. Adding a field means declaring it in one model
-here or in :mod:`quiz.footprint.spec` — and writing its formula.
+here or in :mod:`quiz.footprint.inputs.spec` — and writing its formula.
 """
 
 from __future__ import annotations
@@ -27,9 +27,9 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 from pydantic import BaseModel, ConfigDict, GetCoreSchemaHandler, ValidationError, model_validator
 from pydantic_core import CoreSchema, InitErrorDetails, PydanticCustomError, core_schema
 
-from quiz.footprint.model_arch import Norm
-from quiz.footprint.units import TooLarge, format_count, parse_bool, parse_count
-from quiz.footprint.units import parse_size as _parse_size
+from quiz.footprint.inputs.arch import Norm
+from quiz.footprint.inputs.units import TooLarge, format_count, parse_bool, parse_count
+from quiz.footprint.inputs.units import parse_size as _parse_size
 
 Precision = Literal["fp32", "mixed-fp16", "mixed-bf16", "bf16", "mixed-fp8"]
 GradPrecision = Literal["fp32", "fp16", "bf16"]
@@ -109,8 +109,8 @@ def _shown(value: object) -> str:
 @dataclass(frozen=True, slots=True)
 class Number:
     """Validator metadata: a whole number from ``minimum`` to ``maximum``; text is parsed by
-    :func:`~quiz.footprint.units.parse_count` (``7B``, ``6.7e9``) or, with ``size``,
-    :func:`~quiz.footprint.units.parse_size` (``500GB``, ``80GiB``). ``unit`` is the noun of the
+    :func:`~quiz.footprint.inputs.units.parse_count` (``7B``, ``6.7e9``) or, with ``size``,
+    :func:`~quiz.footprint.inputs.units.parse_size` (``500GB``, ``80GiB``). ``unit`` is the noun of the
     bound in the message ("must be at most 1,000,000,000 (10^9) tokens").
 
     Errors (``PydanticCustomError``): ``number`` (not a number), ``number_range`` (too small or
@@ -476,7 +476,7 @@ class ModelShape(Part):
 
 
 ARCH_FIELDS: tuple[str, ...] = tuple(ModelShape.model_fields)
-"""The architecture fields, in the order of :class:`~quiz.footprint.model_arch.Architecture`."""
+"""The architecture fields, in the order of :class:`~quiz.footprint.inputs.arch.Architecture`."""
 
 Kind = Literal["count", "size", "ratio", "choice", "list", "yes_no", "zero", "preset"]
 

@@ -40,14 +40,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from quiz.footprint.report import Item, Omitted
-from quiz.footprint.training import activation_value_bytes
-from quiz.footprint.units import count_noun, format_count
+from quiz.footprint.engine.report import Item, Omitted
+from quiz.footprint.items.model_states import activation_value_bytes
+from quiz.footprint.inputs.units import count_noun, format_count
 
 if TYPE_CHECKING:
-    from quiz.footprint.presets import GpuPreset
-    from quiz.footprint.resolve import ResolvedModel
-    from quiz.footprint.spec import InferenceSpec
+    from quiz.footprint.inputs.presets import GpuPreset
+    from quiz.footprint.inputs.resolve import ResolvedModel
+    from quiz.footprint.inputs.spec import InferenceSpec
 
 VLLM_CHUNK = 2048
 """vLLM's default ``max_num_batched_tokens`` for ``vllm serve`` on GPUs under 70 GiB or A100s."""

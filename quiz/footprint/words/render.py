@@ -2,7 +2,7 @@
 
 Every line of :func:`render_report` and :func:`render_bars` fits in ``width`` terminal cells
 (box-drawing and block characters count one cell each). Sizes are printed with
-:func:`~quiz.footprint.units.format_bytes`: ``GB`` = 10^9 bytes, ``GiB`` = 2^30 bytes.
+:func:`~quiz.footprint.inputs.units.format_bytes`: ``GB`` = 10^9 bytes, ``GiB`` = 2^30 bytes.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from quiz.footprint.units import (
+from quiz.footprint.inputs.units import (
     count_noun,
     format_bytes,
     format_count,
@@ -21,7 +21,7 @@ from quiz.footprint.units import (
 )
 
 if TYPE_CHECKING:
-    from quiz.footprint.report import Item, Omitted, PhaseEstimate, Report
+    from quiz.footprint.engine.report import Item, Omitted, PhaseEstimate, Report
 
 __all__ = ["derivation_steps", "format_bytes", "render_bars", "render_report", "render_table"]
 
@@ -295,7 +295,7 @@ def compute_lines(report: Report, width: int) -> list[str]:
     compute figure of the report — the training time with its GPUs and MFU, the FLOPs, the decode
     upper bound and its crossover batch — each within ``width`` cells; ``[]`` when the report
     has neither a training time nor a decode throughput (both need a GPU preset)."""
-    from quiz.footprint.compute import duration_text
+    from quiz.footprint.compute.figures import duration_text
 
     figures = {q.name: q.value for q in report.compute}
     if "training_time" not in figures and "decode_tokens_per_s" not in figures:
@@ -367,7 +367,7 @@ def _fit_lines(report: Report, phase: PhaseEstimate, units: str, width: int) -> 
 def quantity_text(value: int, unit: str) -> str:
     """A compute figure as printed: ``"2.50e22 FLOPs (25,000,000,000,000,000,000,000)"``,
     ``"3,600 s (1 h)"``, ``"1,234 tokens/s"``, ``"296 sequences"``."""
-    from quiz.footprint.compute import duration_text
+    from quiz.footprint.compute.figures import duration_text
 
     if unit == "FLOPs":
         return f"{format_count(value)} FLOPs ({value:.3g})".replace("e+", "e")
@@ -403,7 +403,7 @@ def render_report(
     """The human output of ``quiz footprint``: the model, a table per phase (item, size,
     formula) with its fit, the storage table, the stacked bars (training and inference on the
     same scale), what was omitted and why, and the conventions; with ``explain``, how common
-    tools would count the same case (:func:`quiz.footprint.explain.explain_notes`). Warnings
+    tools would count the same case (:func:`quiz.footprint.words.explain.explain_notes`). Warnings
     (figures beyond physical sense) and the settings that do nothing here come first, each
     setting named by ``name(key)`` (:func:`setting_lines`).
 
@@ -453,7 +453,7 @@ def render_report(
             )
         )
     if report.compute:
-        from quiz.footprint.compute import missing_inputs
+        from quiz.footprint.compute.figures import missing_inputs
 
         out.append("")
         out.append("Compute and time")
@@ -480,7 +480,7 @@ def render_report(
     for note in report.conventions:
         out += _wrap(note, width, "- ")
     if explain:
-        from quiz.footprint.explain import explain_notes
+        from quiz.footprint.words.explain import explain_notes
 
         out.append("")
         out += _wrap("How other tools count this case (--explain):", width)

@@ -63,12 +63,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from quiz.footprint.report import Item, Omitted
-from quiz.footprint.units import count_noun, format_count
+from quiz.footprint.engine.report import Item, Omitted
+from quiz.footprint.inputs.units import count_noun, format_count
 
 if TYPE_CHECKING:
-    from quiz.footprint.resolve import ResolvedModel
-    from quiz.footprint.spec import TrainingSpec
+    from quiz.footprint.inputs.resolve import ResolvedModel
+    from quiz.footprint.inputs.spec import TrainingSpec
 
 OFFLOAD_SRC = "Ren et al. 2021, ZeRO-Offload, sec. 3–4"
 INFINITY_SRC = "Rajbhandari et al. 2021, ZeRO-Infinity, sec. 5"
@@ -366,7 +366,7 @@ def convention_note(t: TrainingSpec, r: ResolvedModel, size: Callable[[int], str
     if t.zero < 2 or t.optimizer not in ("adam", "adamw") or t.precision not in (
             "mixed-fp16", "mixed-bf16"):
         return None
-    from quiz.footprint.training import state_bytes_by_item
+    from quiz.footprint.items.model_states import state_bytes_by_item
 
     paper_t = t.model_copy(update={"convention": "paper", "grad_precision": None,
                                    "offload": "none" if t.offload == "nvme" else t.offload,

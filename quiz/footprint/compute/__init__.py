@@ -1,0 +1,1 @@
+"""Compute figures: FLOPs, training time, prefill and decode (roofline)."""
