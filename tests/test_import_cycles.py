@@ -81,7 +81,8 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
 
 def test_the_package_has_no_import_cycle() -> None:
     graph = import_graph()
-    assert "quiz.footprint.items.model_states" in graph["quiz.footprint.items.storage"]  # the graph is read
+    # the graph is read
+    assert "quiz.footprint.items.model_states" in graph["quiz.footprint.items.storage"]
     assert find_cycle(graph) is None, " → ".join(find_cycle(graph) or [])
 
 

@@ -7,7 +7,8 @@ A worked example may say which figure of its estimate the right answer gives::
       footprint: {params: 7B, training: {precision: mixed-bf16, optimizer: adam}}
       expect: {figure: training.total, value: "112 GB"}
 
-and the bank check recomputes the estimate (:func:`quiz.footprint.engine.estimate.estimate`) and asserts:
+and the bank check recomputes the estimate (:func:`quiz.footprint.engine.estimate.estimate`) and
+asserts:
 
 1. ``value`` is the figure rounded to the digits written (``"112 GB"``: whole GB;
    ``"13.48 GB"``: hundredths of a GB), rounded half up;
@@ -217,7 +218,8 @@ class FigureMissing(Exception):
 
 
 def read_figure(report: Report, name: str) -> int:
-    """The figure ``name`` of ``report`` (:meth:`quiz.footprint.engine.report.Report.figure`), exact:
+    """The figure ``name`` of ``report`` (:meth:`quiz.footprint.engine.report.Report.figure`),
+    exact:
     bytes for a size, a plain number for a count.
 
     Args:

@@ -119,7 +119,8 @@ _SPECS_KEPT = 4096
 
 def _shared_spec(value: Any, handler: Callable[[Any], Any]) -> FootprintSpec:
     """Validate a footprint scenario once per plain value: the same mapping (text, in the same
-    order) gives the same frozen :class:`~quiz.footprint.inputs.spec.FootprintSpec`, shared, so a bank
+    order) gives the same frozen :class:`~quiz.footprint.inputs.spec.FootprintSpec`, shared, so a
+    bank
     whose questions repeat a scenario (an infographic and its worked example, a series of
     questions on one model) validates it once. A value that fails is validated each time (its
     errors are located where it is)."""

@@ -68,9 +68,6 @@ __all__ = [
 
 if TYPE_CHECKING:
     from quiz.footprint.engine.estimate import estimate
-    from quiz.footprint.words.explain import explain_notes
-    from quiz.footprint.inputs.presets import gpu_presets, model_presets
-    from quiz.footprint.words.render import derivation_steps, render_bars, render_report, render_table
     from quiz.footprint.engine.report import (
         Item,
         ModelSummary,
@@ -79,8 +76,16 @@ if TYPE_CHECKING:
         Report,
         StorageEstimate,
     )
+    from quiz.footprint.inputs.presets import gpu_presets, model_presets
     from quiz.footprint.inputs.spec import FootprintSpec, InferenceSpec, StorageSpec, TrainingSpec
     from quiz.footprint.inputs.units import format_bytes, parse_bool, parse_count, parse_size
+    from quiz.footprint.words.explain import explain_notes
+    from quiz.footprint.words.render import (
+        derivation_steps,
+        render_bars,
+        render_report,
+        render_table,
+    )
 
 
 def __getattr__(name: str) -> Any:

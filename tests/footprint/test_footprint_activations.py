@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from quiz.footprint.engine.estimate import estimate
-from quiz.footprint.words.explain import explain_notes
 from quiz.footprint.inputs.spec import FootprintSpec
+from quiz.footprint.words.explain import explain_notes
 
 
 def spec(**data: object) -> FootprintSpec:

@@ -21,8 +21,8 @@ from quiz.footprint.compute.figures import (
     duration_text,
     training_seconds,
 )
-from quiz.footprint.words.explain import explain_notes
 from quiz.footprint.inputs.presets import PresetError, _compute_figures, gpu_presets
+from quiz.footprint.words.explain import explain_notes
 from quiz.footprint.words.render import render_report
 
 LLAMA2_7B = 6_738_415_616

@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from quiz.footprint.engine.estimate import estimate
-from quiz.footprint.words.explain import explain_notes
 from quiz.footprint.inputs.spec import FootprintSpec
+from quiz.footprint.words.explain import explain_notes
 
 # Mixtral-8x7B (preset shapes): 32 layers, h = 4,096, f = 14,336 per expert (SwiGLU: gate, up,
 # down), 8 experts. Expert params = 32 × 8 × 3 × 4,096 × 14,336; everything else (attention,

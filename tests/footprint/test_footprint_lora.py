@@ -14,7 +14,9 @@ from pydantic import ValidationError
 
 from quiz.cli.footprint import main
 from quiz.footprint.engine.estimate import estimate
-from quiz.footprint.words.explain import explain_notes
+from quiz.footprint.inputs.arch import Architecture
+from quiz.footprint.inputs.presets import get_model
+from quiz.footprint.inputs.spec import FootprintSpec, error_lines
 from quiz.footprint.items.lora import (
     activation_change,
     active_adapter_params,
@@ -23,10 +25,8 @@ from quiz.footprint.items.lora import (
     qlora_base,
     rank_limit,
 )
-from quiz.footprint.inputs.arch import Architecture
-from quiz.footprint.inputs.presets import get_model
-from quiz.footprint.inputs.spec import FootprintSpec, error_lines
 from quiz.footprint.items.model_states import activation_bytes, model_state_bytes
+from quiz.footprint.words.explain import explain_notes
 
 LLAMA_2_7B = get_model("llama-2-7b")
 

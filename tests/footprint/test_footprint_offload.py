@@ -17,10 +17,10 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from quiz.footprint.engine.estimate import estimate
-from quiz.footprint.words.explain import explain_notes
-from quiz.footprint.items.offload import largest_layer
-from quiz.footprint.words.render import derivation_steps, render_bars, render_report
 from quiz.footprint.inputs.spec import FootprintSpec
+from quiz.footprint.items.offload import largest_layer
+from quiz.footprint.words.explain import explain_notes
+from quiz.footprint.words.render import derivation_steps, render_bars, render_report
 
 GIB = 2**30
 FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])

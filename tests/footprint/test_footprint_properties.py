@@ -6,11 +6,11 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from quiz.footprint.items.activations import training_activation_bytes
 from quiz.footprint.engine.estimate import estimate
-from quiz.footprint.words.render import derivation_steps, render_bars, render_report
 from quiz.footprint.inputs.spec import CHOICES, FootprintSpec
+from quiz.footprint.items.activations import training_activation_bytes
 from quiz.footprint.items.model_states import model_state_bytes
+from quiz.footprint.words.render import derivation_steps, render_bars, render_report
 
 FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 PRESETS = st.sampled_from(

@@ -8,11 +8,11 @@ from fractions import Fraction
 import pytest
 
 from quiz.footprint.engine.estimate import estimate
-from quiz.footprint.items.inference import WEIGHT_BITS, kv_bytes_per_token
 from quiz.footprint.inputs.presets import model_presets
 from quiz.footprint.inputs.spec import FootprintSpec
-from quiz.footprint.items.model_states import activation_bytes_per_layer
 from quiz.footprint.inputs.units import format_bytes
+from quiz.footprint.items.inference import WEIGHT_BITS, kv_bytes_per_token
+from quiz.footprint.items.model_states import activation_bytes_per_layer
 
 
 def spec(**data: object) -> FootprintSpec:

@@ -13,6 +13,7 @@ from pydantic import ValidationError
 
 from quiz.footprint.engine.estimate import estimate
 from quiz.footprint.inputs.presets import get_model
+from quiz.footprint.inputs.spec import FootprintSpec
 from quiz.footprint.quant.schemes import (
     GGML_TYPES,
     SCHEMES,
@@ -25,7 +26,6 @@ from quiz.footprint.quant.schemes import (
     use_more_bits,
     weight_plan,
 )
-from quiz.footprint.inputs.spec import FootprintSpec
 
 LLAMA_2_7B = get_model("llama-2-7b").arch
 

@@ -8,23 +8,20 @@ from typing import Any
 
 import pytest
 
+from quiz.footprint.engine.estimate import estimate
+from quiz.footprint.inputs.spec import FootprintSpec
+from quiz.footprint.inputs.units import format_bytes
 from quiz.footprint.items.activations import (
     embedding_activation_bytes,
     logits_bytes,
     output_activation_bytes,
     training_activation_bytes,
 )
-from quiz.footprint.engine.estimate import estimate
-from quiz.footprint.words.explain import explain_notes
 from quiz.footprint.items.inference import (
     kv_cache_bytes,
     plain_weight_bytes,
     weight_bytes,
 )
-from quiz.footprint.words.render import derivation_steps, render_report
-from quiz.footprint.items.serving import inference_activation_bytes, sampling_logits_bytes
-from quiz.footprint.inputs.spec import FootprintSpec
-from quiz.footprint.items.storage import checkpoint_bytes
 from quiz.footprint.items.model_states import (
     activation_bytes,
     gradient_bytes_per_device,
@@ -33,7 +30,10 @@ from quiz.footprint.items.model_states import (
     optimizer_bytes_per_device,
     weight_bytes_per_device,
 )
-from quiz.footprint.inputs.units import format_bytes
+from quiz.footprint.items.serving import inference_activation_bytes, sampling_logits_bytes
+from quiz.footprint.items.storage import checkpoint_bytes
+from quiz.footprint.words.explain import explain_notes
+from quiz.footprint.words.render import derivation_steps, render_report
 
 SCENARIOS: list[dict[str, Any]] = [
     {"model": "llama-2-7b"},

@@ -7,8 +7,8 @@ import re
 import pytest
 
 from quiz.footprint.engine.estimate import estimate
-from quiz.footprint.words.render import derivation_steps, render_bars, render_report
 from quiz.footprint.inputs.spec import FootprintSpec
+from quiz.footprint.words.render import derivation_steps, render_bars, render_report
 
 
 def report(**data: object):

@@ -8,10 +8,10 @@ import pytest
 from pydantic import ValidationError
 
 from quiz.footprint.engine.estimate import estimate
-from quiz.footprint.words.explain import explain_notes
 from quiz.footprint.inputs.presets import get_gpu
-from quiz.footprint.items.serving import default_prefill_chunk
 from quiz.footprint.inputs.spec import FootprintSpec
+from quiz.footprint.items.serving import default_prefill_chunk
+from quiz.footprint.words.explain import explain_notes
 
 
 def spec(**data: object) -> FootprintSpec:

@@ -42,13 +42,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from quiz.footprint.quant.schemes import SCHEMES
 from quiz.footprint.engine.report import Omitted
 from quiz.footprint.inputs.units import count_noun, format_count
+from quiz.footprint.quant.schemes import SCHEMES
 
 if TYPE_CHECKING:
-    from quiz.footprint.inputs.presets import GpuPreset
     from quiz.footprint.engine.report import PhaseEstimate
+    from quiz.footprint.inputs.presets import GpuPreset
     from quiz.footprint.inputs.resolve import ResolvedModel
     from quiz.footprint.inputs.spec import FootprintSpec
 
@@ -175,7 +175,8 @@ def ceil_div(a: int, b: int) -> int:
 
 
 MFU_SCALE = 10**6
-"""``mfu`` has at most six decimals (:class:`~quiz.footprint.inputs.fields.Ratio` rounds to them), so
+"""``mfu`` has at most six decimals (:class:`~quiz.footprint.inputs.fields.Ratio` rounds to them),
+so
 ``round(mfu × 10^6)`` is exact."""
 
 

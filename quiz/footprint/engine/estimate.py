@@ -24,12 +24,7 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from quiz.footprint.items.activations import extra_activation_items, training_activation_bytes
 from quiz.footprint.compute.figures import compute_items
-from quiz.footprint.items.ep import uses_ep
-from quiz.footprint.items.inference import inference_items, kv_dtype, scheme_plan
-from quiz.footprint.items.offload import convention_head, gpu_state_bytes, offload_text, split_items
-from quiz.footprint.quant.schemes import GGML_SRC, SCHEMES, plan_json
 from quiz.footprint.engine.report import (
     Item,
     ModelSummary,
@@ -40,15 +35,20 @@ from quiz.footprint.engine.report import (
     StorageEstimate,
     Unused,
 )
-from quiz.footprint.items.serving import prefill_chunk, serving_items
 from quiz.footprint.inputs.spec import InferenceSpec, TrainingSpec
-from quiz.footprint.items.storage import storage_items
+from quiz.footprint.inputs.units import count_noun, format_bytes, format_count
+from quiz.footprint.items.activations import extra_activation_items, training_activation_bytes
+from quiz.footprint.items.ep import uses_ep
+from quiz.footprint.items.inference import inference_items, kv_dtype, scheme_plan
 from quiz.footprint.items.model_states import (
     bytes_per_param_text,
     state_bytes_by_item,
     training_items,
 )
-from quiz.footprint.inputs.units import count_noun, format_bytes, format_count
+from quiz.footprint.items.offload import convention_head, gpu_state_bytes, offload_text, split_items
+from quiz.footprint.items.serving import prefill_chunk, serving_items
+from quiz.footprint.items.storage import storage_items
+from quiz.footprint.quant.schemes import GGML_SRC, SCHEMES, plan_json
 
 if TYPE_CHECKING:
     from quiz.footprint.inputs.presets import GpuPreset
@@ -68,8 +68,10 @@ def estimate(spec: FootprintSpec) -> Report:
         spec: a validated :class:`~quiz.footprint.inputs.spec.FootprintSpec`.
 
     Returns:
-        A :class:`~quiz.footprint.engine.report.Report`: the model (total and active parameters), one
-        :class:`~quiz.footprint.engine.report.PhaseEstimate` per requested phase (items with exact bytes,
+        A :class:`~quiz.footprint.engine.report.Report`: the model (total and active parameters),
+        one
+        :class:`~quiz.footprint.engine.report.PhaseEstimate` per requested phase (items with exact
+        bytes,
         formula and source; totals; fit on the GPU preset), storage, the items that could not be
         computed (``omitted``) and the conventions used.
 

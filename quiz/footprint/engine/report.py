@@ -40,7 +40,8 @@ upper bound (tokens per second) and the decode crossover batch of
 ``"compute"``).
 
 ``quiz footprint --json --explain`` adds one more key, ``"explain": [str, ...]``: the CLI
-attaches the notes of :func:`quiz.footprint.words.explain.explain_notes` (this module does not import
+attaches the notes of :func:`quiz.footprint.words.explain.explain_notes` (this module does not
+import
 the calculator, so there is no import cycle); without it the keys are exactly those above.
 """
 
@@ -384,7 +385,8 @@ class Report:
     compute: list[Quantity] = field(default_factory=list)
     """FLOPs, time and throughput (:func:`quiz.footprint.compute.figures.compute_items`)."""
     unused: list[Unused] = field(default_factory=list)
-    """Settings given that do nothing in this case (see :func:`quiz.footprint.engine.estimate.unused`)."""
+    """Settings given that do nothing in this case (see
+    :func:`quiz.footprint.engine.estimate.unused`)."""
     warnings: list[str] = field(default_factory=list)
     """Figures beyond physical sense (see :func:`quiz.footprint.engine.estimate.implausible`)."""
 

@@ -1,6 +1,7 @@
 """The calculator's fields, declared once: validation, bounds, defaults and wording together.
 
-Every field of a :class:`~quiz.footprint.inputs.spec.FootprintSpec` is an annotated pydantic field whose
+Every field of a :class:`~quiz.footprint.inputs.spec.FootprintSpec` is an annotated pydantic field
+whose
 metadata says everything the rest of the program needs:
 
 * a validator that is also data — :class:`Number` (a whole number with its bounds and unit),
@@ -110,7 +111,8 @@ def _shown(value: object) -> str:
 class Number:
     """Validator metadata: a whole number from ``minimum`` to ``maximum``; text is parsed by
     :func:`~quiz.footprint.inputs.units.parse_count` (``7B``, ``6.7e9``) or, with ``size``,
-    :func:`~quiz.footprint.inputs.units.parse_size` (``500GB``, ``80GiB``). ``unit`` is the noun of the
+    :func:`~quiz.footprint.inputs.units.parse_size` (``500GB``, ``80GiB``). ``unit`` is the noun of
+    the
     bound in the message ("must be at most 1,000,000,000 (10^9) tokens").
 
     Errors (``PydanticCustomError``): ``number`` (not a number), ``number_range`` (too small or

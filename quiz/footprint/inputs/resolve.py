@@ -17,8 +17,8 @@ from functools import lru_cache
 from operator import attrgetter
 from typing import Any
 
-from quiz.footprint.inputs.fields import ARCH_FIELDS
 from quiz.footprint.inputs.arch import Architecture, ParamCount, count_params
+from quiz.footprint.inputs.fields import ARCH_FIELDS
 from quiz.footprint.inputs.presets import PresetError, get_model
 from quiz.footprint.inputs.units import count_noun, format_count
 

@@ -4,7 +4,8 @@ The spec is what the CLI flags express (same names, snake_case) and what a quest
 under ``footprint:`` (nested ``training:``, ``inference:``, ``storage:`` mappings). Because banks
 hand over every scalar as the text the author typed, every number also accepts text (``"7B"``,
 ``"6.7b"``, ``"7e9"``, ``"4096"``, ``"1_000"``, ``"2T"``; see
-:func:`~quiz.footprint.inputs.units.parse_count`) and every yes/no field accepts ``true/false/yes/no``.
+:func:`~quiz.footprint.inputs.units.parse_count`) and every yes/no field accepts
+``true/false/yes/no``.
 
 Validation errors are :class:`pydantic.ValidationError` entries with a precise ``loc``:
 ``("training", "zero")`` → "ZeRO stage must be 0, 1, 2 or 3"; ``("training", "tp")`` →
@@ -14,7 +15,8 @@ Validation errors are :class:`pydantic.ValidationError` entries with a precise `
 
 Every field, with its bounds (far above any real model or cluster, low enough that every result
 stays an integer a person can read), default and help text, is declared once in the models below
-and in :class:`quiz.footprint.inputs.fields.ModelShape`; :func:`quiz.footprint.inputs.fields.spec_fields` lists
+and in :class:`quiz.footprint.inputs.fields.ModelShape`;
+:func:`quiz.footprint.inputs.fields.spec_fields` lists
 them for the CLI, the TUI form and FORMAT.md's key table. A value above a bound is an error
 "must be at most …" at its ``loc``.
 """
@@ -27,7 +29,6 @@ from typing import Annotated, Any
 from pydantic import ValidationError, field_validator, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
-from quiz.footprint.items.ep import ep_problems
 from quiz.footprint.inputs.fields import (
     CHOICES,
     MAX_PARAMS,
@@ -57,10 +58,11 @@ from quiz.footprint.inputs.fields import (
     ZeroPoint,
     fields_of,
 )
-from quiz.footprint.items.offload import problems as offload_problems
 from quiz.footprint.inputs.presets import GpuPreset, PresetError, get_gpu, get_model
 from quiz.footprint.inputs.resolve import REQUIRED_FOR_COUNT, ResolvedModel, SpecProblem, resolve
 from quiz.footprint.inputs.units import count_noun, format_count
+from quiz.footprint.items.ep import ep_problems
+from quiz.footprint.items.offload import problems as offload_problems
 
 __all__ = ["CHOICES", "MAX_PARAMS", "FootprintSpec", "InferenceSpec", "StorageSpec",
            "TrainingSpec", "error_lines", "spec_fields"]
@@ -89,7 +91,8 @@ class TrainingSpec(Part):
     states; Micikevicius et al. 2018); ``bf16`` (pure BF16: weights, gradients and optimizer
     states all BF16, no master copy); ``mixed-fp8`` (Transformer Engine style: FP8 GEMMs, BF16
     weights plus an FP8 copy of each GEMM weight, FP32 master copy and optimizer states, GEMM
-    inputs saved in FP8; :mod:`quiz.footprint.items.fp8`). ``grad_precision`` defaults to the working
+    inputs saved in FP8; :mod:`quiz.footprint.items.fp8`). ``grad_precision`` defaults to the
+    working
     weights' dtype (16-bit in mixed precision, as in the ZeRO paper; ``fp32`` gives the 18-byte
     count of Hugging Face's guide). ``dp × tp × pp`` devices; ZeRO stages partition over ``dp``.
 

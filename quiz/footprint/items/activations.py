@@ -36,11 +36,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from quiz.footprint.engine.report import Item, Omitted
+from quiz.footprint.inputs.units import count_noun, format_count
+from quiz.footprint.items.model_states import activation_bytes
 from quiz.footprint.items.moe import _sp, _split, _tokens
 from quiz.footprint.items.regime import activation_value_bytes
-from quiz.footprint.engine.report import Item, Omitted
-from quiz.footprint.items.model_states import activation_bytes
-from quiz.footprint.inputs.units import count_noun, format_count
 
 if TYPE_CHECKING:
     from quiz.footprint.inputs.resolve import ResolvedModel
@@ -113,7 +113,8 @@ def extra_activation_bytes(t: TrainingSpec, r: ResolvedModel) -> int:
 
 def training_activation_bytes(t: TrainingSpec, r: ResolvedModel) -> int | None:
     """Every activation item of training per device: the layers
-    (:func:`~quiz.footprint.items.model_states.activation_bytes`) plus :func:`extra_activation_bytes`;
+    (:func:`~quiz.footprint.items.model_states.activation_bytes`) plus
+    :func:`extra_activation_bytes`;
     ``None`` when the layers' activations cannot be computed. The fewest-GPU search adds this to
     the model states (it does not change with the data-parallel size)."""
     layers = activation_bytes(t, r)

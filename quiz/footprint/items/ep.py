@@ -26,8 +26,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from quiz.footprint.items.regime import shard_count
 from quiz.footprint.inputs.units import count_noun, format_count
+from quiz.footprint.items.regime import shard_count
 
 if TYPE_CHECKING:
     from quiz.footprint.inputs.resolve import ResolvedModel

@@ -22,17 +22,24 @@ KV cache
     2023); a sliding-window layer keeps at most ``window`` tokens (Jiang et al. 2023, Mistral 7B,
     sec. 2, rolling buffer cache). Llama-2-70B at 16 bits: 327,680 bytes per token.
 Activations and logits
-    The working memory of a serving engine with chunked prefill: :mod:`quiz.footprint.items.serving`.
+    The working memory of a serving engine with chunked prefill:
+    :mod:`quiz.footprint.items.serving`.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from quiz.footprint.inputs.arch import quant_groups
-from quiz.footprint.quant.schemes import SCHEMES, WeightPlan, overhead_text, values_text, weight_plan
 from quiz.footprint.engine.report import Item, Omitted
+from quiz.footprint.inputs.arch import quant_groups
 from quiz.footprint.inputs.units import count_noun, format_count
+from quiz.footprint.quant.schemes import (
+    SCHEMES,
+    WeightPlan,
+    overhead_text,
+    values_text,
+    weight_plan,
+)
 
 if TYPE_CHECKING:
     from quiz.footprint.inputs.resolve import ResolvedModel
@@ -99,7 +106,8 @@ def _kv_token_layers(spec: InferenceSpec, r: ResolvedModel) -> int:
 
 
 def scheme_plan(spec: InferenceSpec, r: ResolvedModel) -> WeightPlan | None:
-    """The :class:`~quiz.footprint.quant.schemes.WeightPlan` of a named scheme (``None`` for the plain
+    """The :class:`~quiz.footprint.quant.schemes.WeightPlan` of a named scheme (``None`` for the
+    plain
     formats fp32 … int4): exact with an architecture, every parameter quantized without."""
     if spec.weights not in SCHEMES:
         return None

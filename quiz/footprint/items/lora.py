@@ -33,7 +33,8 @@ frozen base
     LM head). No gradients and no optimizer states for the base.
 adapters
     Pₐ working weights, gradients, the FP32 master copy (mixed precision) and the optimizer
-    states — the full fine-tuning count of :mod:`quiz.footprint.items.model_states` for Pₐ parameters.
+    states — the full fine-tuning count of :mod:`quiz.footprint.items.model_states` for Pₐ
+    parameters.
     ZeRO stages, tensor and pipeline parallelism split them as they split the model.
 activations
     :func:`activation_change`: what the frozen layers keep for the backward pass.
@@ -50,8 +51,9 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from quiz.footprint.inputs.fields import choice_list_values
 from quiz.footprint.inputs.arch import Architecture, linear_matrices
+from quiz.footprint.inputs.fields import choice_list_values
+from quiz.footprint.inputs.units import count_noun, format_count, format_number
 from quiz.footprint.items.regime import (
     _BYTES,
     ADAM_8BIT_BLOCK,
@@ -65,7 +67,6 @@ from quiz.footprint.items.regime import (
     state_bytes,
     weight_dtype,
 )
-from quiz.footprint.inputs.units import count_noun, format_count, format_number
 
 if TYPE_CHECKING:
     from quiz.footprint.engine.report import Item
@@ -107,7 +108,8 @@ class AdaptedMatrix:
 
 
 def targets_of(arch: Architecture, text: str) -> tuple[str, ...]:
-    """The targets named by ``text`` (a :class:`~quiz.footprint.inputs.fields.ChoiceList` value) that
+    """The targets named by ``text`` (a :class:`~quiz.footprint.inputs.fields.ChoiceList` value)
+    that
     the architecture has: ``"all"`` on a non-gated MLP has no ``gate``."""
     names = choice_list_values(text, "lora_targets")
     return tuple(n for n in names if n != "gate" or arch.gated_mlp)
@@ -190,7 +192,8 @@ def adapter_training_flops(t: TrainingSpec, r: ResolvedModel, n: int, tokens: in
 
 @dataclass(frozen=True, slots=True)
 class Nf4Base:
-    """QLoRA's frozen base in numbers (from :func:`quiz.footprint.quant.schemes.bnb_4bit_model_bytes`).
+    """QLoRA's frozen base in numbers (from
+    :func:`quiz.footprint.quant.schemes.bnb_4bit_model_bytes`).
 
     Attributes:
         weights: bytes of the packed 4-bit values of the quantized matrices.
@@ -213,7 +216,8 @@ class Nf4Base:
 @lru_cache(maxsize=256)
 def qlora_base(arch: Architecture, double_quant: bool) -> Nf4Base:
     """The NF4 storage of ``arch``'s frozen base: bitsandbytes' layout, landed in
-    :mod:`quiz.footprint.quant.schemes` (:data:`~quiz.footprint.quant.schemes.BNB_SRC`): per matrix of n values
+    :mod:`quiz.footprint.quant.schemes` (:data:`~quiz.footprint.quant.schemes.BNB_SRC`): per matrix
+    of n values
     ⌈n/2⌉ bytes of 4-bit codes and b = ⌈n/64⌉ blocks, each with an FP32 absmax, or with double
     quantization an 8-bit absmax plus an FP32 scale per 256 blocks and an FP32 offset; the code
     tables per tensor. 4.5 and ≈4.127 bits per weight (QLoRA sec. 3)."""
@@ -260,7 +264,8 @@ def base_bytes(t: TrainingSpec, r: ResolvedModel) -> tuple[int, int]:
 def adapter_optimizer_bytes(t: TrainingSpec, r: ResolvedModel) -> int:
     """Optimizer-state bytes of all adapters, unsharded: SGD 0; momentum 1 and Adam/AdamW 2
     values per parameter; 8-bit Adam 2 × (1 byte per value + a 4-byte absmax per block of 256,
-    counted over all adapter values as :func:`~quiz.footprint.items.model_states.optimizer_bytes_per_device`
+    counted over all adapter values as
+    :func:`~quiz.footprint.items.model_states.optimizer_bytes_per_device`
     counts a model's); Adafactor r + c statistics for each r × c matrix."""
     arch, sb, opt = _arch(r), state_bytes(t), t.optimizer
     n = trainable_params(t, r)
@@ -516,7 +521,8 @@ def lora_items(t: TrainingSpec, r: ResolvedModel) -> list[Item]:
     """The training items of an adapter fine-tuning, each with its formula and source: the
     frozen base (``weights``; QLoRA also ``quantization_overhead``, its NF4 constants), the
     ``adapter_weights``, their ``gradients``, ``master_weights`` and ``optimizer_states``.
-    The activations item is :mod:`quiz.footprint.items.model_states`'s (see :func:`activation_change`).
+    The activations item is :mod:`quiz.footprint.items.model_states`'s (see
+    :func:`activation_change`).
     """
     from quiz.footprint.engine.report import Item
 

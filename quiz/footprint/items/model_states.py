@@ -30,6 +30,9 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
+from quiz.footprint.engine.report import Item, Omitted
+from quiz.footprint.inputs.arch import adafactor_state_values
+from quiz.footprint.inputs.units import count_noun, format_count, format_number
 from quiz.footprint.items import regime as _regime
 from quiz.footprint.items.ep import (
     EP_SRC,
@@ -47,15 +50,13 @@ from quiz.footprint.items.fp8 import (
     is_fp8,
     layer_coefficients,
 )
-from quiz.footprint.inputs.arch import adafactor_state_values
-from quiz.footprint.engine.report import Item, Omitted
-from quiz.footprint.inputs.units import count_noun, format_count, format_number
 
 if TYPE_CHECKING:
     from quiz.footprint.inputs.resolve import ResolvedModel
     from quiz.footprint.inputs.spec import TrainingSpec
 
-# The regime rules live in quiz.footprint.items.regime (below quiz.footprint.items.lora); the callers of
+# The regime rules live in quiz.footprint.items.regime (below quiz.footprint.items.lora); the
+# callers of
 # this module read them from here.
 _BYTES = _regime._BYTES
 ADAM_8BIT_BLOCK = _regime.ADAM_8BIT_BLOCK

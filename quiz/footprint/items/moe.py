@@ -1,5 +1,6 @@
 """Mixture-of-experts activations in training, and the token counts per device they share with
-:mod:`quiz.footprint.items.activations` (no import of :mod:`quiz.footprint.items.model_states`, which reads
+:mod:`quiz.footprint.items.activations` (no import of :mod:`quiz.footprint.items.model_states`,
+which reads
 :func:`moe_layer_change`)."""
 
 from __future__ import annotations
@@ -7,8 +8,8 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from quiz.footprint.items.regime import activation_value_bytes
 from quiz.footprint.inputs.units import count_noun, format_count
+from quiz.footprint.items.regime import activation_value_bytes
 
 if TYPE_CHECKING:
     from quiz.footprint.inputs.resolve import ResolvedModel

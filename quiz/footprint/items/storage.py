@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from quiz.footprint.items.inference import WEIGHT_BITS, weight_bytes
-from quiz.footprint.quant.schemes import SCHEMES
 from quiz.footprint.engine.report import Item, Omitted
+from quiz.footprint.inputs.units import count_noun, format_count
+from quiz.footprint.items.inference import WEIGHT_BITS, weight_bytes
 from quiz.footprint.items.model_states import (
     _BYTES,
     has_master,
@@ -28,7 +28,7 @@ from quiz.footprint.items.model_states import (
     weight_bytes_per_device,
     weight_dtype,
 )
-from quiz.footprint.inputs.units import count_noun, format_count
+from quiz.footprint.quant.schemes import SCHEMES
 
 if TYPE_CHECKING:
     from quiz.footprint.inputs.resolve import ResolvedModel

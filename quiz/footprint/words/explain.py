@@ -14,7 +14,8 @@ source, and what they give for this case:
   FlashAttention never materialises the s × s scores;
 * KV cache with or without grouped-query attention;
 * quantized weights as "params × bits / 8" vs with 16-bit embeddings and group scales; for a
-  named scheme (:mod:`quiz.footprint.quant.schemes`), what it keeps unquantized, its tensor types (GGUF)
+  named scheme (:mod:`quiz.footprint.quant.schemes`), what it keeps unquantized, its tensor types
+  (GGUF)
   and where its tools count differently (LLM.int8() outliers, GPTQ's g_idx and qzeros, double
   quantization, per-tensor vs per-channel FP8).
 """
@@ -23,8 +24,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from quiz.footprint.items.activations import logit_value_bytes, logits_bytes, output_activation_bytes
 from quiz.footprint.compute.figures import INFERENCE_FORMAT, ceil_div
+from quiz.footprint.engine.report import Report
+from quiz.footprint.inputs.units import count_noun, format_bytes, format_count
+from quiz.footprint.items.activations import (
+    logit_value_bytes,
+    logits_bytes,
+    output_activation_bytes,
+)
 from quiz.footprint.items.inference import (
     KV_BYTES,
     WEIGHT_BITS,
@@ -34,9 +41,6 @@ from quiz.footprint.items.inference import (
     plain_weight_bytes,
     scheme_plan,
 )
-from quiz.footprint.quant.schemes import scheme_notes
-from quiz.footprint.engine.report import Report
-from quiz.footprint.items.serving import serving_note
 from quiz.footprint.items.model_states import (
     ADAM_8BIT_BLOCK,
     ADAM_8BIT_PAPER_BLOCK,
@@ -46,7 +50,8 @@ from quiz.footprint.items.model_states import (
     grad_dtype,
     has_master,
 )
-from quiz.footprint.inputs.units import count_noun, format_bytes, format_count
+from quiz.footprint.items.serving import serving_note
+from quiz.footprint.quant.schemes import scheme_notes
 
 
 def explain_notes(report: Report, *, units: str = "GB") -> list[str]:

@@ -1,6 +1,8 @@
-"""What ``--explain`` and the fit say about an adapter fine-tuning (:mod:`quiz.footprint.items.lora`):
+"""What ``--explain`` and the fit say about an adapter fine-tuning
+(:mod:`quiz.footprint.items.lora`):
 the notes compare with what PEFT, bitsandbytes and the QLoRA code do; the fit advice names the
-recomputation mode that would make a run fit. Above :mod:`quiz.footprint.items.model_states` (they compare
+recomputation mode that would make a run fit. Above :mod:`quiz.footprint.items.model_states` (they
+compare
 with its full-fine-tuning activations), so :mod:`quiz.footprint.items.lora` stays below it."""
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
+from quiz.footprint.inputs.units import count_noun, format_bytes, format_count
 from quiz.footprint.items.activations import extra_activation_bytes
 from quiz.footprint.items.lora import (
     Nf4Base,
@@ -18,9 +21,8 @@ from quiz.footprint.items.lora import (
     target_matrices,
     trainable_params,
 )
-from quiz.footprint.items.regime import _BYTES, grad_dtype, has_master, weight_dtype
 from quiz.footprint.items.model_states import activation_bytes
-from quiz.footprint.inputs.units import count_noun, format_bytes, format_count
+from quiz.footprint.items.regime import _BYTES, grad_dtype, has_master, weight_dtype
 
 if TYPE_CHECKING:
     from quiz.footprint.engine.report import Report
@@ -121,8 +123,8 @@ def fit_advice(t: TrainingSpec, r: ResolvedModel, memory: int, units: str = "GB"
     ``units`` (``"GB"`` or ``"GiB"``, the report's; activations are most of an adapter
     fine-tuning's memory); empty when none would."""
 
-    from quiz.footprint.items.offload import gpu_state_bytes
     from quiz.footprint.items.model_states import state_bytes_by_item
+    from quiz.footprint.items.offload import gpu_state_bytes
 
     states = gpu_state_bytes(t, r, t.dp, lambda n: state_bytes_by_item(t, r, n)) or 0
     fits = []

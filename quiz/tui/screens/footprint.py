@@ -45,7 +45,8 @@ class Field:
 
 def form_fields() -> list[Field]:
     """The calculator's inputs, in screen order: every spec field whose
-    :class:`~quiz.footprint.inputs.fields.Doc` has a form label (:func:`quiz.footprint.inputs.spec.spec_fields`),
+    :class:`~quiz.footprint.inputs.fields.Doc` has a form label
+    (:func:`quiz.footprint.inputs.spec.spec_fields`),
     the output fields (GPU, units) last."""
     from quiz.footprint import gpu_presets, model_presets
     from quiz.footprint.inputs.spec import spec_fields
