@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 _EXPORTS = {
     "FootprintSpec": "quiz.footprint.inputs.spec",
-    "TrainingSpec": "quiz.footprint.inputs.spec",
-    "InferenceSpec": "quiz.footprint.inputs.spec",
-    "StorageSpec": "quiz.footprint.inputs.spec",
+    "TrainingSpec": "quiz.footprint.inputs.parts",
+    "InferenceSpec": "quiz.footprint.inputs.parts",
+    "StorageSpec": "quiz.footprint.inputs.parts",
     "estimate": "quiz.footprint.engine.estimate",
     "Report": "quiz.footprint.engine.report",
     "PhaseEstimate": "quiz.footprint.engine.report",
@@ -76,8 +76,9 @@ if TYPE_CHECKING:
         Report,
         StorageEstimate,
     )
+    from quiz.footprint.inputs.parts import InferenceSpec, StorageSpec, TrainingSpec
     from quiz.footprint.inputs.presets import gpu_presets, model_presets
-    from quiz.footprint.inputs.spec import FootprintSpec, InferenceSpec, StorageSpec, TrainingSpec
+    from quiz.footprint.inputs.spec import FootprintSpec
     from quiz.footprint.inputs.units import format_bytes, parse_bool, parse_count, parse_size
     from quiz.footprint.words.explain import explain_notes
     from quiz.footprint.words.render import (

@@ -26,7 +26,7 @@ def test_format_md_key_table_is_the_generated_one() -> None:
 
 def test_every_spec_key_is_a_flag_and_a_documented_field() -> None:
     keys = {f.key for f in spec_fields()}
-    from quiz.footprint.inputs.spec import InferenceSpec, StorageSpec, TrainingSpec
+    from quiz.footprint.inputs.parts import InferenceSpec, StorageSpec, TrainingSpec
 
     nested = {f"{section}.{name}" for section, model in (
         ("training", TrainingSpec), ("inference", InferenceSpec), ("storage", StorageSpec))

@@ -15,16 +15,15 @@ from pydantic import ValidationError
 from quiz.cli.footprint import main
 from quiz.footprint.engine.estimate import estimate
 from quiz.footprint.inputs.arch import Architecture
-from quiz.footprint.inputs.presets import get_model
-from quiz.footprint.inputs.spec import FootprintSpec, error_lines
-from quiz.footprint.items.lora import (
-    activation_change,
+from quiz.footprint.inputs.lora_targets import (
     active_adapter_params,
     adapted_matrices,
     adapter_params,
-    qlora_base,
     rank_limit,
 )
+from quiz.footprint.inputs.presets import get_model
+from quiz.footprint.inputs.spec import FootprintSpec, error_lines
+from quiz.footprint.items.lora import activation_change, qlora_base
 from quiz.footprint.items.model_states import activation_bytes, model_state_bytes
 from quiz.footprint.words.explain import explain_notes
 

@@ -248,11 +248,8 @@ def compute_items(
         if d:  # 0 dataset tokens: nothing to train on
             label = "6ND"
             if t.finetune != "full":  # adapters: no weight gradients for the frozen model
-                from quiz.footprint.items.lora import (
-                    ADAPTER_FLOPS_SRC,
-                    active_adapter_params,
-                    adapter_training_flops,
-                )
+                from quiz.footprint.inputs.lora_targets import active_adapter_params
+                from quiz.footprint.items.lora import ADAPTER_FLOPS_SRC, adapter_training_flops
 
                 assert r.arch is not None  # the spec refuses adapters without one
                 na = active_adapter_params(r.arch, t.lora_rank, t.lora_targets)

@@ -35,7 +35,7 @@ from quiz.footprint.engine.report import (
     StorageEstimate,
     Unused,
 )
-from quiz.footprint.inputs.spec import InferenceSpec, TrainingSpec
+from quiz.footprint.inputs.parts import InferenceSpec, TrainingSpec
 from quiz.footprint.inputs.units import count_noun, format_bytes, format_count
 from quiz.footprint.items.activations import extra_activation_items, training_activation_bytes
 from quiz.footprint.items.ep import uses_ep

@@ -43,8 +43,8 @@ from quiz.footprint.items.moe import _sp, _split, _tokens
 from quiz.footprint.items.regime import activation_value_bytes
 
 if TYPE_CHECKING:
+    from quiz.footprint.inputs.parts import TrainingSpec
     from quiz.footprint.inputs.resolve import ResolvedModel
-    from quiz.footprint.inputs.spec import TrainingSpec
 
 SEC_4_3 = "Korthikanti et al. 2022, Reducing Activation Recomputation, sec. 4.3"
 LOGITS_SRC = (

@@ -30,8 +30,8 @@ from quiz.footprint.inputs.units import count_noun, format_count
 from quiz.footprint.items.regime import shard_count
 
 if TYPE_CHECKING:
+    from quiz.footprint.inputs.parts import TrainingSpec
     from quiz.footprint.inputs.resolve import ResolvedModel
-    from quiz.footprint.inputs.spec import TrainingSpec
 
 EP_SRC = ("Megatron-Core MoE README, Parallelism and MoE Parallel Folding (--expert-model-"
           "parallel-size: each EP rank holds E/ep experts of every MoE layer; the EP group is a "
@@ -134,53 +134,6 @@ def ep_note(t: TrainingSpec, r: ResolvedModel, size: object) -> str:
         "token's k copies of h values, sent and received, transient) and the imbalance of an "
         "under-trained router, which Megatron warns can run out of memory in the first few "
         "hundred steps.")
-
-
-def ep_problems(
-    t: TrainingSpec, r: ResolvedModel
-) -> list[tuple[tuple[str, ...], str, str, object]]:
-    """What makes ``t.ep`` impossible for model ``r``: ``(loc, kind, message, value)`` each, at
-    ``("training", "ep")``, with the fix in the message. None when ``ep`` is 1.
-
-    * a dense model (or no architecture, so no experts are known): ep must be 1;
-    * ep must divide the number of experts (each rank holds E/ep whole experts);
-    * ep must divide dp × cp (the expert-parallel group is carved out of those ranks);
-    * LoRA/QLoRA and DeepSpeed's estimator convention are not estimated with ep > 1.
-    """
-    if t.ep == 1:
-        return []
-    loc, ep = ("training", "ep"), format_count(t.ep)
-    out: list[tuple[tuple[str, ...], str, str, object]] = []
-    if r.arch is None or r.arch.experts <= 1:
-        what = ("a dense model" if r.arch is not None
-                else "a model without a known architecture (no experts are known)")
-        out.append((loc, "ep_dense",
-                    f"expert parallel size {ep} needs a mixture-of-experts model, and this is "
-                    f"{what}: set ep to 1 (or choose an MoE preset such as mixtral-8x7b)", t.ep))
-        return out
-    n = r.arch.experts
-    if n % t.ep:
-        fits = [d for d in range(2, n + 1) if n % d == 0]
-        out.append((loc, "ep_experts",
-                    f"expert parallel size {ep} does not divide the {count_noun(n, 'expert')} "
-                    f"of each MoE layer (each rank holds E/ep whole experts): use one of "
-                    f"{', '.join(format_count(d) for d in fits)}", t.ep))
-    group = t.dp * t.cp
-    if group % t.ep:
-        cp = " × cp" if t.cp > 1 else ""
-        out.append((loc, "ep_dp",
-                    f"expert parallel size {ep} must divide dp{cp} = {format_count(group)} (the "
-                    f"expert-parallel ranks are carved out of the data-parallel ranks, as in "
-                    f"Megatron-Core): set dp to a multiple of {ep}, or a smaller ep", t.ep))
-    if t.finetune != "full":
-        out.append((loc, "ep_finetune",
-                    "expert parallelism is estimated for full fine-tuning; LoRA/QLoRA adapters "
-                    "on an expert-parallel base are not: set ep to 1 or finetune to full", t.ep))
-    if t.convention == "deepspeed":
-        out.append((loc, "ep_convention",
-                    "DeepSpeed's estimator convention has no expert-parallel case: set ep to 1 "
-                    "or use the paper convention", t.ep))
-    return out
 
 
 def expert_adafactor_values(r: ResolvedModel) -> int:

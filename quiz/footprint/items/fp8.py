@@ -35,8 +35,8 @@ from quiz.footprint.items.ep import expert_group, uses_ep
 from quiz.footprint.items.regime import shard_count
 
 if TYPE_CHECKING:
+    from quiz.footprint.inputs.parts import TrainingSpec
     from quiz.footprint.inputs.resolve import ResolvedModel
-    from quiz.footprint.inputs.spec import TrainingSpec
 
 FP8_SRC = ("Micikevicius et al. 2022, FP8 Formats for Deep Learning, sec. 3–4; NVIDIA Transformer "
            "Engine user guide, Using FP8 with Transformer Engine")

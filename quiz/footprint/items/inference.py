@@ -42,8 +42,8 @@ from quiz.footprint.quant.schemes import (
 )
 
 if TYPE_CHECKING:
+    from quiz.footprint.inputs.parts import InferenceSpec
     from quiz.footprint.inputs.resolve import ResolvedModel
-    from quiz.footprint.inputs.spec import InferenceSpec
 
 WEIGHT_BITS = {"fp32": 32, "fp16": 16, "bf16": 16, "fp8": 8, "int8": 8, "int4": 4,
                "fp8-channel": 8, "gptq-int4": 4, "gptq-int4-sym": 4, "awq-int4": 4,

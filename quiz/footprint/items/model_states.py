@@ -52,8 +52,8 @@ from quiz.footprint.items.fp8 import (
 )
 
 if TYPE_CHECKING:
+    from quiz.footprint.inputs.parts import TrainingSpec
     from quiz.footprint.inputs.resolve import ResolvedModel
-    from quiz.footprint.inputs.spec import TrainingSpec
 
 # The regime rules live in quiz.footprint.items.regime (below quiz.footprint.items.lora); the
 # callers of

@@ -12,8 +12,8 @@ from quiz.footprint.inputs.units import count_noun, format_count
 from quiz.footprint.items.regime import activation_value_bytes
 
 if TYPE_CHECKING:
+    from quiz.footprint.inputs.parts import TrainingSpec
     from quiz.footprint.inputs.resolve import ResolvedModel
-    from quiz.footprint.inputs.spec import TrainingSpec
 
 
 def _sp(t: TrainingSpec) -> bool:

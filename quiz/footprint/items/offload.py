@@ -67,8 +67,8 @@ from quiz.footprint.engine.report import Item, Omitted
 from quiz.footprint.inputs.units import count_noun, format_count
 
 if TYPE_CHECKING:
+    from quiz.footprint.inputs.parts import TrainingSpec
     from quiz.footprint.inputs.resolve import ResolvedModel
-    from quiz.footprint.inputs.spec import TrainingSpec
 
 OFFLOAD_SRC = "Ren et al. 2021, ZeRO-Offload, sec. 3–4"
 INFINITY_SRC = "Rajbhandari et al. 2021, ZeRO-Infinity, sec. 5"
@@ -134,39 +134,6 @@ def layer_params(t: TrainingSpec, r: ResolvedModel) -> tuple[int, str] | None:
     if t.tp > 1:
         return -(-n // t.tp), f"{what}; ÷ tp {format_count(t.tp)}"
     return n, what
-
-
-def problems(t: TrainingSpec) -> list[tuple[tuple[str, ...], str, str, object]]:
-    """What cannot be estimated in ``t``: ``(loc, kind, message, value)`` each.
-
-    Parameter offload needs ZeRO-3 (DeepSpeed's ``offload_param`` is a ZeRO-3 feature: the
-    parameters must be partitioned to be fetched layer by layer). The DeepSpeed convention has
-    estimators for ZeRO-2 and ZeRO-3 with mixed-precision Adam, CPU offload only, and parameter
-    offload only together with optimizer offload (the combinations it prints)."""
-    out: list[tuple[tuple[str, ...], str, str, object]] = []
-    if t.offload_params != "none" and t.zero != 3:
-        out.append((("training", "offload_params"), "offload_zero",
-                    "parameter offload needs ZeRO stage 3 (parameters are fetched layer by "
-                    "layer from their partitions)", t.offload_params))
-    if t.convention == "deepspeed":
-        if t.zero < 2:
-            out.append((("training", "convention"), "deepspeed_zero",
-                        "DeepSpeed's estimators cover ZeRO stages 2 and 3: set ZeRO 2 or 3, or "
-                        "use the paper convention", t.convention))
-        if t.optimizer not in ("adam", "adamw") or t.precision not in ("mixed-fp16",
-                                                                       "mixed-bf16"):
-            out.append((("training", "convention"), "deepspeed_adam",
-                        "DeepSpeed's estimators assume mixed-precision Adam (mixed-fp16 or "
-                        "mixed-bf16 with adam or adamw)", t.convention))
-        if "nvme" in (t.offload, t.offload_params):
-            out.append((("training", "offload" if t.offload == "nvme" else "offload_params"),
-                        "deepspeed_nvme", "DeepSpeed's estimators have no NVMe case: use the "
-                        "paper convention for NVMe offload", "nvme"))
-        elif t.offload_params != "none" and t.offload == "none":
-            out.append((("training", "offload_params"), "deepspeed_params",
-                        "DeepSpeed's estimator offloads parameters only together with the "
-                        "optimizer: add offload cpu", t.offload_params))
-    return out
 
 
 def _shard(t: TrainingSpec, n: int, stage: int, dp: int) -> int:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from quiz.footprint.inputs.spec import TrainingSpec
+    from quiz.footprint.inputs.parts import TrainingSpec
 
 ZERO_SRC = "Rajbhandari et al. 2020, ZeRO, sec. 3.1 and 5 (Fig. 1)"
 MIXED_SRC = "Micikevicius et al. 2018, Mixed Precision Training, sec. 3.1"

@@ -45,9 +45,9 @@ from quiz.footprint.inputs.units import count_noun, format_count
 from quiz.footprint.items.model_states import activation_value_bytes
 
 if TYPE_CHECKING:
+    from quiz.footprint.inputs.parts import InferenceSpec
     from quiz.footprint.inputs.presets import GpuPreset
     from quiz.footprint.inputs.resolve import ResolvedModel
-    from quiz.footprint.inputs.spec import InferenceSpec
 
 VLLM_CHUNK = 2048
 """vLLM's default ``max_num_batched_tokens`` for ``vllm serve`` on GPUs under 70 GiB or A100s."""

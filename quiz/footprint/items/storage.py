@@ -31,8 +31,9 @@ from quiz.footprint.items.model_states import (
 from quiz.footprint.quant.schemes import SCHEMES
 
 if TYPE_CHECKING:
+    from quiz.footprint.inputs.parts import TrainingSpec
     from quiz.footprint.inputs.resolve import ResolvedModel
-    from quiz.footprint.inputs.spec import FootprintSpec, TrainingSpec
+    from quiz.footprint.inputs.spec import FootprintSpec
 
 MEGATRON_DTYPE_LIMIT = 65500
 """Vocabulary size below which Megatron-LM stores token ids as uint16."""

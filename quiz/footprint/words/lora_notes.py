@@ -11,6 +11,7 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
+from quiz.footprint.inputs.lora_targets import target_matrices
 from quiz.footprint.inputs.units import count_noun, format_bytes, format_count
 from quiz.footprint.items.activations import extra_activation_bytes
 from quiz.footprint.items.lora import (
@@ -18,7 +19,6 @@ from quiz.footprint.items.lora import (
     _arch,
     adapter_optimizer_bytes,
     qlora_base,
-    target_matrices,
     trainable_params,
 )
 from quiz.footprint.items.model_states import activation_bytes
@@ -26,8 +26,8 @@ from quiz.footprint.items.regime import _BYTES, grad_dtype, has_master, weight_d
 
 if TYPE_CHECKING:
     from quiz.footprint.engine.report import Report
+    from quiz.footprint.inputs.parts import TrainingSpec
     from quiz.footprint.inputs.resolve import ResolvedModel
-    from quiz.footprint.inputs.spec import TrainingSpec
 
 
 def explain_notes(report: Report, b: Callable[[int], str]) -> list[str]:

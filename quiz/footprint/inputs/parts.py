@@ -1,0 +1,216 @@
+"""The parts of a spec: how the model is trained (:class:`TrainingSpec`), served
+(:class:`InferenceSpec`) and stored (:class:`StorageSpec`). Each checks its own fields; the
+rules that need the model or several parts live in :mod:`quiz.footprint.inputs.rules` and
+:class:`~quiz.footprint.inputs.spec.FootprintSpec`."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import ValidationError, model_validator
+from pydantic_core import InitErrorDetails, PydanticCustomError
+
+from quiz.footprint.inputs.fields import (
+    MAX_PARAMS,
+    YES_NO,
+    ZERO_STAGE,
+    CheckpointKind,
+    Choice,
+    ChoiceList,
+    Convention,
+    Doc,
+    Finetune,
+    GradPrecision,
+    KvDtype,
+    Number,
+    Offload,
+    Optimizer,
+    Part,
+    Precision,
+    Ratio,
+    Recompute,
+    ScaleDtype,
+    WeightFormat,
+    ZeroPoint,
+)
+
+
+class TrainingSpec(Part):
+    """How the model is trained (all sizes per device unless stated).
+
+    ``precision``: ``fp32`` (weights, gradients and optimizer states in FP32; no master copy);
+    ``mixed-fp16`` / ``mixed-bf16`` (16-bit working weights, FP32 master copy and optimizer
+    states; Micikevicius et al. 2018); ``bf16`` (pure BF16: weights, gradients and optimizer
+    states all BF16, no master copy); ``mixed-fp8`` (Transformer Engine style: FP8 GEMMs, BF16
+    weights plus an FP8 copy of each GEMM weight, FP32 master copy and optimizer states, GEMM
+    inputs saved in FP8; :mod:`quiz.footprint.items.fp8`). ``grad_precision`` defaults to the
+    working
+    weights' dtype (16-bit in mixed precision, as in the ZeRO paper; ``fp32`` gives the 18-byte
+    count of Hugging Face's guide). ``dp × tp × pp`` devices; ZeRO stages partition over ``dp``.
+
+    Defaults: mixed BF16, AdamW, ZeRO stage 0, one device, micro-batch 1 × 2,048 tokens, no
+    recomputation.
+    """
+
+    precision: Annotated[Precision, Choice("precision"),
+                         Doc("number format of weights, gradients and optimizer states",
+                             label="Train precision")] = "mixed-bf16"
+    grad_precision: Annotated[GradPrecision | None, Choice("grad_precision"),
+                              Doc("gradient dtype (16-bit in mixed precision as in the ZeRO "
+                                  "paper; fp32 gives Hugging Face's 18-byte count)",
+                                  default="as the weights")] = None
+    optimizer: Annotated[Optimizer, Choice("optimizer"),
+                         Doc("optimizer", label="Optimizer")] = "adamw"
+    zero: Annotated[int, ZERO_STAGE, Doc("ZeRO stage", label="ZeRO stage")] = 0
+    finetune: Annotated[Finetune, Choice("finetune"),
+                        Doc("what is trained: every weight (full), or low-rank adapters on a "
+                            "frozen 16-bit base (lora) or a frozen 4-bit NF4 base (qlora)",
+                            label="Fine-tuning")] = "full"
+    lora_rank: Annotated[int, Number(1, 10**6),
+                         Doc("LoRA rank r of every adapter", default="8, as PEFT's LoraConfig",
+                             label="LoRA rank", metavar="R")] = 8
+    lora_alpha: Annotated[int, Number(1, 10**6),
+                          Doc("LoRA scaling alpha (the update is scaled by alpha/r; no effect "
+                              "on memory)", label="LoRA alpha", metavar="N",
+                              default="not set")] | None = None
+    lora_targets: Annotated[str, ChoiceList("lora_targets", "LoRA target", suffix="_proj"),
+                            Doc("projections that get an adapter, separated by commas: q, k, "
+                                "v, o (attention), gate, up, down (MLP), or all",
+                                label="LoRA targets", metavar="LIST",
+                                default="all: every linear layer of the blocks",
+                                values="some of `q`, `k`, `v`, `o`, `gate`, `up`, `down` "
+                                "separated by commas (a list in YAML, `q_proj` also read), or "
+                                "`all`")] = "all"
+    double_quant: Annotated[bool, YES_NO,
+                            Doc("QLoRA: double quantization of the NF4 block scales (8-bit "
+                                "scales, Dettmers et al. 2023, sec. 3)",
+                                label="Double quant")] = True
+    dp: Annotated[int, Number(1, 10**6, "devices"),
+                  Doc("data-parallel size", label="Data-parallel", metavar="N")] = 1
+    tp: Annotated[int, Number(1, 10**6, "devices"),
+                  Doc("tensor-parallel size", label="Tensor-parallel", metavar="N")] = 1
+    pp: Annotated[int, Number(1, 10**6, "devices"),
+                  Doc("pipeline-parallel size", metavar="N")] = 1
+    cp: Annotated[int, Number(1, 10**6, "devices"),
+                  Doc("context-parallel size: each sequence split over N devices (Megatron-LM "
+                      "--context-parallel-size)", label="Context-parallel", metavar="N")] = 1
+    ep: Annotated[int, Number(1, 10**6, "devices"),
+                  Doc("expert-parallel size (mixture of experts): each rank holds E/N experts "
+                      "of every MoE layer; carved out of dp × cp (Megatron-Core "
+                      "--expert-model-parallel-size)", label="Expert-parallel",
+                      metavar="N")] = 1
+    sequence_parallel: Annotated[bool, YES_NO, Doc(
+        "Megatron sequence parallelism (needs tensor parallelism)")] = False
+    micro_batch: Annotated[int, Number(1, 10**7, "sequences"),
+                           Doc("sequences per micro-batch", label="Micro-batch",
+                               metavar="N")] = 1
+    seq_len: Annotated[int, Number(1, 10**9, "tokens"),
+                       Doc("tokens per sequence", label="Sequence length", metavar="N")] = 2048
+    recompute: Annotated[Recompute, Choice("recompute"),
+                         Doc("activation recomputation", label="Recomputation")] = "none"
+    train_tokens: Annotated[int, Number(1, 10**16, "tokens"),
+                            Doc("training tokens D for the compute and time estimate, e.g. 2T",
+                                label="Train tokens", metavar="N",
+                                default="dataset tokens")] | None = None
+    mfu: Annotated[float, Ratio("model FLOPs utilization"),
+                   Doc("model FLOPs utilization assumed for the training time (Chowdhery et al. "
+                       "2022, app. B)", label="MFU", metavar="FRACTION")] = 0.4
+    offload: Annotated[Offload, Choice("offload"), Doc(
+        "where the optimizer states, FP32 master weights and gradients live (ZeRO-Offload; "
+        "DeepSpeed offload_optimizer)", label="Offload optim")] = "none"
+    offload_params: Annotated[Offload, Choice("offload_params"), Doc(
+        "where the 16-bit parameters live, ZeRO-3 only (ZeRO-Infinity; DeepSpeed "
+        "offload_param)", label="Offload params")] = "none"
+    convention: Annotated[Convention, Choice("convention"), Doc(
+        "how model states are counted: the ZeRO paper's 16 bytes/param, or DeepSpeed's "
+        "estimator (FP32 gradient shards, the largest layer gathered, buffer factor 1.5)",
+        label="Convention")] = "paper"
+    largest_layer: Annotated[int, Number(1, MAX_PARAMS, "parameters"), Doc(
+        "parameters of the largest layer (one module), which DeepSpeed's ZeRO-3 estimate "
+        "gathers whole", metavar="N", default="from the architecture")] | None = None
+
+    @property
+    def devices(self) -> int:
+        """Devices in the layout: dp × tp × pp × cp."""
+        return self.dp * self.tp * self.pp * self.cp
+
+
+class InferenceSpec(Part):
+    """How the model is served. ``context`` counts every token held per sequence (prompt and
+    generated). ``kv_dtype`` defaults to the 16-bit activation type (FP32 for FP32 weights).
+
+    ``weights``: a plain format (``fp32`` … ``int4``) or a named quantization scheme
+    (:data:`quiz.footprint.quant.schemes.SCHEMES`: GPTQ, AWQ, bitsandbytes, FP8 per-channel, GGUF).
+    ``group_size`` applies to INT8/INT4 and GPTQ/AWQ. ``scale_dtype`` and ``zero_point`` choose
+    the per-group metadata of plain INT8/INT4 (default: an FP16 scale and a zero point of the
+    weight's width); a named scheme fixes its own, so giving them with one is an error.
+    ``prefill_chunk`` bounds the tokens of one forward step (chunked prefill), hence the working
+    memory; it defaults to vLLM's ``max_num_batched_tokens`` for the GPU
+    (:func:`quiz.footprint.items.serving.default_prefill_chunk`)."""
+
+    weights: Annotated[WeightFormat, Choice("weights"),
+                       Doc("weight format or quantization scheme", label="Infer weights")] = "bf16"
+    group_size: Annotated[int, Number(1, 10**7, "weights"),
+                          Doc("INT8/INT4, GPTQ and AWQ quantization group", label="Quant group",
+                              metavar="N")] = 128
+    scale_dtype: Annotated[ScaleDtype | None, Choice("scale_dtype"),
+                           Doc("dtype of each group's scale (INT8/INT4 without a named scheme)",
+                               label="Scale dtype", default="fp16")] = None
+    zero_point: Annotated[ZeroPoint | None, Choice("zero_point"),
+                          Doc("zero point per group (INT8/INT4 without a named scheme; none: "
+                              "symmetric)", label="Zero point",
+                              default="as weights")] = None
+    kv_dtype: Annotated[KvDtype | None, Choice("kv_dtype"),
+                        Doc("KV cache dtype", label="KV precision", default="16-bit")] = None
+    batch: Annotated[int, Number(1, 10**7, "sequences"),
+                     Doc("concurrent sequences", label="Infer batch", metavar="N")] = 1
+    context: Annotated[int, Number(1, 10**9, "tokens"),
+                       Doc("tokens held per sequence", label="Context tokens",
+                           metavar="N")] = 2048
+    prefill_chunk: Annotated[int, Number(1, 10**9, "tokens"),
+                             Doc("tokens per forward step of the serving engine (chunked "
+                                 "prefill; vLLM's max_num_batched_tokens)",
+                                 label="Prefill chunk", metavar="N",
+                                 default="vLLM's: 8,192 on GPUs of 70 GiB or more other than "
+                                 "A100, else 2,048")] | None = None
+
+    @model_validator(mode="after")
+    def _scheme_fixes_metadata(self) -> InferenceSpec:
+        if self.weights in ("int4", "int8"):
+            return self
+        from quiz.footprint.quant.schemes import fixed_metadata
+
+        errors = [
+            InitErrorDetails(
+                type=PydanticCustomError("scheme_fixed", "{message}", {
+                    "message": f"applies to plain int4/int8 weights only; "
+                               f"{fixed_metadata(self.weights)}"}),
+                loc=(name,), input=getattr(self, name))
+            for name in ("scale_dtype", "zero_point") if getattr(self, name) is not None
+        ]
+        if errors:
+            raise ValidationError.from_exception_data(type(self).__name__, errors)
+        return self
+
+
+class StorageSpec(Part):
+    """What is kept on disk: the dataset (``dataset_tokens`` × ``bytes_per_token``, or
+    ``dataset_size`` in bytes), ``checkpoints`` kept (full training state or weights only).
+
+    ``bytes_per_token`` defaults to the token-id width Megatron-LM picks: 2 bytes (uint16) when
+    the vocabulary has fewer than 65,500 entries, else 4 (int32)."""
+
+    dataset_tokens: Annotated[int, Number(0, 10**16, "tokens"),
+                              Doc("training tokens, e.g. 2T", metavar="N")] | None = None
+    dataset_size: Annotated[int, Number(1, 10**18, "bytes (1 EB)", size=True),
+                            Doc("dataset size on disk, instead of tokens, e.g. 500GB",
+                                metavar="SIZE", values="`500GB`, `2TiB`, `8Gbit` (see above), "
+                                "at most 10^18 bytes (1 EB)")] | None = None
+    bytes_per_token: Annotated[int, Number(1, 64, "bytes"),
+                               Doc("bytes per stored token id", metavar="N",
+                                   default="2 for vocabularies under 65,500, else 4")
+                               ] | None = None
+    checkpoints: Annotated[int, Number(0, 10**6, "checkpoints"),
+                           Doc("checkpoints kept", metavar="N")] = 1
+    checkpoint_kind: Annotated[CheckpointKind, Choice("checkpoint_kind"),
+                               Doc("full training state, or weights only")] = "full"

@@ -1,0 +1,95 @@
+"""The spec's validity rules that need the resolved model or several fields at once: expert
+parallelism against the model's experts and the data-parallel ranks, offload against the ZeRO
+stage and DeepSpeed's estimator convention. Each rule returns ``(loc, kind, message, value)``
+entries that :class:`~quiz.footprint.inputs.spec.FootprintSpec` raises as validation errors;
+the message says how to fix the value."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from quiz.footprint.inputs.units import count_noun, format_count
+
+if TYPE_CHECKING:
+    from quiz.footprint.inputs.parts import TrainingSpec
+    from quiz.footprint.inputs.resolve import ResolvedModel
+
+
+def ep_problems(
+    t: TrainingSpec, r: ResolvedModel
+) -> list[tuple[tuple[str, ...], str, str, object]]:
+    """What makes ``t.ep`` impossible for model ``r``: ``(loc, kind, message, value)`` each, at
+    ``("training", "ep")``, with the fix in the message. None when ``ep`` is 1.
+
+    * a dense model (or no architecture, so no experts are known): ep must be 1;
+    * ep must divide the number of experts (each rank holds E/ep whole experts);
+    * ep must divide dp × cp (the expert-parallel group is carved out of those ranks);
+    * LoRA/QLoRA and DeepSpeed's estimator convention are not estimated with ep > 1.
+    """
+    if t.ep == 1:
+        return []
+    loc, ep = ("training", "ep"), format_count(t.ep)
+    out: list[tuple[tuple[str, ...], str, str, object]] = []
+    if r.arch is None or r.arch.experts <= 1:
+        what = ("a dense model" if r.arch is not None
+                else "a model without a known architecture (no experts are known)")
+        out.append((loc, "ep_dense",
+                    f"expert parallel size {ep} needs a mixture-of-experts model, and this is "
+                    f"{what}: set ep to 1 (or choose an MoE preset such as mixtral-8x7b)", t.ep))
+        return out
+    n = r.arch.experts
+    if n % t.ep:
+        fits = [d for d in range(2, n + 1) if n % d == 0]
+        out.append((loc, "ep_experts",
+                    f"expert parallel size {ep} does not divide the {count_noun(n, 'expert')} "
+                    f"of each MoE layer (each rank holds E/ep whole experts): use one of "
+                    f"{', '.join(format_count(d) for d in fits)}", t.ep))
+    group = t.dp * t.cp
+    if group % t.ep:
+        cp = " × cp" if t.cp > 1 else ""
+        out.append((loc, "ep_dp",
+                    f"expert parallel size {ep} must divide dp{cp} = {format_count(group)} (the "
+                    f"expert-parallel ranks are carved out of the data-parallel ranks, as in "
+                    f"Megatron-Core): set dp to a multiple of {ep}, or a smaller ep", t.ep))
+    if t.finetune != "full":
+        out.append((loc, "ep_finetune",
+                    "expert parallelism is estimated for full fine-tuning; LoRA/QLoRA adapters "
+                    "on an expert-parallel base are not: set ep to 1 or finetune to full", t.ep))
+    if t.convention == "deepspeed":
+        out.append((loc, "ep_convention",
+                    "DeepSpeed's estimator convention has no expert-parallel case: set ep to 1 "
+                    "or use the paper convention", t.ep))
+    return out
+
+
+def offload_problems(t: TrainingSpec) -> list[tuple[tuple[str, ...], str, str, object]]:
+    """What cannot be estimated in ``t``: ``(loc, kind, message, value)`` each.
+
+    Parameter offload needs ZeRO-3 (DeepSpeed's ``offload_param`` is a ZeRO-3 feature: the
+    parameters must be partitioned to be fetched layer by layer). The DeepSpeed convention has
+    estimators for ZeRO-2 and ZeRO-3 with mixed-precision Adam, CPU offload only, and parameter
+    offload only together with optimizer offload (the combinations it prints)."""
+    out: list[tuple[tuple[str, ...], str, str, object]] = []
+    if t.offload_params != "none" and t.zero != 3:
+        out.append((("training", "offload_params"), "offload_zero",
+                    "parameter offload needs ZeRO stage 3 (parameters are fetched layer by "
+                    "layer from their partitions)", t.offload_params))
+    if t.convention == "deepspeed":
+        if t.zero < 2:
+            out.append((("training", "convention"), "deepspeed_zero",
+                        "DeepSpeed's estimators cover ZeRO stages 2 and 3: set ZeRO 2 or 3, or "
+                        "use the paper convention", t.convention))
+        if t.optimizer not in ("adam", "adamw") or t.precision not in ("mixed-fp16",
+                                                                       "mixed-bf16"):
+            out.append((("training", "convention"), "deepspeed_adam",
+                        "DeepSpeed's estimators assume mixed-precision Adam (mixed-fp16 or "
+                        "mixed-bf16 with adam or adamw)", t.convention))
+        if "nvme" in (t.offload, t.offload_params):
+            out.append((("training", "offload" if t.offload == "nvme" else "offload_params"),
+                        "deepspeed_nvme", "DeepSpeed's estimators have no NVMe case: use the "
+                        "paper convention for NVMe offload", "nvme"))
+        elif t.offload_params != "none" and t.offload == "none":
+            out.append((("training", "offload_params"), "deepspeed_params",
+                        "DeepSpeed's estimator offloads parameters only together with the "
+                        "optimizer: add offload cpu", t.offload_params))
+    return out
