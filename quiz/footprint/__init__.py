@@ -25,8 +25,8 @@ _EXPORTS = {
     "Report": "quiz.footprint.engine.report",
     "PhaseEstimate": "quiz.footprint.engine.report",
     "StorageEstimate": "quiz.footprint.engine.report",
-    "Item": "quiz.footprint.engine.report",
-    "Omitted": "quiz.footprint.engine.report",
+    "Item": "quiz.footprint.items.item",
+    "Omitted": "quiz.footprint.items.item",
     "ModelSummary": "quiz.footprint.engine.report",
     "render_report": "quiz.footprint.words.render",
     "render_bars": "quiz.footprint.words.render",
@@ -68,18 +68,12 @@ __all__ = [
 
 if TYPE_CHECKING:
     from quiz.footprint.engine.estimate import estimate
-    from quiz.footprint.engine.report import (
-        Item,
-        ModelSummary,
-        Omitted,
-        PhaseEstimate,
-        Report,
-        StorageEstimate,
-    )
+    from quiz.footprint.engine.report import ModelSummary, PhaseEstimate, Report, StorageEstimate
     from quiz.footprint.inputs.parts import InferenceSpec, StorageSpec, TrainingSpec
     from quiz.footprint.inputs.presets import gpu_presets, model_presets
     from quiz.footprint.inputs.spec import FootprintSpec
     from quiz.footprint.inputs.units import format_bytes, parse_bool, parse_count, parse_size
+    from quiz.footprint.items.item import Item, Omitted
     from quiz.footprint.words.explain import explain_notes
     from quiz.footprint.words.render import (
         derivation_steps,

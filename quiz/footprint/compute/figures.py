@@ -42,8 +42,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from quiz.footprint.engine.report import Omitted
 from quiz.footprint.inputs.units import count_noun, format_count
+from quiz.footprint.items.item import Item, Omitted
 from quiz.footprint.quant.schemes import SCHEMES
 
 if TYPE_CHECKING:
@@ -90,70 +90,10 @@ _ROOFLINE = ("roofline (Williams, Waterman and Patterson 2009); Pope et al. 2022
              "Scaling Transformer Inference, sec. 2")
 
 
-_set = object.__setattr__
-"""Sets a slot of an immutable :class:`Quantity` (bound once, as in
-:mod:`quiz.footprint.engine.report`)."""
-
-
-class Quantity:
-    """One compute figure (immutable).
-
-    Attributes:
-        name: one of :data:`COMPUTE_NAMES`.
-        value: the exact ``int`` (FLOPs, seconds, tokens per second or sequences: see
-            :data:`UNITS`).
-        formula: the arithmetic with the numbers filled in (without the result); may be given
-            as a function returning it, built when first read (as
-            :class:`~quiz.footprint.engine.report.Item`'s).
-        source: where the formula and the GPU figures come from.
-    """
-
-    __slots__ = ("name", "value", "_formula", "source")
-    name: str
-    value: int
-    _formula: str | Callable[[], str]
-    source: str
-
-    def __init__(self, name: str, value: int, formula: str | Callable[[], str],
-                 source: str) -> None:
-        _set(self, "name", name)
-        _set(self, "value", value)
-        _set(self, "_formula", formula)
-        _set(self, "source", source)
-
-    @property
-    def formula(self) -> str:
-        """The formula text (built on first read when it was given as a function)."""
-        text = self._formula
-        if not isinstance(text, str):
-            text = text()
-            _set(self, "_formula", text)
-        return text
-
-    def __setattr__(self, key: str, value: object) -> None:
-        raise AttributeError(f"Quantity is immutable (cannot set {key!r})")
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Quantity) and (
-            self.name, self.value, self.formula, self.source) == (
-            other.name, other.value, other.formula, other.source)
-
-    def __hash__(self) -> int:
-        return hash((self.name, self.value, self.formula, self.source))
-
-    def __repr__(self) -> str:
-        return (f"Quantity(name={self.name!r}, value={self.value!r}, "
-                f"formula={self.formula!r}, source={self.source!r})")
-
-    @property
-    def unit(self) -> str:
-        """``"FLOPs"``, ``"s"``, ``"tokens/s"`` or ``"sequences"``."""
-        return UNITS[self.name]
-
-    def to_json(self) -> dict[str, Any]:
-        """``{"name", "value", "unit", "formula", "source"}``."""
-        return {"name": self.name, "value": self.value, "unit": self.unit,
-                "formula": self.formula, "source": self.source}
+def _figure(name: str, value: int, formula: str | Callable[[], str], source: str) -> Item:
+    """A compute figure: an :class:`~quiz.footprint.items.item.Item` in its unit
+    (:data:`UNITS`)."""
+    return Item(name, value, formula, source, UNITS[name])
 
 
 def training_flops(active_params: int, tokens: int) -> int:
@@ -220,7 +160,7 @@ def compute_items(
     gpu: GpuPreset | None,
     training: PhaseEstimate | None,
     inference: PhaseEstimate | None,
-) -> tuple[list[Quantity], list[Omitted]]:
+) -> tuple[list[Item], list[Omitted]]:
     """The compute figures of ``spec``, and what could not be computed (phase ``"compute"``).
 
     Training figures need the training tokens (``training.train_tokens``, else
@@ -229,7 +169,7 @@ def compute_items(
     Returns:
         ``(items, omitted)``, items in :data:`COMPUTE_NAMES` order.
     """
-    items: list[Quantity] = []
+    items: list[Item] = []
     omitted: list[Omitted] = []
     n = r.active_params
     moe = r.active_params != r.params
@@ -254,7 +194,7 @@ def compute_items(
                 assert r.arch is not None  # the spec refuses adapters without one
                 na = active_adapter_params(r.arch, t.lora_rank, t.lora_targets)
                 flops, forward, label = adapter_training_flops(t, r, n, d), n + na, "(4N + 6Nₐ)D"
-                items.append(Quantity(
+                items.append(_figure(
                     "training_flops", flops,
                     lambda: f"(4 × {n_text()} + 6 × {count_noun(na, 'adapter param')}) × "
                     f"{count_noun(d, 'token')}: the frozen model runs forward and passes "
@@ -262,7 +202,7 @@ def compute_items(
                     f"{ADAPTER_FLOPS_SRC}{active_src}"))
             else:
                 flops, forward = training_flops(n, d), n
-                items.append(Quantity("training_flops", flops,
+                items.append(_figure("training_flops", flops,
                                       lambda: f"6 × {n_text()} × {count_noun(d, 'token')}",
                                       f"{_KAPLAN}; {_CHINCHILLA}{active_src}"))
             if t.recompute == "full":
@@ -272,7 +212,7 @@ def compute_items(
                             f"{format_count(flops)} + 2 × {count_noun(forward, 'param')} × "
                             f"{count_noun(d, 'token')}")
 
-                items.append(Quantity(
+                items.append(_figure(
                     "training_hardware_flops", flops + 2 * forward * d,
                     lambda: f"{what()}: full recomputation runs the forward pass twice",
                     "Narayanan et al. 2021, Megatron-LM on GPU clusters, sec. 5.1"))
@@ -280,7 +220,7 @@ def compute_items(
                 if r.heads and r.head_dim and r.layers:
                     extra = selective_extra_flops(seq_len=t.seq_len, heads=r.heads,
                                                   head_dim=r.head_dim, layers=r.layers, tokens=d)
-                    items.append(Quantity(
+                    items.append(_figure(
                         "training_hardware_flops", flops + extra,
                         lambda: f"6 × {n_text()} × {count_noun(d, 'token')} + 4 × "
                         f"{format_count(t.seq_len)} seq × {count_noun(r.heads or 0, 'head')} × "
@@ -301,13 +241,13 @@ def compute_items(
                             f"{_tera(peak)} {TRAINING_FORMAT[t.precision].upper()} dense × MFU "
                             f"{t.mfu:g}), rounded up")
 
-                items.append(Quantity(
+                items.append(_figure(
                     "training_time", seconds, time_text,
                     f"Chowdhery et al. 2022, PaLM, app. B (MFU); {_datasheet(gpu)}"))
     if inference is not None:
         inf = spec.inference
         tokens = inf.context * inf.batch
-        items.append(Quantity(
+        items.append(_figure(
             "prefill_flops", 2 * n * tokens,
             lambda: f"2 × {n_text()} × {count_noun(inf.context, 'token')} × batch "
             f"{format_count(inf.batch)}", f"{_KAPLAN} (forward pass: 2N per token)"))
@@ -322,7 +262,7 @@ def compute_items(
                           if i.name in ("weights", "quantization_overhead"))
             gpus = inference.gpus_needed or 1
             rate = inf.batch * gpus * bw // read
-            items.append(Quantity(
+            items.append(_figure(
                 "decode_tokens_per_s", rate,
                 lambda: f"batch {format_count(inf.batch)} × {count_noun(gpus, 'GPU')} × "
                 f"{_bandwidth(bw)} ÷ {format_count(read)} bytes read per step (weights and KV "
@@ -336,7 +276,7 @@ def compute_items(
                             f"{fmt.upper()} ÷ (2 × {n_text()} × {_bandwidth(bw)}), rounded up; "
                             "KV cache reads push it higher")
 
-                items.append(Quantity(
+                items.append(_figure(
                     "decode_crossover_batch", batch, crossover_text,
                     f"{_ROOFLINE}; {_datasheet(gpu)}"))
     return items, omitted

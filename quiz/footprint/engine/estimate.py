@@ -26,10 +26,8 @@ from typing import TYPE_CHECKING
 
 from quiz.footprint.compute.figures import compute_items
 from quiz.footprint.engine.report import (
-    Item,
     ModelSummary,
     Notes,
-    Omitted,
     PhaseEstimate,
     Report,
     StorageEstimate,
@@ -40,6 +38,7 @@ from quiz.footprint.inputs.units import count_noun, format_bytes, format_count
 from quiz.footprint.items.activations import extra_activation_items, training_activation_bytes
 from quiz.footprint.items.ep import uses_ep
 from quiz.footprint.items.inference import inference_items, kv_dtype, scheme_plan
+from quiz.footprint.items.item import Item, Omitted
 from quiz.footprint.items.model_states import (
     bytes_per_param_text,
     state_bytes_by_item,

@@ -51,8 +51,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple, overload
 
+from quiz.footprint.items.item import Item, Omitted
+
+_set = object.__setattr__
+"""Sets a slot of an immutable object (bound once)."""
+
 if TYPE_CHECKING:
-    from quiz.footprint.compute.figures import Quantity
     from quiz.footprint.inputs.presets import GpuPreset
     from quiz.footprint.inputs.spec import FootprintSpec
 
@@ -122,77 +126,6 @@ bytes on disk. ``compute.<name>``: a compute figure in its unit (FLOPs, seconds,
 second, sequences; see :data:`quiz.footprint.compute.figures.UNITS`)."""
 
 
-_set = object.__setattr__
-"""Sets a slot of an immutable object (bound once: an estimate makes ~30 items, and looking
-``object.__setattr__`` up each time costs more than the assignments)."""
-
-
-class Item:
-    """One line of an estimate (immutable).
-
-    Attributes:
-        name: one of :data:`ITEM_NAMES`.
-        bytes: the exact size in bytes.
-        formula: the arithmetic in words with the numbers filled in (without the result), e.g.
-            ``"6,738,415,616 params × 2 bytes (BF16)"``. It may be given as a function that
-            returns that text: it is then built when first read and kept, so an estimate whose
-            formulas nobody shows (the fewest-GPU search, a bank's figure check) does not pay
-            for formatting them.
-        source: where the formula comes from (paper and section, or documentation page).
-    """
-
-    __slots__ = ("name", "bytes", "_formula", "source")
-    name: str
-    bytes: int
-    _formula: str | Callable[[], str]
-    source: str
-
-    def __init__(self, name: str, bytes: int, formula: str | Callable[[], str],
-                 source: str) -> None:
-        _set(self, "name", name)
-        _set(self, "bytes", bytes)
-        _set(self, "_formula", formula)
-        _set(self, "source", source)
-
-    @property
-    def formula(self) -> str:
-        """The formula text (built on first read when it was given as a function)."""
-        text = self._formula
-        if not isinstance(text, str):
-            text = text()
-            _set(self, "_formula", text)
-        return text
-
-    def with_source(self, source: str) -> Item:
-        """This item with another ``source`` (its formula still unwritten if it was)."""
-        return Item(self.name, self.bytes, self._formula, source)
-
-    def __setattr__(self, key: str, value: object) -> None:
-        raise AttributeError(f"Item is immutable (cannot set {key!r})")
-
-    def _key(self) -> tuple[str, int, str, str]:
-        return (self.name, self.bytes, self.formula, self.source)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Item) and self._key() == other._key()
-
-    def __hash__(self) -> int:
-        return hash(self._key())
-
-    def __repr__(self) -> str:
-        return (f"Item(name={self.name!r}, bytes={self.bytes!r}, formula={self.formula!r}, "
-                f"source={self.source!r})")
-
-    def to_json(self) -> dict[str, Any]:
-        """``{"name", "bytes", "formula", "source"}``."""
-        return {
-            "name": self.name,
-            "bytes": self.bytes,
-            "formula": self.formula,
-            "source": self.source,
-        }
-
-
 class Notes(Sequence[str]):
     """The conventions notes of a report, written when first read (rendering reads them; the
     fewest-GPU search, a bank's figure check and the JSON do not)."""
@@ -227,21 +160,6 @@ class Notes(Sequence[str]):
 
     def __repr__(self) -> str:
         return repr(self._all())
-
-
-class Omitted(NamedTuple):
-    """An item that could not be computed from what was given, and why.
-
-    ``reason`` is the full sentence for the command line and the JSON (it names flags).
-    ``cause`` and ``needs`` say the same without naming anything: what is missing, and the spec
-    keys that would supply it, so the app can name what its own form offers
-    (:func:`quiz.footprint.words.render.omitted_text`)."""
-
-    item: str
-    reason: str
-    phase: str
-    cause: str = ""
-    needs: tuple[str, ...] = ()
 
 
 class Unused(NamedTuple):
@@ -382,7 +300,7 @@ class Report:
     gpu: GpuPreset | None
     units: str
     spec: FootprintSpec = field(repr=False, compare=False)
-    compute: list[Quantity] = field(default_factory=list)
+    compute: list[Item] = field(default_factory=list)
     """FLOPs, time and throughput (:func:`quiz.footprint.compute.figures.compute_items`)."""
     unused: list[Unused] = field(default_factory=list)
     """Settings given that do nothing in this case (see

@@ -36,8 +36,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from quiz.footprint.engine.report import Item, Omitted
 from quiz.footprint.inputs.units import count_noun, format_count
+from quiz.footprint.items.item import Item, Omitted
 from quiz.footprint.items.model_states import activation_bytes
 from quiz.footprint.items.moe import _sp, _split, _tokens
 from quiz.footprint.items.regime import activation_value_bytes

@@ -30,9 +30,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from quiz.footprint.engine.report import Item, Omitted
 from quiz.footprint.inputs.arch import quant_groups
 from quiz.footprint.inputs.units import count_noun, format_count
+from quiz.footprint.items.item import Item, Omitted
 from quiz.footprint.quant.schemes import (
     SCHEMES,
     WeightPlan,

@@ -77,9 +77,9 @@ from quiz.footprint.items.regime import (
 )
 
 if TYPE_CHECKING:
-    from quiz.footprint.engine.report import Item
     from quiz.footprint.inputs.parts import TrainingSpec
     from quiz.footprint.inputs.resolve import ResolvedModel
+    from quiz.footprint.items.item import Item
 
 LORA_SRC = "Hu et al. 2021, LoRA, sec. 4.1 (W₀ + BA; A: d_in × r, B: r × d_out)"
 QLORA_SRC = "Dettmers et al. 2023, QLoRA, sec. 2–3"
@@ -448,7 +448,7 @@ def lora_items(t: TrainingSpec, r: ResolvedModel) -> list[Item]:
     The activations item is :mod:`quiz.footprint.items.model_states`'s (see
     :func:`activation_change`).
     """
-    from quiz.footprint.engine.report import Item
+    from quiz.footprint.items.item import Item
 
     arch = _arch(r)
     states = adapter_states(t, r, t.dp)

@@ -30,7 +30,6 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from quiz.footprint.engine.report import Item, Omitted
 from quiz.footprint.inputs.arch import adafactor_state_values
 from quiz.footprint.inputs.units import count_noun, format_count, format_number
 from quiz.footprint.items import regime as _regime
@@ -50,6 +49,7 @@ from quiz.footprint.items.fp8 import (
     is_fp8,
     layer_coefficients,
 )
+from quiz.footprint.items.item import Item, Omitted
 
 if TYPE_CHECKING:
     from quiz.footprint.inputs.parts import TrainingSpec

@@ -63,8 +63,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from quiz.footprint.engine.report import Item, Omitted
 from quiz.footprint.inputs.units import count_noun, format_count
+from quiz.footprint.items.item import Item, Omitted
 
 if TYPE_CHECKING:
     from quiz.footprint.inputs.parts import TrainingSpec

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from quiz.footprint.engine.report import Item, Omitted
 from quiz.footprint.inputs.units import count_noun, format_count
 from quiz.footprint.items.inference import WEIGHT_BITS, weight_bytes
+from quiz.footprint.items.item import Item, Omitted
 from quiz.footprint.items.model_states import (
     _BYTES,
     has_master,

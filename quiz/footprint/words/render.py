@@ -21,7 +21,8 @@ from quiz.footprint.inputs.units import (
 )
 
 if TYPE_CHECKING:
-    from quiz.footprint.engine.report import Item, Omitted, PhaseEstimate, Report
+    from quiz.footprint.engine.report import PhaseEstimate, Report
+    from quiz.footprint.items.item import Item, Omitted
 
 __all__ = ["derivation_steps", "format_bytes", "render_bars", "render_report", "render_table"]
 
