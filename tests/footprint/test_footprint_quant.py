@@ -14,18 +14,16 @@ from pydantic import ValidationError
 from quiz.footprint.engine.estimate import estimate
 from quiz.footprint.inputs.presets import get_model
 from quiz.footprint.inputs.spec import FootprintSpec
-from quiz.footprint.quant.schemes import (
-    GGML_TYPES,
-    SCHEMES,
+from quiz.footprint.quant.gguf import GGML_TYPES, gguf_tensor_types, use_more_bits
+from quiz.footprint.quant.layouts import (
     QuantLayout,
     TensorBytes,
     bnb_4bit_layout,
     bnb_4bit_model_bytes,
-    gguf_tensor_types,
     tensor_bytes,
-    use_more_bits,
-    weight_plan,
 )
+from quiz.footprint.quant.plan import weight_plan
+from quiz.footprint.quant.schemes import SCHEMES
 
 LLAMA_2_7B = get_model("llama-2-7b").arch
 

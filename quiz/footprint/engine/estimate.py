@@ -47,7 +47,9 @@ from quiz.footprint.items.model_states import (
 from quiz.footprint.items.offload import convention_head, gpu_state_bytes, offload_text, split_items
 from quiz.footprint.items.serving import prefill_chunk, serving_items
 from quiz.footprint.items.storage import storage_items
-from quiz.footprint.quant.schemes import GGML_SRC, SCHEMES, plan_json
+from quiz.footprint.quant.gguf import GGML_SRC
+from quiz.footprint.quant.plan import plan_json
+from quiz.footprint.quant.schemes import SCHEMES
 
 if TYPE_CHECKING:
     from quiz.footprint.inputs.presets import GpuPreset

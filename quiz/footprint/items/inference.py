@@ -33,13 +33,9 @@ from typing import TYPE_CHECKING
 from quiz.footprint.inputs.arch import quant_groups
 from quiz.footprint.inputs.units import count_noun, format_count
 from quiz.footprint.items.item import Item, Omitted
-from quiz.footprint.quant.schemes import (
-    SCHEMES,
-    WeightPlan,
-    overhead_text,
-    values_text,
-    weight_plan,
-)
+from quiz.footprint.quant.formulas import overhead_text, values_text
+from quiz.footprint.quant.plan import WeightPlan, weight_plan
+from quiz.footprint.quant.schemes import SCHEMES
 
 if TYPE_CHECKING:
     from quiz.footprint.inputs.parts import InferenceSpec

@@ -145,7 +145,7 @@ def qlora_base(arch: Architecture, double_quant: bool) -> Nf4Base:
     ⌈n/2⌉ bytes of 4-bit codes and b = ⌈n/64⌉ blocks, each with an FP32 absmax, or with double
     quantization an 8-bit absmax plus an FP32 scale per 256 blocks and an FP32 offset; the code
     tables per tensor. 4.5 and ≈4.127 bits per weight (QLoRA sec. 3)."""
-    from quiz.footprint.quant.schemes import bnb_4bit_layout, bnb_4bit_model_bytes
+    from quiz.footprint.quant.layouts import bnb_4bit_layout, bnb_4bit_model_bytes
 
     model = bnb_4bit_model_bytes(arch, "nf4", double_quant=double_quant)
     layout = bnb_4bit_layout("nf4", double_quant=double_quant)

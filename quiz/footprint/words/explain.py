@@ -51,7 +51,7 @@ from quiz.footprint.items.model_states import (
     has_master,
 )
 from quiz.footprint.items.serving import serving_note
-from quiz.footprint.quant.schemes import scheme_notes
+from quiz.footprint.words.quant_notes import scheme_notes
 
 
 def explain_notes(report: Report, *, units: str = "GB") -> list[str]:
