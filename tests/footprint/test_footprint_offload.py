@@ -337,7 +337,7 @@ def test_chart_shows_time_and_throughput_beside_memory() -> None:
 @FAST
 @given(st.integers(2, 2**24), st.integers(1, 2**24))
 def test_smallest_fitting_finds_the_first_fitting_size(answer: int, guess: int) -> None:
-    from quiz.footprint.engine.estimate import MAX_DP, smallest_fitting
+    from quiz.footprint.engine.fit import MAX_DP, smallest_fitting
 
     calls: list[int] = []
 

@@ -204,7 +204,7 @@ def test_quantization_wording_says_what_is_computed() -> None:
 def test_inference_gpu_count_divides_the_heads(model: str, gpu: str, extra: dict[str, int],
                                                even: int, needed: int) -> None:
     # issue 7 item 23: 3 GPUs cannot split 64 heads by tensor parallelism; serving engines refuse
-    from quiz.footprint.engine.estimate import tensor_parallel_fits
+    from quiz.footprint.engine.fit import tensor_parallel_fits
 
     spec = FootprintSpec.from_mapping({"model": model, "gpu": gpu, "phase": "inference",
                                        "inference": extra})

@@ -20,11 +20,10 @@ inference
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from quiz.footprint.compute.figures import compute_items
+from quiz.footprint.engine.fit import fewest_training_gpus, inference_gpus
 from quiz.footprint.engine.report import (
     ModelSummary,
     Notes,
@@ -34,32 +33,32 @@ from quiz.footprint.engine.report import (
     Unused,
 )
 from quiz.footprint.inputs.parts import InferenceSpec, TrainingSpec
-from quiz.footprint.inputs.units import count_noun, format_bytes, format_count
-from quiz.footprint.items.activations import extra_activation_items, training_activation_bytes
-from quiz.footprint.items.ep import uses_ep
-from quiz.footprint.items.inference import inference_items, kv_dtype, scheme_plan
+from quiz.footprint.inputs.units import count_noun, format_bytes
+from quiz.footprint.items.activations import extra_activation_items
+from quiz.footprint.items.inference import inference_items, scheme_plan
 from quiz.footprint.items.item import Item, Omitted
 from quiz.footprint.items.model_states import (
-    bytes_per_param_text,
-    state_bytes_by_item,
     training_items,
 )
-from quiz.footprint.items.offload import convention_head, gpu_state_bytes, offload_text, split_items
-from quiz.footprint.items.serving import prefill_chunk, serving_items
+from quiz.footprint.items.offload import split_items
+from quiz.footprint.items.serving import serving_items
 from quiz.footprint.items.storage import storage_items
-from quiz.footprint.quant.gguf import GGML_SRC
 from quiz.footprint.quant.plan import plan_json
 from quiz.footprint.quant.schemes import SCHEMES
+from quiz.footprint.words.headlines import (
+    GROUPED_WEIGHTS,
+    conventions,
+    inference_texts,
+    training_convention,
+    training_fit_advice,
+    training_setup,
+)
 
 if TYPE_CHECKING:
     from quiz.footprint.inputs.presets import GpuPreset
     from quiz.footprint.inputs.resolve import ResolvedModel
     from quiz.footprint.inputs.spec import FootprintSpec
 
-GROUPED_WEIGHTS = ("int4", "int8", "gptq-int4", "gptq-int4-sym", "awq-int4")
-"""Weight formats whose scales come per ``group_size`` weights."""
-MAX_DP = 2**24
-"""Largest data-parallel size tried when searching the fewest GPUs."""
 
 
 def estimate(spec: FootprintSpec) -> Report:
@@ -99,7 +98,7 @@ def estimate(spec: FootprintSpec) -> Report:
         inference=inference,
         storage=storage,
         omitted=omitted,
-        conventions=Notes(lambda: _conventions(spec, r, gpu)),
+        conventions=Notes(lambda: conventions(spec, r, gpu)),
         gpu=gpu,
         units=spec.units,
         spec=spec,
@@ -218,8 +217,8 @@ def _training(
     advice = ""
     if gpu is not None:
         headroom = gpu.memory_bytes - total
-        needed = _fewest_training_gpus(t, r, gpu.memory_bytes - overhead)
-        advice = _training_fit_advice(t, needed)
+        needed = fewest_training_gpus(t, r, gpu.memory_bytes - overhead)
+        advice = training_fit_advice(t, needed)
         if t.finetune != "full" and needed is None:
             from quiz.footprint.words.lora_notes import fit_advice
 
@@ -227,154 +226,13 @@ def _training(
     has_activations = any(i.name == "activations" for i in items)
 
     def convention() -> str:  # written when first read (PhaseEstimate.convention)
-        recompute = _RECOMPUTE_TEXT[t.recompute]
-        dp = format_count(t.dp)
-        return _training_convention(t, r, recompute, dp, has_activations)
+        return training_convention(t, r, has_activations)
 
     def setup() -> str:  # written when first read (PhaseEstimate.setup)
-        return _training_setup(t, r, _RECOMPUTE_TEXT[t.recompute])
+        return training_setup(t, r)
 
     return PhaseEstimate("training", items, total, t.devices, needed, headroom, convention, setup,
                          advice, {"cpu": placed["cpu"], "nvme": placed["nvme"]})
-
-
-_RECOMPUTE_TEXT = {
-    "none": "no recomputation",
-    "selective": "selective recomputation",
-    "full": "full recomputation",
-}
-
-
-def _training_convention(t: TrainingSpec, r: ResolvedModel, recompute: str, dp: str,
-                         has_activations: bool) -> str:
-    """The conventions line of a training estimate."""
-    states = bytes_per_param_text(t, r)
-    if t.finetune != "full":
-        from quiz.footprint.items.lora import convention_text
-
-        states = f"{convention_text(t, r)}; adapters: {states}"
-    convention = (
-        f"{convention_head(t) or states}; ZeRO-{t.zero} over dp {dp}"
-        f"{' (no effect with dp 1)' if t.dp == 1 and t.zero else ''}; model states split evenly "
-        + (
-            f"over tp × pp; activations: Korthikanti et al. 2022 Table 2, {recompute}"
-            f"{', sequence parallel' if t.sequence_parallel and t.tp > 1 else ''}, plus the "
-            "embedding, output-layer and logits terms of sec. 4.3"
-            + (" (logits with the FP32 copy for cross-entropy)" if t.pp == 1 else
-               " (the output layer and logits sit on the last pipeline stage)")
-            if has_activations
-            else "over tp × pp; activations not estimated (no architecture)"
-        )
-    )
-    if uses_ep(t, r):
-        convention += (f"; expert parallelism: the experts over tp × pp × ep "
-                       f"{format_count(t.ep)}, their ZeRO shards over dp × cp / ep "
-                       f"(Megatron-Core MoE Parallel Folding)")
-    return convention + offload_text(t)
-
-
-def _training_setup(t: TrainingSpec, r: ResolvedModel, recompute: str) -> str:
-    """The one-line scenario of a training estimate."""
-    dp, tp, pp = format_count(t.dp), format_count(t.tp), format_count(t.pp)
-    cp = " × cp" if t.cp > 1 else ""
-    setup = (
-        f"{count_noun(t.devices, 'device')} = dp {dp} × tp {tp} × pp {pp}"
-        f"{f' × cp {format_count(t.cp)}' if t.cp > 1 else ''}"
-        f"{f' (ep {format_count(t.ep)} within dp{cp})' if uses_ep(t, r) else ''}, "
-        f"ZeRO-{t.zero}, {t.precision}, {t.optimizer}, micro-batch {format_count(t.micro_batch)} "
-        f"× {count_noun(t.seq_len, 'token')}, {recompute}"
-        + (f", offload {t.offload}" if t.offload != "none" else "")
-        + (f", offload params {t.offload_params}" if t.offload_params != "none" else "")
-        + (", DeepSpeed's count" if t.convention == "deepspeed" else "")
-    )
-    if t.finetune != "full":
-        from quiz.footprint.items.lora import method_text
-
-        setup += f", {method_text(t, r)}"
-    return setup
-
-
-def _training_fit_advice(t: TrainingSpec, needed: int | None) -> str:
-    """What the fewest-GPU figure keeps fixed, or what to change when no count is enough."""
-    tp, pp = format_count(t.tp), format_count(t.pp)
-    cp = f" × cp {format_count(t.cp)}" if t.cp > 1 else ""
-    if needed is not None:
-        step = t.ep // math.gcd(t.ep, t.cp)
-        steps = (f" in steps of {format_count(step)} (dp{' × cp' if t.cp > 1 else ''} a "
-                 f"multiple of ep {format_count(t.ep)})" if step > 1 else "")
-        return f"tp {tp} × pp {pp}{cp}, ZeRO-{t.zero}, data-parallel size varied{steps}"
-    if t.zero == 0:
-        more = "/expert" if t.ep > 1 else ""
-        return ("ZeRO-0 keeps every model state on every device, so more data-parallel GPUs do "
-                f"not help: try --zero 1, 2 or 3, or more tensor/pipeline{more} parallelism")
-    higher = ", a higher ZeRO stage" if t.zero < 3 else ""
-    return (f"what ZeRO-{t.zero} does not partition (the activations above) does not fit at "
-            f"any data-parallel size: try recomputation, more tensor/pipeline/context "
-            f"parallelism{higher} or a smaller micro-batch")
-
-
-def _fewest_training_gpus(t: TrainingSpec, r: ResolvedModel, memory: int) -> int | None:
-    def states(dp: int) -> int | None:
-        return gpu_state_bytes(t, r, dp, lambda n: state_bytes_by_item(t, r, n))
-
-    # With expert parallelism dp × cp must stay a multiple of ep: dp moves in steps of
-    # ep / gcd(ep, cp) (quiz.footprint.items.ep); ``fits(k)`` tries dp = k steps.
-    step = t.ep // math.gcd(t.ep, t.cp)
-    most = MAX_DP // step
-    one = states(step)
-    if one is None:  # the optimizer state is unknown (Adafactor without an architecture)
-        return None
-    other = training_activation_bytes(t, r) or 0  # the same for every dp
-
-    def fits(k: int) -> bool:
-        value = states(k * step)
-        return value is not None and value + other <= memory
-
-    mp = t.tp * t.pp * t.cp * step
-    if one + other <= memory:
-        return mp
-    if t.zero == 0 or other > memory:  # the activations alone fill a GPU at every dp
-        return None
-    floor = states(most * step)  # what no data-parallel size shards away
-    if floor is None or floor + other > memory:
-        return None
-    # Model states per device are about floor + (one - floor) / dp: start there, then gallop
-    # and bisect to the exact smallest dp (the bytes never grow with dp, so any search that
-    # brackets the change finds the same dp as a bisection over 1 .. MAX_DP).
-    room = memory - other - floor
-    guess = most if room <= 0 else min(most, max(2, -(-(one - floor) // room)))
-    return smallest_fitting(fits, 1, most, guess) * mp
-
-
-def smallest_fitting(fits: Callable[[int], bool], bad: int, good: int, guess: int) -> int:
-    """The smallest ``n`` in ``(bad, good]`` with ``fits(n)``, for a ``fits`` that is False at
-    ``bad``, True at ``good`` and never turns False again once True; ``guess`` is where to look
-    first (a few calls when it is close, about 2·log2 of the distance otherwise)."""
-    if bad < guess < good:
-        step = 1
-        if fits(guess):
-            good = guess
-            while good - step > bad:
-                probe = good - step
-                if not fits(probe):
-                    bad = probe
-                    break
-                good, step = probe, step * 2
-        else:
-            bad = guess
-            while bad + step < good:
-                probe = bad + step
-                if fits(probe):
-                    good = probe
-                    break
-                bad, step = probe, step * 2
-    while good - bad > 1:
-        mid = (bad + good) // 2
-        if fits(mid):
-            good = mid
-        else:
-            bad = mid
-    return good
 
 
 def _inference(
@@ -403,38 +261,7 @@ def _inference(
         total += overhead * (needed or 1)
 
     def texts() -> tuple[str, str]:  # written when first read (PhaseEstimate)
-        group = ""
-        if inf.weights in GROUPED_WEIGHTS:
-            group = f" (groups of {format_count(inf.group_size)})"
-        kv = kv_dtype(inf).upper()
-        kept = ""
-        scheme = SCHEMES.get(inf.weights)
-        fmt = inf.weights.upper() if scheme is None else scheme.label
-        if scheme is not None:
-            kept = (f", {scheme.kept}" if r.counts is not None
-                    else ", every parameter quantized (no architecture)")
-            layout_src = scheme.source if scheme.layout is not None else (
-                f"block sizes from {GGML_SRC}; tensor types from {scheme.source}")
-            kept += f" (layout: {layout_src})"
-        elif inf.weights in ("fp8", "int8", "int4"):
-            kept = (", embeddings and LM head kept 16-bit" if r.counts is not None
-                    else ", every parameter quantized (no architecture)")
-            if inf.weights == "fp8":
-                kept += ", one FP32 scale per weight matrix"
-        convention = (
-            f"weights {fmt}{group}{kept}; "
-            f"KV cache {kv} = 2 × layers × KV heads × head dim × bytes per token; activations: "
-            f"one layer's working set for one forward step of at most "
-            f"{count_noun(prefill_chunk(inf, gpu), 'token')} (chunked prefill"
-            f"{', vLLM' + chr(39) + 's default' if inf.prefill_chunk is None else ''}); logits "
-            "for the sampled positions; the footprint split evenly over the GPUs needed"
-        )
-        setup = (
-            f"{fmt} weights{group}, {kv} KV cache, batch {format_count(inf.batch)} × "
-            f"{count_noun(inf.context, 'token')} of context, prefill chunks of "
-            f"{format_count(prefill_chunk(inf, gpu))}"
-        )
-        return convention, setup
+        return inference_texts(inf, r, gpu)
 
     def convention() -> str:
         return texts()[0]
@@ -447,87 +274,3 @@ def _inference(
                          advice, quantization=None if plan is None else lambda: plan_json(plan))
 
 
-def tensor_parallel_fits(t: int, heads: int, kv_heads: int) -> bool:
-    """Whether ``t`` GPUs can split a model by tensor parallelism: ``t`` divides the attention
-    heads, and divides the key/value heads or is a multiple of them (then each KV head is
-    replicated) — the checks vLLM makes (``num_attention_heads % tp == 0``; ``num_key_value_heads
-    % tp == 0`` or ``tp % num_key_value_heads == 0``)."""
-    return heads % t == 0 and (kv_heads % t == 0 or t % kv_heads == 0)
-
-
-def inference_gpus(total: int, memory: int, heads: int | None,
-                   kv_heads: int | None) -> tuple[int, str]:
-    """``(gpus, advice)``: the fewest GPUs of ``memory`` bytes that hold ``total`` bytes split
-    evenly, rounded up to a count tensor parallelism can use (:func:`tensor_parallel_fits`).
-    When no such count is at most the number of heads, the even-split count is kept and the
-    advice says it assumes a pipeline split; without the heads, that the split is assumed even."""
-    even = max(1, -(-total // memory))
-    if not heads or not kv_heads:
-        return even, "the footprint split evenly (no attention heads known to check the split)"
-    if even == 1:
-        return 1, ""
-    for t in range(even, heads + 1):
-        if tensor_parallel_fits(t, heads, kv_heads):
-            if t == even:
-                return t, f"tensor parallelism over {format_count(t)}"
-            return t, (
-                f"rounded up from {format_count(even)} so that tensor parallelism divides the "
-                f"{count_noun(heads, 'attention head')} and {count_noun(kv_heads, 'KV head')}, "
-                "as serving engines require")
-    return even, (
-        f"more GPUs than tensor parallelism can use ({count_noun(heads, 'attention head')}): "
-        "this count assumes a pipeline split, layers spread over the GPUs")
-
-
-_UNITS_NOTE = {
-    "GB": "Sizes are exact byte counts, printed in decimal units (kB, MB, GB, TB, PB, … = "
-    "powers of 1000: 1 GB = 10^9 bytes), two decimals rounded half up; units GiB prints binary "
-    "units instead.",
-    "GiB": "Sizes are exact byte counts, printed in binary units (KiB, MiB, GiB, TiB, PiB, … = "
-    "powers of 1024: 1 GiB = 2^30 bytes), two decimals rounded half up; units GB prints decimal "
-    "units instead.",
-}
-"""The conventions note on units, per unit family."""
-
-
-def _conventions(spec: FootprintSpec, r: ResolvedModel, gpu: GpuPreset | None) -> list[str]:
-    notes = [
-        f"Parameters: {format_count(r.params)} ({r.params_note}).",
-        _UNITS_NOTE[spec.units],
-    ]
-    arch = r.arch
-    if arch is not None and arch.experts > 1:
-        notes.append(
-            f"Mixture of experts: memory counts all {count_noun(arch.experts, 'expert')}; "
-            f"{format_count(arch.active_experts)} "
-            f"{'is' if arch.active_experts == 1 else 'are'} active per token = "
-            f"{count_noun(r.active_params, 'active parameter')} (compute, not memory)."
-        )
-    if spec.phase != "inference" and r.layers:
-        notes.append(
-            "Training activations use Korthikanti et al.'s formula for a GPT layer (4h MLP, "
-            "dropout, attention scores stored unless recomputed); for gated (SwiGLU) or "
-            "mixture-of-experts MLPs it is an approximation. The embedding dropout mask, the "
-            "output layer's inputs and the logits are separate items (sec. 4.3)."
-        )
-    if r.context and spec.phase != "inference" and spec.training.seq_len > r.context:
-        notes.append(
-            f"seq_len {format_count(spec.training.seq_len)} is longer than the "
-            f"{count_noun(r.context, 'token')} the model was trained with."
-        )
-    if r.context and spec.phase != "training" and spec.inference.context > r.context:
-        notes.append(
-            f"context {format_count(spec.inference.context)} is longer than the model's "
-            f"{count_noun(r.context, 'token')}."
-        )
-    if gpu is not None:
-        notes.append(
-            f"{gpu.name}: {count_noun(gpu.memory_bytes, 'byte')} "
-            f"({format_bytes(gpu.memory_bytes, 'GB')} = {format_bytes(gpu.memory_bytes, 'GiB')}) "
-            f"as the driver reports it; datasheet: {gpu.datasheet}. CUDA context, allocator and "
-            "framework overhead are not counted."
-        )
-        if gpu.compute_source:
-            notes.append(f"{gpu.name} compute figures (peak dense FLOP/s, memory bandwidth): "
-                         f"{gpu.compute_source}.")
-    return notes

@@ -101,41 +101,6 @@ def params_text(t: TrainingSpec, r: ResolvedModel, sharded: bool, n: int) -> str
     return f"({dense_text}) + ({expert_text}) = {format_count(n)}"
 
 
-def ep_note(t: TrainingSpec, r: ResolvedModel, size: object) -> str:
-    """``--explain``: the layout convention, what one rank holds, and what is not counted.
-    ``size`` formats bytes (a callable)."""
-    assert callable(size) and r.arch is not None
-    x = expert_params(r)
-    n, ep = r.arch.experts, t.ep
-    local = n // ep
-    egroup = expert_group(t, t.dp)
-    per_layer = x // r.arch.layers // n
-    cp = " × cp" if t.cp > 1 else ""
-    return (
-        f"Expert parallelism: each of the {format_count(ep)} expert-parallel ranks holds "
-        f"{count_noun(local, 'expert')} of every MoE layer ({format_count(n)} / ep "
-        f"{format_count(ep)}; {count_noun(per_layer, 'param')} per expert), so the "
-        f"{count_noun(x, 'expert param')} ({size(2 * x)} in 16 bits) are split over ep; "
-        f"attention, embeddings, norms and the router ({count_noun(r.params - x, 'param')}) "
-        f"are replicated over the ep ranks. Layout: Megatron-Core MoE Parallel Folding — the "
-        f"ep group is carved out of the dp{cp} ranks (ep must divide dp{cp}; the device count "
-        f"stays dp × tp × pp{cp}), each expert keeps the dense layers' tp × pp split, and the "
-        f"experts' ZeRO shards (distributed optimizer) span the dp{cp} / ep = "
-        f"{count_noun(egroup, 'rank')} holding the same experts (DeepSpeed-MoE's expert data "
-        "parallel group is the same without cp). Sources: Megatron-Core MoE README (Parallelism; "
-        "MoE Parallel Folding: \"the EPxTP group in MoE is a sub-group of DPxCPxTP in "
-        "Attention\"; Tuning Guide: EP gives 1/N weight memory in the MoE layer and 1/N "
-        "optimizer states, activation memory 1); Rajbhandari et al. 2022, DeepSpeed-MoE, sec. 4. "
-        + ("ZeRO-3 already shards every state over dp × cp, so ep changes no byte here "
-           "(up to the rounding of the shards); it changes which ranks gather and reduce the "
-           "experts. " if t.zero >= 3 else "")
-        + "Activations per device are unchanged with "
-        "balanced routing; not counted: the all-to-all dispatch and combine buffers (each "
-        "token's k copies of h values, sent and received, transient) and the imbalance of an "
-        "under-trained router, which Megatron warns can run out of memory in the first few "
-        "hundred steps.")
-
-
 def expert_adafactor_values(r: ResolvedModel) -> int:
     """Of Adafactor's factored statistics (:func:`~quiz.footprint.inputs.arch.
     adafactor_state_values`), those of the routed experts: per expert and layer, r + c for each

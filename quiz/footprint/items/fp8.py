@@ -112,17 +112,3 @@ def fp8_weight_formula(t: TrainingSpec, r: ResolvedModel) -> str:
     return text + " × 1 byte (FP8 E4M3 copy for the GEMMs, reused by every micro-batch)"
 
 
-def fp8_note(t: TrainingSpec, r: ResolvedModel, size: object) -> str:
-    """``--explain``: what FP8 training saves and costs here, and the variants not counted.
-    ``size`` formats bytes (a callable)."""
-    assert callable(size)
-    n, _ = gemm_weights(r)
-    return (f"FP8 training (Transformer Engine style): the GEMMs run in FP8 but the weights "
-            f"stay BF16 with an FP32 master copy and FP32 Adam states, so the model states grow "
-            f"by the FP8 copy of {count_noun(n, 'GEMM weight')} ({size(n)} unsharded) instead of "
-            "shrinking; the saving is in activations (GEMM inputs saved in FP8: 27 instead of "
-            "34 sbh per layer) and in time (the FP8 peak is about twice the BF16 one). Not "
-            "counted: the transposed FP8 weight copy Hopper's backward GEMM may cache (one more "
-            "byte per GEMM weight), and the per-tensor scales and amax histories (kilobytes). "
-            "With te.fp8_model_init the module weights themselves are FP8 (1 byte instead of "
-            "2 + the copy), master weights still FP32.")

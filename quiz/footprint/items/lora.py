@@ -52,7 +52,6 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from quiz.footprint.inputs.arch import Architecture, linear_matrices
-from quiz.footprint.inputs.fields import choice_list_values
 from quiz.footprint.inputs.lora_targets import (
     ATTENTION_TARGETS,
     MLP_TARGETS,
@@ -61,7 +60,7 @@ from quiz.footprint.inputs.lora_targets import (
     adapter_params,
     targets_of,
 )
-from quiz.footprint.inputs.units import count_noun, format_count, format_number
+from quiz.footprint.inputs.units import count_noun, format_count
 from quiz.footprint.items.regime import (
     _BYTES,
     ADAM_8BIT_BLOCK,
@@ -406,26 +405,6 @@ def activation_change_text(t: TrainingSpec, r: ResolvedModel) -> str:
 # -- words ------------------------------------------------------------------------------------
 
 
-def targets_text(arch: Architecture | None, text: str) -> str:
-    """``"q, v"``, or ``"all linear layers (q, k, v, o, gate, up, down)"``."""
-    names = targets_of(arch, text) if arch is not None else choice_list_values(text,
-                                                                               "lora_targets")
-    listed = ", ".join(names)
-    return f"all linear layers ({listed})" if text == "all" else listed
-
-
-def method_text(t: TrainingSpec, r: ResolvedModel) -> str:
-    """``"LoRA r 8 on q, v"``, ``"QLoRA (NF4, double quantization) r 16 on all linear layers
-    (...)"``, with alpha when given."""
-    what = "LoRA" if t.finetune == "lora" else (
-        "QLoRA (NF4" + (", double quantization)" if t.double_quant else ")"))
-    text = f"{what} r {format_count(t.lora_rank)} on {targets_text(r.arch, t.lora_targets)}"
-    if t.lora_alpha is not None:
-        scale = format_number(Fraction(t.lora_alpha, t.lora_rank))
-        text += f", alpha {format_count(t.lora_alpha)} (scale alpha/r = {scale})"
-    return text
-
-
 def adapter_shapes_text(t: TrainingSpec, r: ResolvedModel) -> str:
     """The sum behind Pₐ: ``"32 layers × 8 × ((4,096 + 4,096) q + (4,096 + 4,096) v)"``."""
     arch = _arch(r)
@@ -545,12 +524,3 @@ def lora_items(t: TrainingSpec, r: ResolvedModel) -> list[Item]:
     return items
 
 
-def convention_text(t: TrainingSpec, r: ResolvedModel) -> str:
-    """The convention line of an adapter fine-tuning: the method, the share of trainable
-    parameters, and where the base's bytes go."""
-    n = trainable_params(t, r)
-    share = f"{100 * n / r.params:.3g} %"
-    base = ("frozen 16-bit base" if t.finetune == "lora" else
-            "frozen NF4 base (embeddings, LM head and norms 16-bit)")
-    return (f"{method_text(t, r)}: {count_noun(n, 'trainable param')} ({share} of the model), "
-            f"{base} without gradients or optimizer states")

@@ -50,8 +50,8 @@ from quiz.footprint.items.model_states import (
     grad_dtype,
     has_master,
 )
-from quiz.footprint.items.serving import serving_note
 from quiz.footprint.words.quant_notes import scheme_notes
+from quiz.footprint.words.serving_notes import serving_note
 
 
 def explain_notes(report: Report, *, units: str = "GB") -> list[str]:
@@ -67,7 +67,8 @@ def explain_notes(report: Report, *, units: str = "GB") -> list[str]:
         return format_bytes(n, units)
 
     if report.training is not None:
-        from quiz.footprint.items.fp8 import fp8_note, is_fp8
+        from quiz.footprint.items.fp8 import is_fp8
+        from quiz.footprint.words.training_notes import fp8_note
 
         t = spec.training
         if (t.optimizer in ("adam", "adamw") and has_master(t) and t.convention == "paper"
@@ -99,7 +100,7 @@ def explain_notes(report: Report, *, units: str = "GB") -> list[str]:
                 f"'selective' does. This case: none {b(vals['none'] or 0)}, selective "
                 f"{b(vals['selective'] or 0)}, full {b(vals['full'] or 0)} per device."
             )
-        from quiz.footprint.items.offload import convention_note, offload_note
+        from quiz.footprint.words.training_notes import convention_note, offload_note
 
         if is_fp8(t):
             notes.append(fp8_note(t, r, b))
@@ -253,7 +254,8 @@ def parallel_notes(report: Report, b: Callable[[int], str]) -> list[str]:
             "parallelism moves tokens between devices but, balanced, leaves each device as many "
             "expert activations as it has tokens × k. Imbalanced routing can make one device "
             "hold several times that.")
-    from quiz.footprint.items.ep import ep_note, uses_ep
+    from quiz.footprint.items.ep import uses_ep
+    from quiz.footprint.words.training_notes import ep_note
 
     if uses_ep(t, r):
         notes.append(ep_note(t, r, b))

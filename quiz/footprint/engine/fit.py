@@ -1,0 +1,117 @@
+"""The fit: the fewest GPUs that hold a training layout (varying the data-parallel size) or an
+inference replica (split by tensor parallelism), from the per-device bytes of the items."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from quiz.footprint.inputs.units import count_noun, format_count
+from quiz.footprint.items.activations import training_activation_bytes
+from quiz.footprint.items.model_states import state_bytes_by_item
+from quiz.footprint.items.offload import gpu_state_bytes
+
+if TYPE_CHECKING:
+    from quiz.footprint.inputs.parts import TrainingSpec
+    from quiz.footprint.inputs.resolve import ResolvedModel
+
+
+MAX_DP = 2**24
+"""Largest data-parallel size tried when searching the fewest GPUs."""
+
+
+def fewest_training_gpus(t: TrainingSpec, r: ResolvedModel, memory: int) -> int | None:
+    def states(dp: int) -> int | None:
+        return gpu_state_bytes(t, r, dp, lambda n: state_bytes_by_item(t, r, n))
+
+    # With expert parallelism dp × cp must stay a multiple of ep: dp moves in steps of
+    # ep / gcd(ep, cp) (quiz.footprint.items.ep); ``fits(k)`` tries dp = k steps.
+    step = t.ep // math.gcd(t.ep, t.cp)
+    most = MAX_DP // step
+    one = states(step)
+    if one is None:  # the optimizer state is unknown (Adafactor without an architecture)
+        return None
+    other = training_activation_bytes(t, r) or 0  # the same for every dp
+
+    def fits(k: int) -> bool:
+        value = states(k * step)
+        return value is not None and value + other <= memory
+
+    mp = t.tp * t.pp * t.cp * step
+    if one + other <= memory:
+        return mp
+    if t.zero == 0 or other > memory:  # the activations alone fill a GPU at every dp
+        return None
+    floor = states(most * step)  # what no data-parallel size shards away
+    if floor is None or floor + other > memory:
+        return None
+    # Model states per device are about floor + (one - floor) / dp: start there, then gallop
+    # and bisect to the exact smallest dp (the bytes never grow with dp, so any search that
+    # brackets the change finds the same dp as a bisection over 1 .. MAX_DP).
+    room = memory - other - floor
+    guess = most if room <= 0 else min(most, max(2, -(-(one - floor) // room)))
+    return smallest_fitting(fits, 1, most, guess) * mp
+
+
+def smallest_fitting(fits: Callable[[int], bool], bad: int, good: int, guess: int) -> int:
+    """The smallest ``n`` in ``(bad, good]`` with ``fits(n)``, for a ``fits`` that is False at
+    ``bad``, True at ``good`` and never turns False again once True; ``guess`` is where to look
+    first (a few calls when it is close, about 2·log2 of the distance otherwise)."""
+    if bad < guess < good:
+        step = 1
+        if fits(guess):
+            good = guess
+            while good - step > bad:
+                probe = good - step
+                if not fits(probe):
+                    bad = probe
+                    break
+                good, step = probe, step * 2
+        else:
+            bad = guess
+            while bad + step < good:
+                probe = bad + step
+                if fits(probe):
+                    good = probe
+                    break
+                bad, step = probe, step * 2
+    while good - bad > 1:
+        mid = (bad + good) // 2
+        if fits(mid):
+            good = mid
+        else:
+            bad = mid
+    return good
+
+
+def tensor_parallel_fits(t: int, heads: int, kv_heads: int) -> bool:
+    """Whether ``t`` GPUs can split a model by tensor parallelism: ``t`` divides the attention
+    heads, and divides the key/value heads or is a multiple of them (then each KV head is
+    replicated) — the checks vLLM makes (``num_attention_heads % tp == 0``; ``num_key_value_heads
+    % tp == 0`` or ``tp % num_key_value_heads == 0``)."""
+    return heads % t == 0 and (kv_heads % t == 0 or t % kv_heads == 0)
+
+
+def inference_gpus(total: int, memory: int, heads: int | None,
+                   kv_heads: int | None) -> tuple[int, str]:
+    """``(gpus, advice)``: the fewest GPUs of ``memory`` bytes that hold ``total`` bytes split
+    evenly, rounded up to a count tensor parallelism can use (:func:`tensor_parallel_fits`).
+    When no such count is at most the number of heads, the even-split count is kept and the
+    advice says it assumes a pipeline split; without the heads, that the split is assumed even."""
+    even = max(1, -(-total // memory))
+    if not heads or not kv_heads:
+        return even, "the footprint split evenly (no attention heads known to check the split)"
+    if even == 1:
+        return 1, ""
+    for t in range(even, heads + 1):
+        if tensor_parallel_fits(t, heads, kv_heads):
+            if t == even:
+                return t, f"tensor parallelism over {format_count(t)}"
+            return t, (
+                f"rounded up from {format_count(even)} so that tensor parallelism divides the "
+                f"{count_noun(heads, 'attention head')} and {count_noun(kv_heads, 'KV head')}, "
+                "as serving engines require")
+    return even, (
+        f"more GPUs than tensor parallelism can use ({count_noun(heads, 'attention head')}): "
+        "this count assumes a pipeline split, layers spread over the GPUs")
