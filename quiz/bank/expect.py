@@ -33,7 +33,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
-    from quiz.footprint.engine.report import Report
+    from quiz.footprint import Report
 
 Kind = Literal["size", "count"]
 
@@ -64,7 +64,7 @@ _WHAT = {
 
 
 def _figures() -> dict[str, tuple[Kind, str]]:
-    from quiz.footprint.engine.report import FIGURE_NAMES
+    from quiz.footprint import FIGURE_NAMES
 
     table: dict[str, tuple[Kind, str]] = {}
     for name in FIGURE_NAMES:
@@ -284,7 +284,7 @@ def _omitted_reason(report: Report, phase: str, item: str) -> str:
 def shown(exact: int, kind: Kind, unit: str) -> str:
     """``exact`` as a person reads it, for messages: in ``unit`` with two decimals
     (``"112.00 GB"``), in bytes, or as a grouped count."""
-    from quiz.footprint.inputs.units import format_count, format_in
+    from quiz.footprint import format_count, format_in
 
     if kind == "count" or SIZE_UNITS.get(unit, 1) == 1:
         return format_count(exact) + ("" if kind == "count" else " bytes")

@@ -60,7 +60,7 @@ from quiz.bank.rules import (
     same_options_errors,
     topic_errors,
 )
-from quiz.footprint.inputs.spec import FootprintSpec
+from quiz.footprint import FootprintSpec
 
 OPTION_KEYS = "ABCDEFGH"
 """Allowed option keys, in order. At most eight options: the TUI binds A–H (and 1–8) to them."""

@@ -44,7 +44,7 @@ the cache and decodes cached questions (see :meth:`QuizApp._load_banks`)."""
 if TYPE_CHECKING:
     from datetime import datetime
 
-    from quiz.footprint.inputs.spec import FootprintSpec
+    from quiz.footprint import FootprintSpec
     from quiz.study.exam import ExamSession
     from quiz.study.lifecycle import Lifecycle, ResumeOffer, Session
     from quiz.study.recorder import QuestionIndex

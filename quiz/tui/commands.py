@@ -17,7 +17,7 @@ from quiz.tui.textual_internals import driver_of
 if TYPE_CHECKING:
     from datetime import datetime
 
-    from quiz.footprint.inputs.spec import FootprintSpec
+    from quiz.footprint import FootprintSpec
     from quiz.study.lifecycle import Lifecycle
     from quiz.study.recorder import QuestionIndex
     from quiz.study.session import StudySession

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from datetime import datetime
 
     from quiz.bank.load import LoadProgress
-    from quiz.footprint.inputs.spec import FootprintSpec
+    from quiz.footprint import FootprintSpec
     from quiz.study.lifecycle import Lifecycle
     from quiz.study.recorder import QuestionIndex
     from quiz.study.session import StudySession

@@ -48,8 +48,7 @@ def form_fields() -> list[Field]:
     :class:`~quiz.footprint.inputs.fields.Doc` has a form label
     (:func:`quiz.footprint.inputs.spec.spec_fields`),
     the output fields (GPU, units) last."""
-    from quiz.footprint import gpu_presets, model_presets
-    from quiz.footprint.inputs.spec import spec_fields
+    from quiz.footprint import gpu_presets, model_presets, spec_fields
 
     presets = {
         "model": tuple((f"{p.name} ({p.params / 1e9:.2f}B)", pid)
@@ -213,7 +212,7 @@ class FootprintScreen(Screen["FootprintSpec"]):
         error = self.query_one("#fp-error", Static)
         report_view = self.query_one("#fp-report", Static)
         custom = self.query_one("#fp-model", Select).value == CUSTOM
-        from quiz.footprint.inputs.fields import ARCH_FIELDS
+        from quiz.footprint import ARCH_FIELDS
 
         shaped = any(k in self._base_given for k in ARCH_FIELDS)
         if custom and not shaped and not self.query_one("#fp-params", Input).value.strip():
