@@ -2,7 +2,8 @@
 
 :func:`register` adds the ``footprint`` subcommand to the ``quiz`` parser; :func:`run` executes
 it. Every numeric flag takes text (``--params 7B``, ``--dataset-tokens 2T``) and is validated by
-:class:`~quiz.footprint.inputs.spec.FootprintSpec`, so the CLI and question banks accept exactly the same
+:class:`~quiz.footprint.inputs.spec.FootprintSpec`, so the CLI and question banks accept exactly
+the same
 values. Exit status: 0 on success, 2 for bad flags (message on stderr, never a traceback), 1 for
 an unexpected internal error.
 
@@ -314,7 +315,8 @@ def _write(text: str) -> None:
 def run(ns: argparse.Namespace) -> int:
     """Run ``quiz footprint`` for parsed flags ``ns``: print the report (or JSON) to stdout.
 
-    ``--json`` prints :meth:`~quiz.footprint.engine.report.Report.to_json` (with ``--explain``, plus an
+    ``--json`` prints :meth:`~quiz.footprint.engine.report.Report.to_json` (with ``--explain``,
+    plus an
     ``"explain"`` list of notes); ``--list-presets --json`` prints ``{"models": [...],
     "gpus": [...]}``.
 
@@ -342,8 +344,8 @@ def run(ns: argparse.Namespace) -> int:
             )
             return 2
         from quiz.footprint.engine.estimate import estimate
-        from quiz.footprint.words.render import render_report, setting_lines
         from quiz.footprint.inputs.spec import FootprintSpec, error_lines
+        from quiz.footprint.words.render import render_report, setting_lines
 
         try:
             spec = FootprintSpec.from_mapping(spec_mapping(ns))

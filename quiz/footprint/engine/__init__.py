@@ -1,2 +1,2 @@
-"""The engine: :func:`~quiz.footprint.engine.estimate.estimate.estimate` gathers the items of each
-phase into a :class:`~quiz.footprint.engine.estimate.report.Report` and decides the fit."""
+"""The engine: :func:`~quiz.footprint.engine.estimate.estimate` gathers the items of each
+phase into a :class:`~quiz.footprint.engine.report.Report` and decides the fit."""
