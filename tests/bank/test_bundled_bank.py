@@ -1,8 +1,9 @@
 """The bundled starter bank (question_bank/, issue 10): its counts and its numbers.
 
-The bank is six files, one per topic (the layout of BANK_FILES): the per-topic rules are asserted
-for each, and the totals across the bank. The calculator test recomputes every worked example and
-footprint scenario of every bundled file.
+The first edition is six files, one per topic (the layout of BANK_FILES): the per-topic rules are
+asserted for each, and the totals across the bank. The second edition's files (issue 22,
+SECOND_EDITION_FILES) are held to the issue's item-writing rules instead. The calculator test
+recomputes every worked example and footprint scenario of every bundled file.
 
 This is the one test module that reads the bundled bank's content; every other test that needs a
 real bank uses the frozen copy in tests/fixtures/seed_bank.
@@ -46,6 +47,20 @@ two seed questions, and the QLoRA question moved from scaling to memory (bank re
 
 SCHEMA_LINE = "# yaml-language-server: $schema=./quiz-bank.schema.json"
 
+SECOND_EDITION_FILES = {
+    "networking.yaml": ("ai-infra-networking", "networking",
+                        "Networking for training and inference"),
+}
+"""file name → (bank id, topic key, topic title) of the banks added for the second edition
+(issue 22). They follow the issue's item-writing rules (asserted below) instead of the first
+edition's layout of 10-11 questions per file; a topic may be shared with a first-edition file."""
+
+ABSOLUTE = re.compile(r"\b(always|never|must|cannot|at all|completely|whatever)\b", re.I)
+"""Absolute words, the give-away the review counted (bank-review-1, item-writing statistics)."""
+
+SOURCE = re.compile(r"https?://\S+|\bDOI 10\.\d{4,}/\S+|\barXiv:\d{4}\.\d{4,5}")
+"""What makes a reference checkable (issue 22, item 5): a URL, a DOI or an arXiv id."""
+
 
 @pytest.fixture(scope="module")
 def library() -> Library:
@@ -67,7 +82,7 @@ def _calculator_backed(q: Question) -> bool:
 
 def test_exactly_the_six_topic_files_ship(library: Library) -> None:
     names = {p.name for p in BANK_DIR.glob("*.y*ml")}
-    assert names == {name for name, _, _ in BANK_FILES.values()}
+    assert names == {name for name, _, _ in BANK_FILES.values()} | set(SECOND_EDITION_FILES)
     assert LEGACY_FILE not in names
     assert [b.path.name for b in library.banks] == sorted(names)
     ids = [q.id for q in library.questions]
@@ -115,6 +130,61 @@ def test_each_topic_file_follows_the_layout_and_the_counts(library: Library, top
     assert max(spread) - min(spread) <= 1, dict(keys)
     longest = [q.id for q in single if _keyed_is_longest(q)]
     assert len(longest) <= 2, longest
+
+
+def _strictly(q: Question, longer: bool) -> bool:
+    key = q.options[q.answer] if isinstance(q.answer, str) else ""
+    others = [len(text) for letter, text in q.options.items() if letter != q.answer]
+    return len(key) > max(others) if longer else len(key) < min(others)
+
+
+@pytest.mark.parametrize("name", list(SECOND_EDITION_FILES))
+def test_each_second_edition_file_follows_the_item_writing_rules(library: Library,
+                                                                 name: str) -> None:
+    """Issue 22: 14+ questions, easy/medium/hard, about one in five multiple response with E
+    keyed where there are five options, keys spread, the key strictly longest and strictly
+    shortest in at most 35% of single-answer items each, absolute words no more common in
+    distractors than in keys, stems under about 60 words, every reference checkable."""
+    bank_id, topic, title = SECOND_EDITION_FILES[name]
+    path = BANK_DIR / name
+    assert path.read_text(encoding="utf-8").split("\n", 1)[0] == SCHEMA_LINE
+    (bank,) = [b for b in library.banks if b.path.name == name]
+    assert bank.info.id == bank_id
+    assert bank.info.title.startswith("AI infrastructure: ")
+    assert (bank.info.version, bank.info.pass_mark) == (1, 0.7)
+    assert bank.info.description
+    assert bank.info.topics == {topic: title}
+    questions = list(bank.questions)
+    assert len(questions) >= 14, len(questions)
+    prefix = name.removesuffix(".yaml")
+    for q in questions:
+        assert q.topic == topic
+        assert re.fullmatch(rf"{prefix}-[a-z0-9-]+-\d{{3}}", q.id), q.id
+        assert q.difficulty is not None and q.tags and q.infographic is not None, q.id
+        assert q.references and all(SOURCE.search(r) for r in q.references), q.id
+        assert len(q.stem.split()) <= 65, (q.id, len(q.stem.split()))
+    difficulties = Counter(q.difficulty for q in questions)
+    assert all(difficulties[d] >= 3 for d in ("easy", "medium", "hard")), difficulties
+    multiple = [q for q in questions if q.multiple_response]
+    single = [q for q in questions if not q.multiple_response]
+    assert len(multiple) >= len(questions) // 6, len(multiple)
+    words = {2: "two", 3: "three"}
+    for q in multiple:
+        assert f"Choose {words[len(q.answer_keys)]}." in q.stem, q.id
+        assert len(q.options) in (4, 5), q.id
+    five = [q for q in multiple if len(q.options) == 5]
+    assert not five or any("E" in q.answer_keys for q in five)
+    for q in single:
+        assert list(q.options) == ["A", "B", "C", "D"], q.id
+    keys = Counter(q.answer for q in single)
+    spread = [keys[k] for k in "ABCD"]
+    assert max(spread) - min(spread) <= 1, dict(keys)
+    assert sum(_strictly(q, longer=True) for q in single) <= 0.35 * len(single)
+    assert sum(_strictly(q, longer=False) for q in single) <= 0.35 * len(single)
+    in_keys = [bool(ABSOLUTE.search(q.options[k])) for q in questions for k in q.answer_keys]
+    in_distractors = [bool(ABSOLUTE.search(text)) for q in questions
+                      for k, text in q.options.items() if k not in q.answer_keys]
+    assert sum(in_distractors) / len(in_distractors) <= sum(in_keys) / len(in_keys) + 0.02
 
 
 def test_totals_across_the_bank(library: Library) -> None:
