@@ -33,6 +33,8 @@ BANK_FILES = {
     "serving": ("serving.yaml", "ai-infra-serving", "Inference serving"),
     "capacity": ("capacity.yaml", "ai-infra-capacity", "Capacity planning"),
     "hardware": ("hardware.yaml", "ai-infra-hardware", "GPUs and precision formats for each phase"),
+    "inference-stack": ("inference-stack.yaml", "ai-infra-inference-stack",
+                        "Inference software and serving systems"),
 }
 """topic key → (file name, bank id, topic title)."""
 
