@@ -591,3 +591,17 @@ def _near_duplicates(stems: list[tuple[LoadedBank, int, _Places]],
             found.append((bank, index, first_bank.questions[first_index].id, places,
                           f"{first_bank.path}:{line}, {best[0]:.0%} alike"))
     return found
+
+
+def placeholder_fields(question: Question) -> list[str]:
+    """The fields of ``question`` a student reads that hold placeholder text (what rule Q102
+    reports: TODO, FIXME, a bare '...'), named as ``question``, ``options.B``,
+    ``distractor_review.C``, ``references``...; empty when it is finished. ``quiz export``
+    refuses such questions."""
+    texts: list[tuple[str, str]] = [
+        ("question", question.stem), ("short_explanation", question.short_explanation),
+        ("full_explanation", question.full_explanation),
+        *((f"options.{k}", t) for k, t in question.options.items()),
+        *((f"distractor_review.{k}", t) for k, t in question.distractor_review.items()),
+        *(("references", t) for t in question.references)]
+    return list(dict.fromkeys(name for name, text in texts if _placeholders(text)))

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from quiz.bank import yaml_reader
+from quiz.bank.files import kind_of, write_atomic
 from quiz.bank.load import BANK_SUFFIXES
 from quiz.bank.model import SLUG_PATTERN
 from quiz.bank.text_checks import decode, normalise
@@ -58,12 +59,27 @@ def taken_ids(folder: Path, extra_text: str = "") -> set[str]:
     return found
 
 
+def ids_in(text: str) -> set[str]:
+    """Every id written on an ``id:`` line of ``text`` (a bank file's text)."""
+    return set(_ID_LINE.findall(text))
+
+
 def fresh_id(topic: str, taken: set[str]) -> str:
     """``<topic>-new-NNN`` with the smallest NNN (from 001) not in ``taken``."""
     n = 1
     while f"{topic}-new-{n:03d}" in taken:
         n += 1
     return f"{topic}-new-{n:03d}"
+
+
+_OPTION_TODOS = {
+    False: ("the right answer.", "a wrong answer a student might believe.",
+            "a wrong answer from a common mistake.", "a wrong answer that is almost right."),
+    True: ("one right answer.", "a wrong answer a student might believe.",
+           "the other right answer.", "a wrong answer that is almost right."),
+}
+"""The template's option placeholders (single answer, multiple response): different texts (the
+loader refuses equal options) that name no option by letter (which would stop shuffling)."""
 
 
 def question_template(qid: str, topic: str, *, multiple: bool = False, indent: int = 2) -> str:
@@ -92,7 +108,8 @@ def question_template(qid: str, topic: str, *, multiple: bool = False, indent: i
         note("  question: >-", "the stem: one clear question"),
         f"    {stem}",
         note("  options:", "A-D, about equally long; students see them shuffled"),
-        *[f"    {k}: >-\n      TODO: option {k}." for k in "ABCD"],
+        *[f"    {k}: >-\n      TODO: {text}"
+          for k, text in zip("ABCD", _OPTION_TODOS[multiple], strict=True)],
         note(f"  answer: {answer}", "the right option's letter" if not multiple
              else "the right options' letters (as many as the stem asks)"),
         note("  short_explanation: |", "plain words and one analogy"),
@@ -168,10 +185,10 @@ def add_question(path: Path, *, topic: str | None = None, multiple: bool = False
         qid = fresh_id(topic, taken_ids(path.parent))
         text = header + question_template(qid, topic, multiple=multiple).lstrip("\n")
         try:
-            with open(path, "x", encoding="utf-8", newline="\n") as file:
-                file.write(text)
+            write_atomic(path, text.encode("utf-8"))
         except OSError as exc:
-            raise TemplateError(f"cannot create {path}: {exc.strerror or exc}") from exc
+            raise TemplateError(f"cannot create {path}: {exc.strerror or exc}; nothing was "
+                                "written") from exc
         return Added(qid, topic, header.count("\n") + 2, True)
     target = open_for_append(path)
     if topic is None:
@@ -196,6 +213,7 @@ class AppendTarget:
     path: Path
     text: str
     decoded: str
+    raw: bytes
     indent: int
     declared: list[str]
     last_topic: str | None
@@ -206,7 +224,9 @@ class AppendTarget:
         after checking that the combined text parses into this bank's questions plus exactly
         the ``ids`` given, in order. Returns the 1-based line where ``addition`` starts. Raises
         :class:`TemplateError`, leaving the file unchanged, when the check fails or the file
-        cannot be written. The file's line breaks (LF or CR LF) are kept."""
+        cannot be written. The file's line breaks (LF or CR LF) are kept. The whole new file is
+        written beside the old one and renamed over it (:func:`quiz.bank.files.write_atomic`),
+        so a full disk leaves the old file byte for byte."""
         newline = "\r\n" if "\r\n" in self.decoded else "\n"
         ending = "" if self.decoded.endswith(("\n", "\r")) or not self.decoded else newline
         combined = yaml_reader.build((self.text + ("\n" if ending else "") + addition)
@@ -219,10 +239,11 @@ class AppendTarget:
                                 f"{self.path} (is the last question indented differently?); "
                                 "the file is unchanged")
         try:
-            with open(self.path, "a", encoding="utf-8", newline="") as file:
-                file.write(ending + addition.replace("\n", newline))
+            write_atomic(self.path, self.raw + (ending + addition.replace("\n", newline))
+                         .encode("utf-8"))
         except OSError as exc:
-            raise TemplateError(f"cannot write {self.path}: {exc.strerror or exc}") from exc
+            raise TemplateError(f"cannot write {self.path}: {exc.strerror or exc}; the file is "
+                                "unchanged") from exc
         return self.text.count("\n") + (1 if ending else 0) + 1
 
 
@@ -231,6 +252,9 @@ def open_for_append(path: Path) -> AppendTarget:
     ``questions:`` list. Raises :class:`TemplateError` when the file cannot be read, does not
     parse, or ``questions:`` is not its last key or is written in flow style."""
     try:
+        kind = kind_of(path.stat().st_mode)
+        if kind is not None:
+            raise TemplateError(f"{path} is {kind}, not a bank file")
         raw = path.read_bytes()
     except OSError as exc:
         raise TemplateError(f"cannot read {path}: {exc.strerror or exc}") from exc
@@ -243,6 +267,9 @@ def open_for_append(path: Path) -> AppendTarget:
         raise TemplateError(f"{path} does not parse as a bank; run 'quiz validate {path}' and "
                             "fix it first")
     value: dict[str, Any] = doc.value
+    if not isinstance(value.get("bank"), dict):
+        raise TemplateError(f"{path} is not a question bank: it has no 'bank:' header (see "
+                            "FORMAT.md); name a bank file, or a new file to create")
     questions = value.get("questions")
     if not isinstance(questions, list):
         raise TemplateError(f"{path} has no 'questions:' list to add to")
@@ -258,6 +285,6 @@ def open_for_append(path: Path) -> AppendTarget:
     last = questions[-1] if questions and isinstance(questions[-1], dict) else {}
     used = last.get("topic")
     return AppendTarget(
-        path, text, decoded, _dash_column(text, items[0]) if items else 2,
+        path, text, decoded, raw, _dash_column(text, items[0]) if items else 2,
         [str(k) for k in topics] if isinstance(topics, dict) else [],
         used if isinstance(used, str) else None, len(questions))

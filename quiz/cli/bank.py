@@ -169,13 +169,21 @@ def _bank_path(parser: argparse.ArgumentParser, text: str) -> Path:
 
 
 def _schema_ref(folder: Path) -> str:
-    """How a bank in ``folder`` names the JSON Schema: the copy next to it, or the bundled one."""
-    from quiz.bank.schema import SCHEMA_FILE
-    from quiz.paths import bundled_bank_dir
+    """How a new bank in ``folder`` names the JSON Schema: ``./quiz-bank.schema.json``, a path
+    that travels with the folder. When the folder has no copy of the schema yet, one is written
+    there (and said on stderr), so editors find it on this machine and on a colleague's."""
+    from quiz.bank.files import write_atomic
+    from quiz.bank.schema import SCHEMA_FILE, render
 
-    if (folder / SCHEMA_FILE).is_file():
-        return f"./{SCHEMA_FILE}"
-    return str(bundled_bank_dir() / SCHEMA_FILE)
+    copy = folder / SCHEMA_FILE
+    if not copy.exists() and not copy.is_symlink() and folder.is_dir():
+        try:
+            write_atomic(copy, render().encode("utf-8"))
+            print(f"{copy}: wrote the bank JSON Schema beside the bank, for editors",
+                  file=sys.stderr)
+        except OSError:
+            pass
+    return f"./{SCHEMA_FILE}"
 
 
 def run_import(argv: Sequence[str]) -> int:
@@ -185,44 +193,58 @@ def run_import(argv: Sequence[str]) -> int:
 
     parser = argparse.ArgumentParser(
         prog="quiz import",
-        description="Import questions into a bank: seed-layout documents (.txt, .md), Moodle "
-        "GIFT (.gift), Moodle XML (.xml), Aiken (.aiken) and CSV (.csv, header in FORMAT.md). "
-        "The format comes from each file's extension, or from --format. An existing bank is "
-        "appended to (its text is kept as it is; new questions get fresh ids); --force "
-        "replaces it instead. What a format cannot carry becomes a TODO placeholder that "
-        "'quiz validate' reports until it is written.",
+        description="Import questions into a bank: Moodle GIFT (.gift), Moodle XML (.xml), "
+        "Aiken (.aiken), CSV (.csv, .tsv; header in FORMAT.md), Markdown practice exams "
+        "(numbered questions, '- A.' options), certificationy YAML and seed-layout documents. "
+        "The format comes from --format, else each file's extension, else its content (.txt, "
+        ".md, .yaml or no extension). An existing bank is appended to (its text is kept as it "
+        "is; new questions get fresh ids); --force replaces it instead. With --to FOLDER, each "
+        "bank in the files goes to its own file there. The result is loaded before anything is "
+        "written: a question the bank would reject is skipped and named. What a format cannot "
+        "carry becomes a TODO placeholder that 'quiz validate' reports until it is written.",
     )
     parser.add_argument("files", nargs="+", metavar="FILE", help="files to import")
-    parser.add_argument("--to", required=True, metavar="BANK", help="the bank file (.yaml)")
+    parser.add_argument("--to", required=True, metavar="BANK",
+                        help="the bank file (.yaml), or a folder: one bank file per bank")
     parser.add_argument("--format", choices=[f for f in FORMATS if FORMATS[f].parse],
-                        help="the format of every FILE (default: from each extension)")
+                        help="the format of every FILE (default: from each extension or its "
+                        "content)")
     parser.add_argument("--topic", help="put every question in this topic (a slug)")
     parser.add_argument("--force", action="store_true",
                         help="replace BANK if it exists, instead of appending to it")
     ns = parser.parse_args(argv)
-    to = _bank_path(parser, ns.to)
+    if not ns.to:
+        parser.error("--to needs a bank file or a folder")
+    to = Path(ns.to) if Path(ns.to).is_dir() else _bank_path(parser, ns.to)
+    folder = to if to.is_dir() else to.parent
     try:
         report = import_files([Path(f) for f in ns.files], to, fmt=ns.format, force=ns.force,
-                              topic=ns.topic, schema_ref=_schema_ref(to.parent))
+                              topic=ns.topic, schema_ref=_schema_ref(folder)
+                              if folder.is_dir() else None)
     except TransferError as exc:
         print(f"quiz import: {exc}", file=sys.stderr)
         return EXIT_USAGE
     for source, note in report.notes:
         where = f"{source}:{note.line}" if note.line else source
         print(f"{where}: {note.severity}: {note.message}")
-    # An error note skips one question, or (line 0) a whole file that could not be read.
     errors = [note for _, note in report.notes if note.severity == "error"]
+    # An error skips one question, or a whole file (however many errors it has).
     skipped = [_plural(n, noun) for n, noun in (
-        (sum(note.line > 0 for note in errors), "question"),
-        (sum(note.line == 0 for note in errors), "file")) if n]
+        (sum(note.scope == "question" for note in errors), "question"),
+        (len({source for source, note in report.notes
+              if note.severity == "error" and note.scope == "file"}), "file")) if n]
+    warnings = sum(note.severity == "warning" for _, note in report.notes)
+    said = (f", {_plural(warnings, 'warning')}" if warnings else "")
     if not report.imported:
         skipped_note = f" ({' and '.join(skipped)} skipped)" if skipped else ""
         print(f"nothing imported{skipped_note}; {to} is unchanged")
         return EXIT_ERRORS
-    how = "created" if report.created else "appended to"
-    print(f"{to}:{report.line}: imported {_plural(len(report.imported), 'question')} ({how} "
-          f"the bank){', skipped ' + ' and '.join(skipped) if skipped else ''}; "
-          f"next: quiz validate {to}")
+    for n, written in enumerate(report.written):
+        how = "created" if written.created else "appended to"
+        tail = (f", skipped {' and '.join(skipped)}" if skipped else "") + said
+        print(f"{written.path}:{written.line}: imported {_plural(len(written.ids), 'question')} "
+              f"({how} the bank){tail if n == len(report.written) - 1 else ''}; "
+              f"next: quiz validate {written.path}")
     return EXIT_ERRORS if errors else EXIT_OK
 
 
@@ -234,32 +256,52 @@ def run_export(argv: Sequence[str]) -> int:
         prog="quiz export",
         description="Export banks as Moodle GIFT (.gift) or Moodle XML (.xml), which an LMS "
         "imports, as CSV (.csv), or as an Anki deck (.apkg). The format comes from the "
-        "extension of FILE, or from --format. An existing FILE is replaced only with --force.",
+        "extension of FILE, or from --format; '--to -' writes to standard output. An existing "
+        "FILE is replaced only with --force, and never when it is a link, a device, a "
+        "read-only file or one of the banks. Questions that still hold placeholder text "
+        "(TODO, rule Q102) are refused unless --allow-unfinished.",
     )
     parser.add_argument("banks", nargs="+", metavar="BANK", help="bank files or folders")
-    parser.add_argument("--to", required=True, metavar="FILE", help="the file to write")
+    parser.add_argument("--to", required=True, metavar="FILE",
+                        help="the file to write ('-': standard output, with --format)")
     parser.add_argument("--format", choices=[f for f in FORMATS if FORMATS[f].render],
                         help="the format (default: from the extension of FILE)")
     parser.add_argument("--force", action="store_true", help="replace FILE if it exists")
+    parser.add_argument("--allow-unfinished", action="store_true",
+                        help="export questions that still hold placeholder text (TODO)")
+    parser.add_argument("--no-bom", action="store_true",
+                        help="CSV: no UTF-8 byte-order mark at the start (by default there is "
+                        "one, so Excel reads the file as UTF-8)")
     ns = parser.parse_args(argv)
+    if not ns.to:
+        parser.error("--to needs a file name, or - for standard output")
     from quiz.bank.load import load_library
 
     report = load_library(ns.banks)
+    to = None if ns.to == "-" else Path(ns.to)
+    out = sys.stderr if to is None else sys.stdout
     for diag in report.diagnostics:
-        print(diag)
+        print(diag, file=out)
     if report.library is None:
         print(f"{_plural(len(report.errors), 'error')}: nothing exported; fix them "
-              "(quiz validate) and try again")
+              "(quiz validate) and try again", file=out)
         return EXIT_ERRORS
-    to = Path(ns.to)
+    banks = list(report.library.banks)
     try:
-        form = export_banks(list(report.library.banks), to, fmt=ns.format, force=ns.force)
+        done = export_banks(banks, to, fmt=ns.format, force=ns.force,
+                            allow_unfinished=ns.allow_unfinished, bom=not ns.no_bom,
+                            inputs=[bank.path for bank in banks])
     except TransferError as exc:
         print(f"quiz export: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except OSError as exc:
-        print(f"quiz export: cannot write {to}: {exc.strerror or exc}", file=sys.stderr)
+        print(f"quiz export: cannot write {to}: {exc.strerror or exc}"
+              + ("; the file is unchanged" if to is not None and to.exists() else ""),
+              file=sys.stderr)
         return EXIT_ERRORS
+    for warning in done.warnings:
+        print(f"quiz export: warning: {warning}", file=sys.stderr)
     count = len(report.library.questions)
-    print(f"{to}: exported {_plural(count, 'question')} as {form.title}")
+    print(f"{ns.to if to is not None else 'standard output'}: exported "
+          f"{_plural(count, 'question')} as {done.format.title}", file=out)
     return EXIT_OK

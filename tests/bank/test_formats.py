@@ -377,11 +377,21 @@ def test_round_trip_of_the_bundled_library(tmp_path: Path, suffix: str) -> None:
         import_files([out], tmp_path / "back" / "all.yaml")
     (tmp_path / "back").mkdir()
     report = import_files([out], tmp_path / "back" / "all.yaml")
-    assert [n for _, n in report.notes] == []
+    assert [n.message for _, n in report.notes] == [
+        f"the sources hold {len(original.banks)} banks; they go into one bank here (give --to "
+        "FOLDER to keep them apart)"]
     assert (tmp_path / "back" / "all.yaml").stat().st_mode & 0o644 == 0o644
     again = _library(tmp_path / "back" / "all.yaml")
     assert again.questions == original.questions
     assert again.topics == original.topics
+    # --to FOLDER: several banks come back as several banks, each header whole.
+    (tmp_path / "apart").mkdir()
+    report = import_files([out], tmp_path / "apart")
+    assert [n for _, n in report.notes] == []
+    assert len(report.written) == len(original.banks) > 1
+    apart = _library(tmp_path / "apart")
+    assert apart.questions == original.questions
+    assert [b.info for b in apart.banks] == [b.info for b in original.banks]
 
 
 def test_anki_package_is_a_zip_with_one_note_per_question(tmp_path: Path) -> None:
@@ -422,6 +432,7 @@ def test_import_appends_with_fresh_ids_and_never_overwrites(tmp_path: Path) -> N
                                                         "bank-imported-002"]
     third = import_files([tmp_path / "q.aiken"], bank, force=True)
     assert third.created and [q.id for q in _library(bank).questions] == ["bank-imported-001"]
+    (tmp_path / "q.doc").write_text("just some words\n", encoding="utf-8")
     with pytest.raises(TransferError, match="cannot tell the format"):
         import_files([tmp_path / "q.doc"], bank)
 

@@ -9,7 +9,8 @@
     ANSWER: A
 
 A question is its stem (one line, or several, which are joined), options lettered in order with
-``A.`` or ``A)`` and a space, and an ``ANSWER:`` line; blank lines between questions are optional.
+``A.`` or ``A)`` (and a space, which Moodle does not require: ``A)Answer`` is read when A is the
+letter expected next), and an ``ANSWER:`` line; blank lines between questions are optional.
 ``ANSWER: A, C`` (not in the original format) gives a multiple-response question. Each fault
 skips its question with an error at its line: no ``ANSWER:`` line before the next question or the
 end of the file, an answer letter that is not one of the options, options out of order, fewer
@@ -25,7 +26,7 @@ from typing import Any
 from quiz.bank.formats import Note, Parsed
 from quiz.bank.model import OPTION_KEYS
 
-_OPTION = re.compile(r"^([A-Za-z])[.)]\s+(.*\S)\s*$")
+_OPTION = re.compile(r"^([A-Za-z])[.)](\s*)(.*\S)\s*$")
 _ANSWER = re.compile(r"^ANSWER\s*:\s*(.*?)\s*$", re.IGNORECASE)
 
 
@@ -56,6 +57,12 @@ def parse(text: str) -> Parsed:
             continue
         answer = _ANSWER.match(line)
         option = _OPTION.match(line)
+        if option and not option.group(2):
+            # "A)Answer" with no space (Moodle accepts it): only as the next letter expected,
+            # so "A.I. is ..." in a stem stays stem text.
+            following = OPTION_KEYS[len(options)] if len(options) < len(OPTION_KEYS) else ""
+            if option.group(1).upper() != following:
+                option = None
         if answer:
             if not stem:
                 result.notes.append(Note(number, "an 'ANSWER:' line without a question before "
@@ -66,7 +73,7 @@ def parse(text: str) -> Parsed:
                 _finish(stem, options, answer.group(1), start, number, result)
             reset()
         elif option and stem:
-            letter, body = option.group(1).upper(), option.group(2)
+            letter, body = option.group(1).upper(), option.group(3)
             expected = OPTION_KEYS[len(options)] if len(options) < len(OPTION_KEYS) else None
             if letter != expected and not broken:
                 what = (f"expected {expected}" if expected else

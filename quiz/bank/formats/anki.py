@@ -4,7 +4,8 @@ One deck per bank (named by the bank's title, its id derived from the bank id), 
 question. The front shows the stem and the lettered options; the back shows the verdict (the
 right letter or letters with their text), the short explanation, a text or table infographic,
 the full explanation, the distractor review under each wrong option's letter, and the references.
-Options keep bank order, so every letter on the card is the letter the reviews use.
+Options keep bank order, so every letter on the card is the letter the reviews use. A bank's hard
+line breaks inside a paragraph are taken out (:func:`unwrap`), so the card reflows.
 
 Each note's GUID is derived from the question id (``genanki.guid_for("quiz", id)``), and the note
 type and deck ids are fixed or derived from the bank id, so importing a newer export into Anki
@@ -19,6 +20,7 @@ import hashlib
 import html
 import io
 import itertools
+import re
 import sqlite3
 import tempfile
 import time
@@ -60,8 +62,27 @@ def deck_id(bank_id: str) -> int:
     return int.from_bytes(hashlib.sha256(bank_id.encode()).digest()[:4], "big") | (1 << 30)
 
 
+_KEEP_BREAK = re.compile(r"^(\s|[-*•+|>]\s|\d+[.)]\s|[A-H][.)]\s)")
+
+
+def unwrap(text: str) -> str:
+    """``text`` with the hard line breaks inside its paragraphs taken out (a bank's ``|``
+    blocks break lines every ~70 characters; a card reflows to its width): a line break
+    becomes a space, except before a list item, an indented line or a table row, and blank
+    lines (paragraph breaks) stay."""
+    paragraphs = re.split(r"\n[ \t]*\n", text)
+    out = []
+    for paragraph in paragraphs:
+        lines = paragraph.split("\n")
+        joined = lines[0]
+        for line in lines[1:]:
+            joined += ("\n" if _KEEP_BREAK.match(line) else " ") + line
+        out.append(joined)
+    return "\n\n".join(out)
+
+
 def _html(text: str) -> str:
-    return html.escape(text).replace("\n", "<br>")
+    return html.escape(unwrap(text)).replace("\n", "<br>")
 
 
 def front(question: Question) -> str:
@@ -115,10 +136,12 @@ def package(banks: list[LoadedBank]) -> genanki.Package:
     return genanki.Package(decks)
 
 
-def render(banks: list[LoadedBank], timestamp: float | None = None) -> bytes:
-    """The ``.apkg`` bytes of ``banks``. ``timestamp`` (seconds since the epoch, default now)
-    sets the notes' modification time. The SQLite collection is built in a temporary folder
-    that is removed afterwards (genanki's own ``write_to_file`` leaves its file behind)."""
+def render(banks: list[LoadedBank], warnings: list[str] | None = None,
+           timestamp: float | None = None) -> bytes:
+    """The ``.apkg`` bytes of ``banks`` (``warnings``: not used). ``timestamp`` (seconds since
+    the epoch, default now) sets the notes' modification time. The SQLite collection is built
+    in a temporary folder that is removed afterwards (genanki's own ``write_to_file`` leaves
+    its file behind)."""
     stamp = time.time() if timestamp is None else timestamp
     with tempfile.TemporaryDirectory(prefix="quiz-apkg-") as folder:
         db = Path(folder) / "collection.anki2"
