@@ -11,6 +11,7 @@ adding one :class:`Command` there, with its code in a module of this package:
 - :mod:`quiz.cli.bank`: ``validate``, ``schema``, ``new``, ``import``, ``export``;
 - :mod:`quiz.cli.study`: studying (``quiz``, ``quiz exam``, ``quiz review``) and ``stats``;
 - :mod:`quiz.cli.footprint`: the calculator, ``quiz footprint``;
+- :mod:`quiz.cli.results`: ``results export`` and ``analyze``; :mod:`quiz.cli.serve`: ``serve``;
 - :mod:`quiz.cli.status`: the exit statuses they share.
 
 Output convention (as linters such as ruff do): everything a command reports — diagnostics,
@@ -73,6 +74,24 @@ def _stats(argv: list[str]) -> int:
     return run_stats(argv)
 
 
+def _results(name: str) -> Callable[[list[str]], int]:
+    """A runner that imports :mod:`quiz.cli.results` only when its command is used."""
+
+    def run(argv: list[str]) -> int:
+        from quiz.cli import results
+
+        runner: Callable[[Sequence[str]], int] = getattr(results, name)
+        return runner(argv)
+
+    return run
+
+
+def _serve(argv: list[str]) -> int:
+    from quiz.cli.serve import run_serve
+
+    return run_serve(argv)
+
+
 def run_study(argv: Sequence[str], mode: str | None = None) -> int:
     """``quiz [PATH...]``, ``quiz exam`` or ``quiz review``: :func:`quiz.cli.study.run_study`,
     with this table's overview as ``quiz --help``."""
@@ -118,6 +137,14 @@ COMMANDS: dict[str, Command] = {
                 lambda argv: run_study(argv, mode="review")),
         Command("stats", "[--json|--csv|--reset]", "your progress: topics, sessions, leeches",
                 _stats),
+        Command("results", "export [--format json|csv|xapi] [--out FILE]",
+                "every answer you recorded, for your instructor or a learning record store",
+                _results("run_results")),
+        Command("analyze", "RESULTS... [--bank PATH...]",
+                "item analysis of students' results: facility, discrimination, distractors",
+                _results("run_analyze")),
+        Command("serve", "[PATH...] [--port N]", "the app in a web browser (textual-serve)",
+                _serve),
         Command("help", "[COMMAND]", "this overview, or a command's options", run_help),
     )
 }

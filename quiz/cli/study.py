@@ -58,7 +58,10 @@ def study_parser(mode: str | None = None, *, overview: str = "") -> argparse.Arg
 
 
 def has_terminal() -> bool:
-    """True when both stdin and stdout are terminals (the TUI needs both)."""
+    """True when both stdin and stdout are terminals (the TUI needs both), or when textual-serve
+    started this process for a browser (its web driver talks over pipes instead)."""
+    if os.environ.get("TEXTUAL_DRIVER") == "textual.drivers.web_driver:WebDriver":
+        return True
     try:
         return os.isatty(sys.stdin.fileno()) and os.isatty(sys.stdout.fileno())
     except (AttributeError, OSError, ValueError):  # closed or replaced streams
@@ -213,7 +216,8 @@ def _stats_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="quiz stats",
         description="Progress: questions seen, mastered and due; accuracy per topic; leeches; "
-        "every session with its score. --json exports everything, --csv the sessions table.")
+        "every session with its score. --json prints these statistics as JSON, --csv the sessions "
+        "table; every single answer is exported by 'quiz results export'.")
     parser.add_argument("paths", nargs="*", metavar="PATH",
                         help="the banks the statistics are about (default: the bundled bank)")
     out = parser.add_mutually_exclusive_group()
