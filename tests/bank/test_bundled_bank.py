@@ -52,6 +52,8 @@ SCHEMA_LINE = "# yaml-language-server: $schema=./quiz-bank.schema.json"
 SECOND_EDITION_FILES = {
     "networking.yaml": ("ai-infra-networking", "networking",
                         "Networking for training and inference"),
+    "operations.yaml": ("ai-infra-operations", "operations",
+                        "Operations, monitoring and GPU sharing"),
 }
 """file name → (bank id, topic key, topic title) of the banks added for the second edition
 (issue 22). They follow the issue's item-writing rules (asserted below) instead of the first
