@@ -17,6 +17,34 @@ if TYPE_CHECKING:  # not imported at run time: the study app paints before pydan
     from quiz.bank.model import BankInfo, Question
 
 
+_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r", "\\": "\\\\", '"': '\\"'}
+
+
+def quoted_path(path: str) -> str:
+    """``path`` as a diagnostic shows it: unchanged, unless it holds a control character or a
+    line or paragraph separator (a file name may hold a newline, which would break the
+    one-line ``path:line:col`` form). Such a path is written in double quotes with C escapes
+    (``\\n``, ``\\t``, ``\\xNN``, ``\\uNNNN``; a backslash and a quote escaped too), as git
+    quotes an unusual file name."""
+    if not any(_unprintable(c) for c in path):
+        return path
+    out = []
+    for c in path:
+        if c in _ESCAPES:
+            out.append(_ESCAPES[c])
+        elif "\udc80" <= c <= "\udcff":  # a byte of a name that is not UTF-8 (surrogateescape)
+            out.append(f"\\x{ord(c) - 0xDC00:02x}")
+        elif _unprintable(c):
+            out.append(f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}")
+        else:
+            out.append(c)
+    return '"' + "".join(out) + '"'
+
+
+def _unprintable(c: str) -> bool:
+    return c < " " or "\x7f" <= c <= "\x9f" or c in "\u2028\u2029" or "\udc80" <= c <= "\udcff"
+
+
 @dataclass(frozen=True)
 class Diagnostic:
     """One problem found in a bank file.
@@ -37,7 +65,8 @@ class Diagnostic:
     """For a lint finding, a one-line suggestion of how to fix it."""
 
     def __str__(self) -> str:
-        where = f"{self.path}:{self.line}:{self.column}" if self.line else self.path
+        path = quoted_path(self.path)
+        where = f"{path}:{self.line}:{self.column}" if self.line else path
         rule = f"{self.rule}: " if self.rule else ""
         return f"{where}: {self.severity}: {rule}{self.message}"
 

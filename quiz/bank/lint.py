@@ -411,15 +411,25 @@ _ELLIPSIS_ONLY = re.compile(r"^\s*(?:\.\.\.|…|\[\s*(?:\.\.\.|…)\s*\]|\(\s*(?
                             r"<\s*(?:\.\.\.|…)\s*>)\s*$", re.MULTILINE)
 
 
+_QUOTED = re.compile(r"`[^`\n]*`|\"[^\"\n]*\"|“[^”\n]*”|‘[^’\n]*’|(?<!\w)'[^'\n]*'(?!\w)")
+"""Literal text: a code span (`` `...` ``) or a quotation ("...", “...”, ‘...’, '...' not
+inside a word, so an apostrophe opens none)."""
+
+
 def _placeholders(text: str) -> list[str]:
     """The placeholders in ``text``: the words TODO, FIXME, TBD, XXX (in capitals), lorem
     (ipsum), and a line that is only ``...`` (or ``…``, ``[...]``, ``(...)``, ``<...>``). An
-    ellipsis inside a sentence or a formula ("1, 2, ..., n") is not a placeholder."""
+    ellipsis inside a sentence or a formula ("1, 2, ..., n") is not a placeholder, nor is a
+    word quoted as literal text (``the `[TODO]` markers``, ``a "TODO" comment``): the author
+    wrote it on purpose."""
     found = []
+    literal = [m.span() for m in _QUOTED.finditer(text)]
     for match in _PLACEHOLDER_WORDS.finditer(text):
         word = match.group(0)
         if match.group(1) and word != word.upper():
             continue  # "todo" and "Xxx" are words; the placeholders are written in capitals
+        if any(start < match.start() and match.end() < end for start, end in literal):
+            continue
         found.append(repr(word))
     bare = _ELLIPSIS_ONLY.search(text)
     if bare:

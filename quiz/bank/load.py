@@ -140,6 +140,11 @@ def load_library(paths: Sequence[str | os.PathLike[str]], *,
     seen: set[Path] = set()
     files: list[tuple[int, Path | _FileResult]] = []
     for given in paths:
+        if not os.fspath(given):  # Path("") is ".": an empty argument must not mean this folder
+            files.append((0, _FileResult("''", [Problem(
+                0, 0, "an empty path names no bank file or folder (for the current folder, "
+                "write .)")])))
+            continue
         for path, problem in _expand(Path(given)):
             if problem is not None:
                 files.append((0, _FileResult(str(path), [problem])))

@@ -10,6 +10,7 @@ rather than guessed.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
@@ -80,18 +81,26 @@ def review_errors(reviews: Collection[str], options: Collection[str] | None,
     return errors
 
 
+_INITIAL = re.compile(r"\b\w")
+"""The first letter of each word (see :func:`same_options_errors`)."""
+
+
 def same_options_errors(options: Mapping[str, str]) -> list[InitErrorDetails]:
-    """Two options whose texts are equal once trimmed and with runs of white space made one space
-    (``"14 GB"``, ``"14  GB "``) cannot be told apart: an error at the second one."""
+    """Two options whose texts are equal once trimmed, with runs of white space made one space
+    and the case of each word's first letter ignored (``"training"``, ``" Training  "``) cannot
+    be told apart: an error at the second one (its message, located, names the first one's
+    line too). Case inside a word is meaning (``"14 GB"`` and ``"14 Gb"``, gigabytes and
+    gigabits; ``"14 gb"``), so those stay different options."""
     errors: list[InitErrorDetails] = []
     first: dict[str, str] = {}
     for key, text in options.items():
-        same = " ".join(text.split())
+        same = _INITIAL.sub(lambda m: m.group(0).casefold(), " ".join(text.split()))
         if same in first:
             errors.append(error(("options", key), "option_same_text",
                                  "options {first} and {key} read the same ({text}): a student "
                                  "cannot tell them apart; make this option different", text,
-                                 first=first[same], key=key, text=repr(same)))
+                                 first=first[same], key=key,
+                                 text=repr(" ".join(text.split()))))
         else:
             first[same] = key
     return errors

@@ -208,7 +208,20 @@ def _problem(w: _Walked, err: ErrorDetails, marks: dict[int, tuple[Any, Any, Any
             message = f"{label}: {message}"  # the calculator's messages name no key
     else:
         message = f"{label}: {err['msg']}"
+    if kind == "option_same_text":
+        message += _first_option_line(w, str(ctx.get("first")), marks)
     return Problem(*where, message)
+
+
+def _first_option_line(w: _Walked, first: str, marks: dict[int, tuple[Any, Any, Any]]) -> str:
+    """`` (option A is on line N)``: where the first of two options that read the same is
+    written (empty when its mark is unknown)."""
+    entry = marks.get(id(w.steps[-1][0])) if w.steps else None
+    vmarks = entry[2] if entry is not None else None
+    if not isinstance(vmarks, dict) or first not in vmarks:
+        return ""
+    line, _ = mark_position(vmarks[first])
+    return f" (option {first} is on line {line})"
 
 
 _PYDANTIC_JARGON = {"value_error", "assertion_error", "missing", "url_parsing"}

@@ -108,10 +108,19 @@ def run_help(argv: Sequence[str]) -> int:
         study_parser(overview=_description()).print_help()
         return EXIT_OK
     name = argv[0]
-    if name in COMMANDS and name != "help":
+    if name in ("help", "-h", "--help"):
+        print(HELP_USAGE)
+        return EXIT_OK
+    if name in COMMANDS:
         return COMMANDS[name].run(["--help"])
     print(_unknown_command(name), file=sys.stderr)
     return EXIT_USAGE
+
+
+HELP_USAGE = ("usage: quiz help [COMMAND]\n\n"
+              "Without COMMAND: the overview of every command (as quiz --help). With one: that "
+              "command's options\n(as quiz COMMAND --help).")
+"""What ``quiz help help`` prints."""
 
 
 COMMANDS: dict[str, Command] = {

@@ -130,16 +130,46 @@ def add_study_options(parser: argparse.ArgumentParser, *, exam: bool = False) ->
         parser.add_argument("--minutes", type=float, metavar="M",
                             help="minutes on the clock (default: the bank's time_limit, or 1.2 "
                             "per question)")
-    parser.add_argument("--seed", type=int, default=None,
+    parser.add_argument("--seed", type=seed_value, default=None, metavar="N",
                         help="seed for drawing and shuffling (reproducible)")
     parser.add_argument("--no-shuffle", action="store_true",
                         help="keep questions and options in bank order")
     add_data_dir(parser)
 
 
+MAX_SEED = 2**63 - 1
+"""The largest ``--seed``: the progress store keeps it in an SQLite INTEGER (64-bit signed)."""
+
+
+def seed_value(text: str) -> int:
+    """``--seed``'s type: a whole number from 0 to :data:`MAX_SEED`.
+
+    Raises:
+        argparse.ArgumentTypeError: for anything else (argparse makes it a usage error)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, found {text!r}") from None
+    if not 0 <= value <= MAX_SEED:
+        raise argparse.ArgumentTypeError(f"must be from 0 to {MAX_SEED:,} (a 64-bit number), "
+                                         f"found {text}")
+    return value
+
+
+def folder_value(text: str) -> Path:
+    """``--data-dir``'s type: a path, never empty (``Path('')`` would be the current folder).
+
+    Raises:
+        argparse.ArgumentTypeError: for an empty path."""
+    if not text:
+        raise argparse.ArgumentTypeError("an empty path names no folder (for the current "
+                                         "folder, write .)")
+    return Path(text)
+
+
 def add_data_dir(parser: argparse.ArgumentParser) -> None:
     """Add ``--data-dir``."""
-    parser.add_argument("--data-dir", metavar="DIR", type=Path,
+    parser.add_argument("--data-dir", metavar="DIR", type=folder_value,
                         help="folder of the progress database (default: $QUIZ_DATA_DIR, or the "
                         "user data folder)")
 
@@ -234,7 +264,10 @@ def run_stats(argv: Sequence[str]) -> int:
     """``quiz stats``: print the statistics table (or ``--json``/``--csv``), or ``--reset``
     them after a confirmation and a backup. Exit 0, 1 (a bank or the store cannot be read) or
     2 (usage)."""
-    ns = _stats_parser().parse_args(argv)
+    parser = _stats_parser()
+    ns = parser.parse_args(argv)
+    if ns.yes and not ns.reset:
+        parser.error("--yes only answers --reset's question: add --reset, or leave --yes out")
     store = open_store(ns.data_dir)
     if store is None:
         return EXIT_ERRORS

@@ -7,15 +7,14 @@ transaction. Exam and cram answers are recorded without touching the schedule.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from datetime import datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from quiz.bank.library import Library
+from quiz.study import owners
 from quiz.study.mode import Mode
 from quiz.study.store import AnswerRecord, SessionRecord, Store, utc_now
 
@@ -76,6 +75,10 @@ class Recorder:
     index: QuestionIndex
     now: Callable[[], datetime] = utc_now
     scheduler: Scheduler = field(default_factory=lambda: _scheduler())
+
+    def __post_init__(self) -> None:
+        # A resumed session is this process's now: another quiz must not offer it meanwhile.
+        owners.claim(self.store.path, self.session_id)
 
     @property
     def schedules(self) -> bool:
@@ -149,27 +152,6 @@ def cram_ids(store: Store, index: QuestionIndex) -> list[str]:
     return missed + [qid for qid in order if qid in flagged and qid not in set(missed)]
 
 
-def _alive(pid: int) -> bool:
-    """True when a process with this id runs (another quiz still using its session)."""
-    if pid == os.getpid():
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OSError):
-        return True
-    # Where /proc tells more (Linux): a zombie has ended, and a process whose command line does
-    # not mention quiz is another program that reused the id.
-    proc = Path("/proc") / str(pid)
-    try:
-        state = (proc / "stat").read_text().rpartition(")")[2].split()[0]
-        cmdline = (proc / "cmdline").read_bytes()
-    except (OSError, IndexError):
-        return True
-    return state not in ("Z", "X") and b"quiz" in cmdline
-
-
 @dataclass(frozen=True)
 class Interrupted:
     """An open session left by a run that ended without finishing it: the session and how many
@@ -204,15 +186,15 @@ class Interrupted:
 
 def interrupted_sessions(store: Store, bank_ids: AbstractSet[str] | None = None
                          ) -> list[Interrupted]:
-    """Open sessions that no running quiz owns, newest first. Sessions with nothing to resume
+    """Open sessions that no running quiz owns (holds the session's lock:
+    :mod:`quiz.study.owners`), newest first. Sessions with nothing to resume
     (no answer given, and not an exam; or a practice session whose plan was never written)
     are closed as abandoned on the way. With ``bank_ids`` (the banks loaded), only sessions
     drawn from those banks are returned: a session of other banks is left open, to be offered
     when its banks are studied again."""
     result = []
     for rec in store.open_sessions():
-        owner = rec.plan.get("pid")
-        if isinstance(owner, int) and _alive(owner):
+        if owners.owned_elsewhere(store.path, rec.id):  # another quiz is studying it now
             continue
         if bank_ids is not None and not set(rec.bank_ids) <= bank_ids:
             continue

@@ -35,6 +35,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from quiz.study import owners
+
 APPLICATION_ID = 0x5155495A
 """``PRAGMA application_id`` of a quiz progress file ("QUIZ" in ASCII): tells ours from a
 foreign SQLite file."""
@@ -303,7 +305,9 @@ class Store:
                 "VALUES (?, ?, ?, ?, ?, '{}')",
                 (mode, json.dumps(list(bank_ids)), seed, json.dumps(plan),
                  to_text(now or utc_now())))
-            return int(cur.lastrowid or 0)
+            session_id = int(cur.lastrowid or 0)
+        owners.claim(self.path, session_id)  # this process studies it: see quiz.study.owners
+        return session_id
 
     def set_plan(self, session_id: int, plan: dict[str, Any]) -> None:
         """Replace a session's plan (what was drawn: see :meth:`start_session`)."""
@@ -320,10 +324,11 @@ class Store:
     def end_session(self, session_id: int, status: str = "finished", *,
                     now: datetime | None = None) -> None:
         """Close a session as ``finished`` or ``abandoned`` (it is no longer offered for
-        resumption)."""
+        resumption), and let go of its lock (:mod:`quiz.study.owners`)."""
         with self._write() as db:
             db.execute("UPDATE sessions SET ended_at = ?, status = ? WHERE id = ?",
                        (to_text(now or utc_now()), status, session_id))
+        owners.release(self.path, session_id)
 
     def session(self, session_id: int) -> SessionRecord:
         """The session with this id. Raises ``KeyError`` if there is none."""

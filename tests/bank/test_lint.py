@@ -236,3 +236,21 @@ def test_every_rule_is_documented_in_format_md() -> None:
     text = (ROOT / "question_bank" / "FORMAT.md").read_text(encoding="utf-8")
     for rule in lint.RULES:
         assert f"`{rule.code}` `{rule.name}`" in text, rule.label
+
+
+@pytest.mark.parametrize("text", [
+    "Which tool lists the `[TODO]` markers a codebase still has?",
+    'A commit message reads "[TODO] remove". What does a reviewer ask for?',
+    "In a log, lines tagged ‘FIXME’ and 'XXX' come from which linter?",
+])
+def test_a_placeholder_word_quoted_as_literal_text_is_no_placeholder(tmp_path: Path,
+                                                                     text: str) -> None:
+    # Issue 19 §4: the author quoted the word on purpose; only a placeholder left in fires.
+    assert run_lint(tmp_path, question(question=text), rules=frozenset({"Q102"})) == []
+
+
+def test_an_unquoted_bracketed_todo_is_still_a_placeholder(tmp_path: Path) -> None:
+    found = run_lint(tmp_path, question(question="[TODO] write the stem; it's about 'memory'"),
+                     rules=frozenset({"Q102"}))
+    assert [(d.line, d.rule) for d in found] == [(8, "Q102 placeholder-text")]
+    assert "'TODO'" in found[0].message

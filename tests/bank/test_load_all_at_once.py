@@ -68,7 +68,7 @@ def test_ten_mistakes_are_reported_in_one_run_in_line_order_and_nothing_else(pur
         "f.yaml:27:17: error: difficulty: expected one of easy, medium, hard, found 'medum'; did "
         "you mean 'medium'?",
         "f.yaml:29:37: error: options A and C read the same ('14 GB'): a student cannot tell "
-        "them apart; make this option different",
+        "them apart; make this option different (option A is on line 29)",
         "f.yaml:35:61: error: this row has 1 cell but the table has 2 columns",
     ]
 
@@ -154,7 +154,7 @@ def test_options_equal_after_collapsing_white_space_are_an_error_at_the_second(
     text = bank(question(options=f"\n      A: 14 GB\n      B: {second}", review="{A: x}"))
     assert only_error(load_bank_text(text, pure_python=pure)) == (
         11, 10, "options A and B read the same ('14 GB'): a student cannot tell them apart; "
-                "make this option different")
+                "make this option different (option A is on line 10)")
 
 
 def test_options_that_differ_in_case_or_punctuation_are_fine(pure: bool) -> None:
@@ -187,3 +187,15 @@ def test_compute_beside_the_chart_needs_a_footprint(pure: bool) -> None:
     text = bank(question(extra="    infographic: {footprint: {model: llama-2-7b, gpu: l4}, "
                                "compute: true}\n"))
     assert found(load_bank_text(text, pure_python=pure)) == []
+
+
+@pytest.mark.parametrize("second", ['" Training  "', '"training"', '"Training"'])
+def test_options_that_differ_in_a_first_letter_case_and_spacing_are_duplicates(
+        second: str, pure: bool) -> None:
+    # Issue 19 §4: "training" and " Training  " read the same to a student, who picking
+    # the other one would be marked wrong; the error names both lines.
+    text = bank(question(options=f"\n      A: Training\n      B: {second}", review="{A: x}"))
+    assert only_error(load_bank_text(text, pure_python=pure)) == (
+        11, 10, f"options A and B read the same ({' '.join(second.strip(chr(34)).split())!r}): "
+                "a student cannot tell them apart; make this option different (option A is on "
+                "line 10)")
