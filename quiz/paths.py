@@ -34,8 +34,9 @@ def bundled_bank_dir() -> Path:
 
 
 def data_dir(override: Path | None = None) -> Path:
-    """Return (and create) the folder for progress data: ``override`` (``--data-dir``), else
-    ``$QUIZ_DATA_DIR``, else the platform's user data folder from ``platformdirs``."""
+    """Return (and create, mode 0700: see :func:`make_private_dirs`) the folder for progress
+    data: ``override`` (``--data-dir``), else ``$QUIZ_DATA_DIR``, else the platform's user data
+    folder from ``platformdirs``."""
     if override is not None:
         path = Path(override).expanduser()
     elif env := os.environ.get(DATA_DIR_ENV):
@@ -44,8 +45,27 @@ def data_dir(override: Path | None = None) -> Path:
         from platformdirs import user_data_path
 
         path = user_data_path("quiz", appauthor=False)
-    path.mkdir(parents=True, exist_ok=True)
+    make_private_dirs(path)
     return path
+
+
+def make_private_dirs(folder: Path) -> None:
+    """Create ``folder`` and each missing parent with mode 0700 (``Path.mkdir(parents=True)``
+    gives parents the umask's mode: 0775 under umask 002). An existing folder is left as it
+    is."""
+    missing = []
+    at = folder
+    while not at.exists():
+        missing.append(at)
+        if at.parent == at:
+            break
+        at = at.parent
+    for path in reversed(missing):
+        try:
+            path.mkdir(mode=0o700)
+        except FileExistsError:
+            continue
+        os.chmod(path, 0o700)  # whatever the umask took away
 
 
 CACHE_DIR_ENV = "QUIZ_CACHE_DIR"

@@ -10,7 +10,7 @@ of the key matches and the file's stat cannot vouch for its content (it had chan
 seconds of when its entry was made: :func:`stat_vouches`, git's "racily clean" rule); any
 write to a file sets its change time, which nothing sets back.
 
-An entry holds two sections, each with a CRC-32 of its bytes: a small **index** of plain
+An entry holds two sections, each with a check of its bytes (a keyed MAC: see below): a small **index** of plain
 values (what a start screen needs: the bank's header, question ids, topics and content hashes,
 the warnings) and the **payload** (the validated models). :meth:`BankCache.get` reads and checks
 the index only, so a start shows the library without reading or building 10,000 models, or
@@ -21,38 +21,54 @@ if there were no cache; a payload that fails to read later raises, and its calle
 (:func:`quiz.bank.load.load_library`'s stored banks) loads the file in full then. Failing to
 write an entry (a read-only or full disk) is silent: the cache only ever saves time.
 
-Entries are pickles written by this user into this user's cache folder; the CRC guards
-against damage, not against someone who can already write the user's files.
+**No content of the cache can run code.** Entries are pickles, and unpickling can run code,
+so every section is authenticated before it is unpickled: its check is a keyed BLAKE2b MAC
+(an HMAC construction of its own, RFC 7693 §2.1) over the entry's key line and the section,
+made with a 32-byte secret that only this user can read (:data:`KEY_FILE` in the user data
+folder, mode 0600, made on first use). Someone who can write the cache folder but not read
+that key cannot make an entry that is unpickled. On top of that, an entry is read only when
+it is a regular file (a named pipe, a device or a link is skipped before anything is read:
+a FIFO would block, ``/dev/zero`` would never end), owned by this user and writable by no one
+else, in a folder owned by this user and writable by no one else; the cache folder is
+created 0700. What is refused is said in :attr:`BankCache.notes` (the loader passes them on
+as :attr:`~quiz.bank.library.LoadReport.notes`), and the bank is loaded in full.
 """
 
 from __future__ import annotations
 
 import gc
 import hashlib
+import hmac
 import importlib.util
 import json
 import os
 import pickle
+import stat
 import sys
 import tempfile
 import threading
-import zlib
 from functools import cache
 from pathlib import Path
 from typing import IO, Any
 
 from quiz import __version__
+from quiz.paths import make_private_dirs
 
-FORMAT = 4
+FORMAT = 5
 """Version of the entry layout; a change makes every older entry a miss."""
 
-_MAGIC = b"quiz-bank-cache\n"
+_MAGIC = b"quiz-bank-cache 5\n"
 """An entry's first line; its second is its key (JSON); then two sections, the index and the
 payload, each a check, a length and that many bytes."""
 
-_CHECK = 4
-"""Bytes of a section's check of its bytes (a CRC-32, big-endian: it finds every burst of up
-to 32 changed bits, and all but one in 2**32 of the rest)."""
+_CHECK = 32
+"""Bytes of a section's check: a BLAKE2b MAC keyed with the user's cache key (see the module
+docstring), of the entry's key line, the section's name and its bytes."""
+
+KEY_FILE = "cache.key"
+"""The cache key's file name in the user data folder (:func:`quiz.paths.data_dir`)."""
+
+_KEY_BYTES = 32
 
 _LENGTH = 8
 """Bytes of a section's length (big-endian), after its check."""
@@ -65,8 +81,8 @@ def content_hash(data: bytes) -> str:
     the SHA-1 hex digest of the SHA-1 digests of the first and the second half of ``data``
     (split at ``len(data) // 2``). SHA-1 because it is the fastest of hashlib's on this kind of
     machine, twice BLAKE2b's speed; two halves so that two threads hash a large file at once
-    (hashlib lets go of the GIL; see :func:`_hash_file`). Nothing here is a security boundary
-    (see the module docstring)."""
+    (hashlib lets go of the GIL; see :func:`_hash_file`). Not a security boundary: entries are
+    authenticated by their keyed checks (see the module docstring)."""
     view = memoryview(data)
     half = len(view) // 2
     return _combine(_sha1(view[:half]), _sha1(view[half:]))
@@ -163,14 +179,17 @@ class Stored:
     """An entry served by :meth:`BankCache.get`: its ``index``, checked and unpickled, and
     where its payload lies (not read yet: see :meth:`decode`)."""
 
-    __slots__ = ("index", "_entry", "_offset", "_section")
+    __slots__ = ("index", "_entry", "_offset", "_section", "_mac")
 
-    def __init__(self, index: Any, entry: Path, offset: int, section: bytes) -> None:
+    def __init__(self, index: Any, entry: Path, offset: int, section: bytes,
+                 mac: Any) -> None:
         self.index = index
         self._entry = entry
         self._offset = offset
         self._section = section
         """The payload section's head (check and length) as :meth:`BankCache.get` read it."""
+        self._mac = mac
+        """The keyed hash the payload is checked with, fed with the key line already."""
 
     def decode(self) -> Any:
         """Read the payload from the entry, check it, and unpickle it (the garbage collector
@@ -179,14 +198,19 @@ class Stored:
         Raises:
             OSError: the entry cannot be read any more.
             ValueError: the payload is not the one the index was stored with, or fails its
-                check (the entry was replaced or damaged since :meth:`BankCache.get`).
-            Exception: whatever unpickling raises.
+                check (the entry was replaced or damaged since :meth:`BankCache.get`), or the
+                entry is no longer a regular file of this user's that only they can write.
+            Exception: whatever unpickling raises (only ever of a payload this user's key
+                authenticated).
         """
-        with open(self._entry, "rb") as file:
+        with _open_entry(self._entry) as file:
+            problem = _unsafe_entry(os.fstat(file.fileno()))
+            if problem is not None:
+                raise ValueError(f"{self._entry}: {problem}")
             file.seek(self._offset)
             if file.read(_SECTION) != self._section:
                 raise ValueError(f"{self._entry}: this cache entry was replaced")
-            data = _read_section(file, self._section)
+            data = _read_section(file, self._section, self._mac.copy(), b"payload")
         enabled = gc.isenabled()
         gc.disable()
         try:
@@ -196,19 +220,126 @@ class Stored:
                 gc.enable()
 
 
-def _read_section(file: IO[bytes], head: bytes) -> bytes:
-    """The bytes of the section whose head (check, then length) is ``head``, read from
-    ``file`` and checked. Raises ValueError when they are cut short or fail the check."""
+def _read_section(file: IO[bytes], head: bytes, mac: Any, name: bytes) -> bytes:
+    """The bytes of the section ``name`` whose head (check, then length) is ``head``, read
+    from ``file`` and authenticated with ``mac`` (a keyed hash fed with the entry's key line:
+    see :func:`_check`). Raises ValueError when they are cut short, longer than the file, or
+    fail the check."""
+    if len(head) != _SECTION:
+        raise ValueError("a cache entry ends early")
     length = int.from_bytes(head[_CHECK:], "big")
+    if length > os.fstat(file.fileno()).st_size:  # a forged length must not allocate 2**60 bytes
+        raise ValueError("a cache entry's section is longer than the entry")
     data = file.read(length)
-    if len(data) != length or zlib.crc32(data).to_bytes(_CHECK, "big") != head[:_CHECK]:
+    if len(data) != length or not hmac.compare_digest(_check(mac, name, data), head[:_CHECK]):
         raise ValueError("a cache entry's section fails its check")
     return data
 
 
-def _section(data: bytes) -> bytes:
+def _check(mac: Any, name: bytes, data: bytes) -> bytes:
+    """The check of section ``name`` holding ``data``: ``mac`` (keyed, fed with the entry's
+    key line; updated here) fed with the name and the data."""
+    mac.update(name + b"\0" + len(data).to_bytes(_LENGTH, "big"))
+    mac.update(data)
+    return bytes(mac.digest())
+
+
+def _section(mac: Any, name: bytes, data: bytes) -> bytes:
     """The head of a section holding ``data``: its check, then its length."""
-    return zlib.crc32(data).to_bytes(_CHECK, "big") + len(data).to_bytes(_LENGTH, "big")
+    return _check(mac, name, data) + len(data).to_bytes(_LENGTH, "big")
+
+
+def _keyed(key: bytes, header: bytes) -> Any:
+    """A BLAKE2b MAC keyed with ``key`` and fed with an entry's key line ``header``."""
+    mac = hashlib.blake2b(key=key, digest_size=_CHECK)
+    mac.update(header)
+    return mac
+
+
+def _open_entry(path: Path) -> IO[bytes]:
+    """``path`` open for reading, never following a link and never blocking (a named pipe
+    opens at once; :func:`_unsafe_entry` then refuses it before anything is read)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    return open(fd, "rb")
+
+
+def _unsafe_entry(info: os.stat_result) -> str | None:
+    """Why an open entry (its ``fstat``) must not be read, or ``None`` when it may: it must
+    be a regular file, this user's, that no one else can write."""
+    if not stat.S_ISREG(info.st_mode):
+        return "not a regular file: skipped unread"
+    return _unsafe_owner(info, "entry")
+
+
+def _unsafe_owner(info: os.stat_result, what: str) -> str | None:
+    """Why a cache file or folder (its ``stat``) is not to be trusted: owned by another user,
+    or writable by the group or by everyone (``None`` when neither)."""
+    if hasattr(os, "geteuid") and info.st_uid != os.geteuid():
+        return f"this {what} belongs to another user (uid {info.st_uid})"
+    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return (f"this {what} can be written by other users (mode "
+                f"{stat.S_IMODE(info.st_mode):04o})")
+    return None
+
+
+class CacheRefused(Exception):
+    """The cache must not be used this time (the message says why and what to do)."""
+
+
+def read_key(path: Path) -> bytes:
+    """The user's cache key, from ``path`` (made there, 32 random bytes, mode 0600, when
+    missing; its folder made 0700).
+
+    Raises:
+        CacheRefused: the key file is a link or not a regular file, belongs to another user, or
+            can be read or written by others (it may be known to them), or has the wrong size.
+        OSError: it cannot be made or read (a read-only data folder).
+    """
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        _make_key(path)
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if os.path.islink(path):
+            raise CacheRefused(f"the cache key {path} is a link: not used; remove it (a new "
+                               "one is made)") from exc
+        raise
+    with open(fd, "rb") as file:
+        info = os.fstat(file.fileno())
+        problem = ("it is not a regular file" if not stat.S_ISREG(info.st_mode)
+                   else _unsafe_owner(info, "key file"))
+        if problem is None and stat.S_IMODE(info.st_mode) & 0o077:
+            problem = (f"other users can read it (mode {stat.S_IMODE(info.st_mode):04o})")
+        if problem is not None:
+            raise CacheRefused(f"the cache key {path}: {problem}; the validated-bank cache is "
+                               f"off. Remove the file (a new key is made), or chmod 600 it")
+        key = file.read(_KEY_BYTES + 1)
+    if len(key) != _KEY_BYTES:
+        raise CacheRefused(f"the cache key {path} has {len(key)} bytes, not {_KEY_BYTES}; the "
+                           "validated-bank cache is off. Remove the file (a new key is made)")
+    return key
+
+
+def _make_key(path: Path) -> None:
+    """Write a new key to ``path`` whole, or leave the one another process made first (a key
+    is written to a temporary file, then linked to its name: never seen half written)."""
+    import secrets  # only here: it imports random (2 ms), and a key is made once
+
+    make_private_dirs(path.parent)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".cache-key-")  # mode 0600
+    try:
+        with os.fdopen(fd, "wb") as file:
+            file.write(secrets.token_bytes(_KEY_BYTES))
+            file.flush()
+            os.fsync(file.fileno())
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            pass
+    finally:
+        os.unlink(tmp)
 
 
 STAT_SETTLED_NS = 3 * 10**9
@@ -235,15 +366,73 @@ def stat_vouches(info: os.stat_result, stat_ns: int) -> bool:
 
 
 class BankCache:
-    """Entries in one folder (created when the first entry is written)."""
+    """Entries in one folder (created 0700 when the first entry is written), authenticated with
+    the key in ``key_file`` (default: :data:`KEY_FILE` in the user data folder).
 
-    def __init__(self, folder: Path) -> None:
+    Attributes:
+        notes: what was refused and why (an unsafe folder, entry or key), one sentence each,
+            for the user.
+    """
+
+    def __init__(self, folder: Path, key_file: Path | None = None) -> None:
         self.folder = folder
+        self.notes: list[str] = []
+        self._key_file = key_file
+        self._secret: bytes | None = None
+        self._off = False
+        """True once the cache is refused for this run (said in :attr:`notes`)."""
+
+    def _note(self, text: str) -> None:
+        if text not in self.notes:
+            self.notes.append(text)
 
     def _entry(self, path: Path) -> Path:
         name = hashlib.blake2b(str(path).encode("utf-8", "surrogatepass"),
                                digest_size=16).hexdigest()
         return self.folder / f"{name}.bank"
+
+    def _usable_key(self, *, create: bool) -> bytes | None:
+        """The key, once the folder passed its checks; ``None`` (the cache is off) when the
+        folder is missing (``create``: made 0700) or unsafe, or the key cannot be had."""
+        if self._off:
+            return None
+        if self._secret is not None:
+            return self._secret
+        try:
+            info = os.stat(self.folder)
+        except FileNotFoundError:
+            if not create:
+                return None
+            try:
+                make_private_dirs(self.folder)
+                info = os.stat(self.folder)
+            except OSError:
+                self._off = True
+                return None
+        except OSError:
+            self._off = True
+            return None
+        problem = ("it is not a folder" if not stat.S_ISDIR(info.st_mode)
+                   else _unsafe_owner(info, "folder"))
+        if problem is not None:
+            self._off = True
+            self._note(f"validated-bank cache {self.folder}: {problem}; its entries are not "
+                       f"used and none is written (banks load in full). Use a folder only you "
+                       f"can write: chmod 700 {self.folder}, or set QUIZ_CACHE_DIR")
+            return None
+        try:
+            key_file = self._key_file
+            if key_file is None:
+                from quiz.paths import data_dir
+
+                key_file = data_dir() / KEY_FILE
+            self._secret = read_key(key_file)
+        except CacheRefused as exc:
+            self._off = True
+            self._note(str(exc))
+        except OSError:  # a read-only data folder: no key, no cache, nothing to say
+            self._off = True
+        return self._secret
 
     @staticmethod
     def _key(path: Path, info: os.stat_result, digest: str | None,
@@ -256,18 +445,37 @@ class BankCache:
             bank: IO[bytes]) -> tuple[Stored | None, str | None]:
         """The entry stored for this exact file (``path`` resolved, ``info`` its ``stat``,
         ``bank`` the file open for reading, at its start), or ``None`` when there is none, it
-        was made from anything else, or its index cannot be read whole and intact; with the
-        file's :func:`content_hash` when it was computed (``None`` when the rest of the key
-        already differed, or the stat vouches for the content: see :func:`stat_vouches`).
-        ``bank`` is left anywhere: seek before reading it again. The payload is read and
-        checked only by :meth:`Stored.decode`."""
+        was made from anything else, its index cannot be read whole and authenticated, or the
+        entry or its folder is not safe to read (see the module docstring; said in
+        :attr:`notes`); with the file's :func:`content_hash` when it was computed (``None``
+        when the rest of the key already differed, or the stat vouches for the content: see
+        :func:`stat_vouches`). ``bank`` is left anywhere: seek before reading it again. The
+        payload is read and checked only by :meth:`Stored.decode`."""
         digest: str | None = None
+        key = self._usable_key(create=False)
+        if key is None:
+            return None, None
+        entry = self._entry(path)
         try:
-            entry = self._entry(path)
-            with open(entry, "rb") as file:
-                if file.readline() != _MAGIC:
+            file = _open_entry(entry)
+        except FileNotFoundError:
+            return None, None
+        except OSError:
+            if os.path.islink(entry):
+                self._note(f"validated-bank cache entry {entry}: a link, skipped unread; not "
+                           "used (the bank is loaded in full; a new entry replaces it)")
+            return None, None
+        try:
+            with file:
+                problem = _unsafe_entry(os.fstat(file.fileno()))
+                if problem is not None:
+                    self._note(f"validated-bank cache entry {entry}: {problem}; not used (the "
+                               "bank is loaded in full; a new entry replaces it)")
                     return None, None
-                stored = json.loads(file.readline())
+                if file.readline(len(_MAGIC)) != _MAGIC:
+                    return None, None
+                line = file.readline(1 << 16)
+                stored = json.loads(line)
                 # Everything but the content first: the file is hashed only when that matches,
                 # and the stat did not vouch for it when the entry was made.
                 expected = self._key(path, info, None)
@@ -279,7 +487,8 @@ class BankCache:
                     digest = _hash_file(bank, info.st_size)
                     if stored["content"] != digest:
                         return None, digest
-                data = _read_section(file, file.read(_SECTION))
+                mac = _keyed(key, _MAGIC + line)
+                data = _read_section(file, file.read(_SECTION), mac.copy(), b"index")
                 offset = file.tell()
                 payload = file.read(_SECTION)
             if len(payload) != _SECTION:
@@ -287,11 +496,11 @@ class BankCache:
             enabled = gc.isenabled()
             gc.disable()
             try:
-                index = pickle.loads(data)
+                index = pickle.loads(data)  # authenticated above: written by this user's quiz
             finally:
                 if enabled:
                     gc.enable()
-            return Stored(index, entry, offset, payload), digest
+            return Stored(index, entry, offset, payload, mac), digest
         except Exception:  # a missing, unreadable or damaged entry is a miss, never an error
             return None, digest
 
@@ -301,22 +510,26 @@ class BankCache:
         (unpickled only by :meth:`Stored.decode`) for this exact file, whose content hash is
         ``digest`` and whose ``stat`` is ``info``, taken at ``stat_ns`` (``time.time_ns()``
         just before it; ``None``: unknown, and the file is hashed at every :meth:`get`). The
-        entry is written whole to a temporary file, then renamed over the old one, so a
-        reader never sees half an entry. Failures are ignored."""
+        entry is written whole to a temporary file (mode 0600), then renamed over the old one,
+        so a reader never sees half an entry; nothing is written into an unsafe folder.
+        Failures are ignored."""
         try:
+            key = self._usable_key(create=True)
+            if key is None:
+                return
             head = pickle.dumps(index, protocol=pickle.HIGHEST_PROTOCOL)
             body = pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
             verify = stat_ns is None or not stat_vouches(info, stat_ns)
             header = (_MAGIC + json.dumps(self._key(path, info, digest, verify)).encode()
                       + b"\n")
-            self.folder.mkdir(parents=True, exist_ok=True)
+            mac = _keyed(key, header)
             fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=".entry-")
             try:
                 with os.fdopen(fd, "wb") as file:
                     file.write(header)
-                    file.write(_section(head))
+                    file.write(_section(mac.copy(), b"index", head))
                     file.write(head)
-                    file.write(_section(body))
+                    file.write(_section(mac.copy(), b"payload", body))
                     file.write(body)
                 os.replace(tmp, self._entry(path))
             except BaseException:

@@ -258,6 +258,10 @@ class LoadReport:
 
     library: Library | None
     diagnostics: list[Diagnostic]
+    notes: list[str] = field(default_factory=list)
+    """What the validated-bank cache refused and why (an entry or folder others can write, a
+    link, a named pipe: :attr:`quiz.bank.cache.BankCache.notes`): said to the user, never an
+    error (the banks were loaded in full instead)."""
 
     @property
     def errors(self) -> list[Diagnostic]:

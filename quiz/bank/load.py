@@ -165,6 +165,8 @@ def load_library(paths: Sequence[str | os.PathLike[str]], *,
         tracker.finish(len(result.ids))
         results.append(result)
     report = _report(results)
+    if bank_cache is not None:
+        report.notes += bank_cache.notes
     tracker.done()
     return report
 

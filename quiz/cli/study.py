@@ -182,6 +182,8 @@ def load(paths: Sequence[str]) -> Library | None:
     from quiz.paths import bundled_bank_dir
 
     report = load_for_study(list(paths) or [str(bundled_bank_dir())])
+    for note in report.notes:
+        print(f"quiz: {note}", file=sys.stderr)
     if report.library is None:
         print_load_failure(report.diagnostics)
     else:

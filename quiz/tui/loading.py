@@ -192,6 +192,9 @@ class LoadsBanks(App[int]):
         if warnings:
             self.notify(f"The banks loaded with {warnings} warning{'s' * (warnings != 1)} "
                         "(quiz validate lists them).", markup=False)
+        for note in report.notes:  # the cache refused an entry: said, never silent
+            self.notify(note, title="Validated-bank cache", severity="warning", timeout=15,
+                        markup=False)
         self._library_ready()
 
     def _reloaded(self, report: LoadReport, index: QuestionIndex | None) -> None:

@@ -103,7 +103,7 @@ def _index_end(entry: Path) -> int:
     index section: check, length, bytes)."""
     data = entry.read_bytes()
     start = data.index(b"\n", data.index(b"\n") + 1) + 1
-    return start + 12 + int.from_bytes(data[start + 4:start + 12], "big")
+    return start + 40 + int.from_bytes(data[start + 32:start + 40], "big")
 
 
 @pytest.mark.parametrize("damage", ["index", "garbage", "directory", "unreadable"])
@@ -125,14 +125,14 @@ def test_a_damaged_or_unreadable_entry_means_a_full_load(
     else:
         entry.chmod(0)
         if os.geteuid() == 0:  # root reads files whatever their permissions: refuse it here
-            real_open = open
+            real_open = cache_module._open_entry
 
-            def refusing_open(file: Any, *args: Any, **kwargs: Any) -> Any:
+            def refusing_open(file: Path) -> Any:
                 if Path(file) == entry:
                     raise PermissionError(13, "Permission denied", str(file))
-                return real_open(file, *args, **kwargs)
+                return real_open(file)
 
-            monkeypatch.setattr(cache_module, "open", refusing_open, raising=False)
+            monkeypatch.setattr(cache_module, "_open_entry", refusing_open)
     report = load_library([bank], cache_dir=folder)
     assert full_loads == [str(bank), str(bank)]
     assert report.library is not None and good.library is not None
