@@ -10,11 +10,12 @@ of the key matches and the file's stat cannot vouch for its content (it had chan
 seconds of when its entry was made: :func:`stat_vouches`, git's "racily clean" rule); any
 write to a file sets its change time, which nothing sets back.
 
-An entry holds two sections, each with a check of its bytes (a keyed MAC: see below): a small **index** of plain
-values (what a start screen needs: the bank's header, question ids, topics and content hashes,
-the warnings) and the **payload** (the validated models). :meth:`BankCache.get` reads and checks
-the index only, so a start shows the library without reading or building 10,000 models, or
-even importing pydantic; :meth:`Stored.decode` reads, checks and unpickles the payload when the
+An entry holds two sections, each with a check of its bytes (a keyed MAC: see below): a small
+**index** of plain values (what a start screen needs: the bank's header, question ids, topics
+and content hashes, the warnings) and the **payload** (the validated models).
+:meth:`BankCache.get` reads and checks the index only, so a start shows the library without
+reading or building 10,000 models, or even importing pydantic; :meth:`Stored.decode` reads,
+checks and unpickles the payload when the
 questions are first needed. A damaged entry (truncated, overwritten, from another version) is
 never served: an index that fails to read is a cache miss, and the bank is loaded in full, as
 if there were no cache; a payload that fails to read later raises, and its caller

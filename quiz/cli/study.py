@@ -282,9 +282,11 @@ def run_stats(argv: Sequence[str]) -> int:
         if library is None:
             return EXIT_ERRORS
         from quiz.study.stats import compute
-        from quiz.study.store import utc_now
+        from quiz.study.store import damage_text, utc_now
 
         stats = compute(store, library, utc_now())
+        if store.damage:
+            print(f"quiz: {damage_text(store)}", file=sys.stderr)
     if ns.json:
         import json  # only for --json: not imported before the app's first paint
 

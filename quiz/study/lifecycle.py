@@ -26,7 +26,7 @@ from quiz.study.recorder import Interrupted, QuestionIndex, Recorder, cram_ids, 
 from quiz.study.score import Score
 from quiz.study.session import SessionConfig, StudySession, draw_questions
 from quiz.study.shown import PreparedQuestions, SessionError
-from quiz.study.store import Store, utc_now
+from quiz.study.store import Store, damage_text, utc_now
 
 Session = StudySession | ExamSession
 """A session of any mode."""
@@ -160,6 +160,9 @@ class Lifecycle:
         if self.store.notice:
             notices.append(("Progress file set aside", self.store.notice))
         changed = self.store.reset_changed_cards(self.index.hash_of)
+        self.store.open_sessions()  # read (and checked) now, so that damage is said at once
+        if self.store.damage:
+            notices.append(("Damaged progress skipped", damage_text(self.store)))
         if changed:
             n = len(changed)
             notices.append(("", f"{n} question{'s' * (n != 1)} changed since you last saw "

@@ -60,9 +60,13 @@ def review(scheduler: Scheduler, previous: StoredCard | None, question_id: str,
     ``when`` must be UTC-aware (fsrs raises ``ValueError`` otherwise); ``seconds`` is the answer
     time, passed to fsrs as the review duration in milliseconds.
     """
+    card = None
     if previous is not None and previous.content_hash == content_hash:
-        card = Card.from_dict(previous.card)  # type: ignore[arg-type]
-    else:
+        try:  # the store checked its values; anything fsrs still refuses starts a new card
+            card = Card.from_dict(previous.card)  # type: ignore[arg-type]
+        except (KeyError, TypeError, ValueError):
+            card = None
+    if card is None:
         # fsrs numbers a card by the epoch milliseconds of its creation; left to choose, it
         # reads the clock and sleeps 1 ms so the next card differs, which made the first answer
         # to every question take over 1 ms to commit. Cards are stored by question id here, so

@@ -14,6 +14,7 @@ Built on the standard library's :mod:`sqlite3`, with these guarantees:
   never replaced silently: :meth:`Store.open` renames it aside (``progress.db.damaged-<UTC time>``)
   and says so in :attr:`Store.notice`, then starts a new database.
 - **Versions.** The schema version lives in the ``schema_version`` table; :data:`MIGRATIONS`
+  (:mod:`quiz.study.store_schema`)
   bring an older file up to date in one transaction. A file written by a newer quiz is left
   untouched and reported (:class:`StoreError`).
 - **Identity.** Progress is keyed on question ids, with each question's content hash
@@ -28,7 +29,7 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -36,23 +37,34 @@ from pathlib import Path
 from typing import Any
 
 from quiz.study import owners
+from quiz.study.store_rows import (
+    DamagedRow,
+    answer_fields,
+    card_fields,
+    json_value,
+    session_fields,
+    text_value,
+    time_value,
+)
+from quiz.study.store_schema import (
+    APPLICATION_ID,
+    MIGRATIONS,
+    SCHEMA_VERSION,
+    StoreError,
+    Unusable,
+    check_tables,
+    migrate,
+    read_version,
+)
 
-APPLICATION_ID = 0x5155495A
-"""``PRAGMA application_id`` of a quiz progress file ("QUIZ" in ASCII): tells ours from a
-foreign SQLite file."""
-
-SCHEMA_VERSION = 2
-"""The schema version this code reads and writes."""
+__all__ = ["APPLICATION_ID", "MIGRATIONS", "SCHEMA_VERSION", "AnswerRecord", "QuestionTally",
+           "SessionRecord", "Store", "StoreError", "StoredCard", "damage_text", "from_text",
+           "to_text", "utc_now"]
 
 BUSY_TIMEOUT_MS = 10_000
 """How long a write waits for another process's transaction before giving up (milliseconds)."""
 
 SQLITE_HEADER = b"SQLite format 3\x00"
-
-
-class StoreError(RuntimeError):
-    """The progress file cannot be used and must not be touched (e.g. written by a newer quiz).
-    The message says what happened and what to do."""
 
 
 def utc_now() -> datetime:
@@ -75,81 +87,6 @@ def from_text(text: str) -> datetime:
     """Parse a stored time back into a UTC-aware datetime."""
     moment = datetime.fromisoformat(text)
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-
-
-# -- schema ---------------------------------------------------------------------------------
-def _run(db: sqlite3.Connection, script: str) -> None:
-    """Run ``;``-separated statements one by one (``executescript`` would commit the open
-    migration transaction first)."""
-    for statement in script.split(";"):
-        if statement.strip():
-            db.execute(statement)
-
-
-def _migrate_to_1(db: sqlite3.Connection) -> None:
-    """Version 1: sessions, answers, review cards, flags, settings."""
-    _run(db, """
-        CREATE TABLE sessions (
-            id          INTEGER PRIMARY KEY,
-            mode        TEXT NOT NULL,
-            bank_ids    TEXT NOT NULL,
-            seed        INTEGER,
-            plan        TEXT NOT NULL,
-            started_at  TEXT NOT NULL,
-            ended_at    TEXT,
-            status      TEXT NOT NULL DEFAULT 'open'
-        );
-        CREATE TABLE answers (
-            id            INTEGER PRIMARY KEY,
-            session_id    INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
-            question_id   TEXT NOT NULL,
-            bank_id       TEXT NOT NULL,
-            content_hash  TEXT NOT NULL,
-            chosen        TEXT NOT NULL,
-            correct       INTEGER NOT NULL,
-            seconds       REAL NOT NULL,
-            answered_at   TEXT NOT NULL,
-            UNIQUE (session_id, question_id)
-        );
-        CREATE INDEX answers_by_question ON answers (question_id);
-        CREATE TABLE cards (
-            question_id   TEXT PRIMARY KEY,
-            content_hash  TEXT NOT NULL,
-            card          TEXT NOT NULL,
-            due           TEXT NOT NULL,
-            updated_at    TEXT NOT NULL
-        );
-        CREATE INDEX cards_by_due ON cards (due);
-        CREATE TABLE flags (
-            session_id    INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
-            question_id   TEXT NOT NULL,
-            flagged_at    TEXT NOT NULL,
-            PRIMARY KEY (session_id, question_id)
-        );
-        CREATE TABLE settings (
-            key    TEXT PRIMARY KEY,
-            value  TEXT NOT NULL
-        );
-    """)
-
-
-def _migrate_to_2(db: sqlite3.Connection) -> None:
-    """Version 2: what undo and resume need — the session's saved state (position, clock),
-    each answer's rating and the review card it replaced."""
-    _run(db, """
-        ALTER TABLE sessions ADD COLUMN state TEXT NOT NULL DEFAULT '{}';
-        ALTER TABLE answers ADD COLUMN rating INTEGER;
-        ALTER TABLE answers ADD COLUMN scheduled INTEGER NOT NULL DEFAULT 0;
-        ALTER TABLE answers ADD COLUMN card_before TEXT;
-    """)
-
-
-MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
-    1: _migrate_to_1,
-    2: _migrate_to_2,
-}
-"""Migration to version N, for N = 1 … :data:`SCHEMA_VERSION`; each runs inside the opening
-transaction."""
 
 
 # -- records --------------------------------------------------------------------------------
@@ -242,6 +179,15 @@ class Store:
         self._db = connection
         self.notice = notice
         """A message for the user when the previous file had to be set aside, else ``None``."""
+        self.damage: list[str] = []
+        """The damaged rows skipped so far (one line each: which row, which value), for the
+        user; every value read is checked (:mod:`quiz.study.store_rows`)."""
+
+    def _skip(self, exc: DamagedRow) -> None:
+        """Note a damaged row that was skipped (once)."""
+        text = str(exc)
+        if text not in self.damage:
+            self.damage.append(text)
 
     # -- opening ----------------------------------------------------------------------------
     @classmethod
@@ -259,13 +205,13 @@ class Store:
         notice = None
         try:
             return cls(path, _connect(path), None)
-        except _Unusable as exc:
+        except Unusable as exc:
             aside = _set_aside(path, now or utc_now())
             notice = (f"The progress file {path} could not be used ({exc}). It was kept as "
                       f"{aside.name} in the same folder, and a new one was started.")
         try:
             return cls(path, _connect(path), notice)
-        except _Unusable as exc:  # pragma: no cover - a fresh file is always usable
+        except Unusable as exc:  # pragma: no cover - a fresh file is always usable
             raise StoreError(f"cannot create the progress file {path}: {exc}") from exc
 
     def close(self) -> None:
@@ -293,7 +239,7 @@ class Store:
     @property
     def schema_version(self) -> int:
         """The schema version of the open file."""
-        return _read_version(self._db)
+        return read_version(self._db)
 
     # -- sessions ---------------------------------------------------------------------------
     def start_session(self, mode: str, bank_ids: tuple[str, ...], seed: int | None,
@@ -336,20 +282,33 @@ class Store:
                                (session_id,)).fetchone()
         if row is None:
             raise KeyError(session_id)
-        return _session(row)
+        try:
+            return _session(row)
+        except DamagedRow as exc:
+            self._skip(exc)
+            raise KeyError(session_id) from None
 
     def sessions(self, *, limit: int | None = None) -> list[SessionRecord]:
         """Stored sessions, newest first (at most ``limit``)."""
         sql = f"SELECT {_SESSION_COLUMNS} FROM sessions ORDER BY id DESC"
         rows = self._db.execute(sql + (" LIMIT ?" if limit else ""),
                                 (limit,) if limit else ()).fetchall()
-        return [_session(r) for r in rows]
+        return self._sessions(rows)
+
+    def _sessions(self, rows: list[tuple[Any, ...]]) -> list[SessionRecord]:
+        out = []
+        for row in rows:
+            try:
+                out.append(_session(row))
+            except DamagedRow as exc:
+                self._skip(exc)
+        return out
 
     def open_sessions(self) -> list[SessionRecord]:
         """Sessions never finished nor abandoned (e.g. the process was killed), newest first."""
         rows = self._db.execute(f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE status = 'open' "
                                 "ORDER BY id DESC").fetchall()
-        return [_session(r) for r in rows]
+        return self._sessions(rows)
 
     # -- answers and cards ------------------------------------------------------------------
     def record_answer(self, answer: AnswerRecord, card: StoredCard | None = None) -> None:
@@ -398,10 +357,16 @@ class Store:
                 return False
             scheduled, before = row
             if scheduled:
-                if before is None:
+                restored = None
+                if before is not None:
+                    try:  # checked: a damaged card is never put back
+                        restored = _card((question_id, *_before(before)))
+                    except DamagedRow as exc:
+                        self._skip(exc)
+                if restored is None:
                     db.execute("DELETE FROM cards WHERE question_id = ?", (question_id,))
                 else:
-                    content_hash, card_json, due = json.loads(before)
+                    content_hash, card_json, due = _before(before)
                     db.execute(
                         "INSERT OR REPLACE INTO cards (question_id, content_hash, card, due, "
                         "updated_at) VALUES (?, ?, ?, ?, ?)",
@@ -417,8 +382,11 @@ class Store:
                                "question_id = ?", (session_id, question_id)).fetchone()
         if row is None or row[0] is None:
             return None
-        content_hash, card_json, due = json.loads(row[0])
-        return _card((question_id, content_hash, card_json, due))
+        try:
+            return _card((question_id, *_before(row[0])))
+        except DamagedRow as exc:
+            self._skip(exc)
+            return None
 
     def answers(self, session_id: int | None = None) -> list[AnswerRecord]:
         """Answers of one session (or all), oldest first."""
@@ -428,11 +396,13 @@ class Store:
         if session_id is not None:
             sql += " WHERE session_id = ?"
             args = (session_id,)
-        rows = self._db.execute(sql + " ORDER BY id", args).fetchall()
-        return [AnswerRecord(session_id=r[0], question_id=r[1], bank_id=r[2], content_hash=r[3],
-                             chosen=tuple(json.loads(r[4])), correct=bool(r[5]), seconds=r[6],
-                             answered_at=from_text(r[7]), rating=r[8], scheduled=bool(r[9]))
-                for r in rows]
+        out = []
+        for row in self._db.execute(sql + " ORDER BY id", args):
+            try:
+                out.append(AnswerRecord(**answer_fields(row)))
+            except DamagedRow as exc:
+                self._skip(DamagedRow(f"an answer to {str(row[1])[:60]!r}: {exc}"))
+        return out
 
     def answer_count(self) -> int:
         """How many answers are stored."""
@@ -448,20 +418,38 @@ class Store:
             "(SELECT max(id) FROM answers GROUP BY question_id)").fetchall()}
         result = {}
         for qid, right, wrong, last_id in rows:
-            correct, at = last[last_id]
-            result[qid] = QuestionTally(qid, int(right), int(wrong), correct, from_text(at))
+            try:
+                correct, at = last[last_id]
+                if not isinstance(qid, str) or not all(
+                        isinstance(n, int) and n >= 0 for n in (right, wrong)):
+                    raise DamagedRow("a verdict is not 0 or 1")
+                result[qid] = QuestionTally(qid, right, wrong, correct,
+                                            time_value(at, "an answer's time"))
+            except DamagedRow as exc:
+                self._skip(DamagedRow(f"the answers to {str(qid)[:60]!r}: {exc}"))
         return result
 
     def card(self, question_id: str) -> StoredCard | None:
         """The review card of a question, or ``None`` if it was never scheduled."""
         row = self._db.execute("SELECT question_id, content_hash, card, due FROM cards "
                                "WHERE question_id = ?", (question_id,)).fetchone()
-        return _card(row) if row else None
+        if row is None:
+            return None
+        try:
+            return _card(row)
+        except DamagedRow as exc:
+            self._skip(exc)
+            return None
 
     def cards(self) -> dict[str, StoredCard]:
         """Every review card, by question id."""
-        rows = self._db.execute("SELECT question_id, content_hash, card, due FROM cards")
-        return {r[0]: _card(r) for r in rows}
+        out = {}
+        for row in self._db.execute("SELECT question_id, content_hash, card, due FROM cards"):
+            try:
+                out[row[0]] = _card(row)
+            except DamagedRow as exc:
+                self._skip(exc)
+        return out
 
     def reset_changed_cards(self, hashes: dict[str, str]) -> list[str]:
         """Forget the review schedule of every question whose content hash differs from the
@@ -495,13 +483,19 @@ class Store:
         else:
             rows = self._db.execute("SELECT question_id FROM flags WHERE session_id = ?",
                                     (session_id,))
-        return {r[0] for r in rows}
+        return {r[0] for r in rows if isinstance(r[0], str)}
 
     # -- settings ---------------------------------------------------------------------------
     def setting(self, key: str, default: Any = None) -> Any:
         """A remembered setting (JSON data), or ``default``."""
         row = self._db.execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
-        return json.loads(row[0]) if row else default
+        if row is None:
+            return default
+        try:
+            return json.loads(text_value(row[0], f"setting {key!r}"))
+        except (DamagedRow, ValueError):
+            self._skip(DamagedRow(f"setting {key!r} is not JSON"))
+            return default
 
     def set_setting(self, key: str, value: Any) -> None:
         """Remember a setting (any JSON data)."""
@@ -526,19 +520,35 @@ class Store:
                 db.execute(f"DELETE FROM {table}")
 
 
+def damage_text(store: Store) -> str:
+    """What :attr:`Store.damage` holds, said to the user in one paragraph."""
+    rows = store.damage
+    shown = "; ".join(rows[:3]) + ("; …" if len(rows) > 3 else "")
+    return (f"{len(rows)} damaged row{'s' * (len(rows) != 1)} of the progress file "
+            f"{store.path} {'were' if len(rows) != 1 else 'was'} skipped ({shown}). The rest "
+            "of your progress is used; the file is left as it is.")
+
+
 _SESSION_COLUMNS = "id, mode, bank_ids, seed, plan, state, started_at, ended_at, status"
 
 
 def _session(row: tuple[Any, ...]) -> SessionRecord:
-    return SessionRecord(id=row[0], mode=row[1], bank_ids=tuple(json.loads(row[2])), seed=row[3],
-                         plan=json.loads(row[4]), state=json.loads(row[5]),
-                         started_at=from_text(row[6]),
-                         ended_at=from_text(row[7]) if row[7] else None, status=row[8])
+    """A checked ``sessions`` row. Raises DamagedRow."""
+    return SessionRecord(**session_fields(row))
 
 
 def _card(row: tuple[Any, ...]) -> StoredCard:
-    return StoredCard(question_id=row[0], content_hash=row[1], card=json.loads(row[2]),
-                      due=from_text(row[3]))
+    """A checked ``cards`` row. Raises DamagedRow."""
+    return StoredCard(**card_fields(row))
+
+
+def _before(cell: Any) -> tuple[Any, Any, Any]:
+    """An answer's ``card_before`` cell: the card row it replaced (content hash, card JSON,
+    due). Raises DamagedRow."""
+    before = json_value(cell, "the card an answer replaced", list)
+    if len(before) != 3:
+        raise DamagedRow("the card an answer replaced is not a card row")
+    return before[0], before[1], before[2]
 
 
 def _put_card(db: sqlite3.Connection, card: StoredCard, now: datetime) -> None:
@@ -549,25 +559,13 @@ def _put_card(db: sqlite3.Connection, card: StoredCard, now: datetime) -> None:
 
 
 # -- opening, checking, migrating -----------------------------------------------------------
-class _Unusable(Exception):
-    """The file is damaged or foreign: set it aside (the message says why)."""
-
-
-def _read_version(db: sqlite3.Connection) -> int:
-    tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    if "schema_version" not in tables:
-        return 0
-    row = db.execute("SELECT max(version) FROM schema_version").fetchone()
-    return int(row[0] or 0)
-
-
 def _connect(path: Path) -> sqlite3.Connection:
-    """Open, check and migrate. Raises :class:`_Unusable` for a damaged or foreign file and
+    """Open, check and migrate. Raises :class:`Unusable` for a damaged or foreign file and
     :class:`StoreError` for one too new to read."""
     if path.exists() and path.stat().st_size > 0:
         with path.open("rb") as fh:
             if fh.read(len(SQLITE_HEADER)) != SQLITE_HEADER:
-                raise _Unusable("it is not a SQLite database")
+                raise Unusable("it is not a SQLite database")
     try:
         db = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
                              check_same_thread=False)
@@ -578,50 +576,25 @@ def _connect(path: Path) -> sqlite3.Connection:
         app_id = db.execute("PRAGMA application_id").fetchone()[0]
         tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
         if app_id not in (0, APPLICATION_ID) or (app_id == 0 and tables):
-            raise _Unusable("it belongs to another program")
+            raise Unusable("it belongs to another program")
         check = db.execute("PRAGMA quick_check").fetchone()[0]
         if check != "ok":
-            raise _Unusable(f"it is damaged: {check}")
+            raise Unusable(f"it is damaged: {check}")
         db.execute("PRAGMA journal_mode = WAL")
         db.execute("PRAGMA synchronous = NORMAL")
         db.execute("PRAGMA foreign_keys = ON")
-        _migrate(db, path)
-    except _Unusable:
+        migrate(db, path)
+        check_tables(db)
+    except Unusable:
         db.close()
         raise
     except sqlite3.DatabaseError as exc:
         db.close()
-        raise _Unusable(f"it is damaged: {exc}") from exc
+        raise Unusable(f"it is damaged: {exc}") from exc
     except BaseException:
         db.close()
         raise
     return db
-
-
-def _migrate(db: sqlite3.Connection, path: Path) -> None:
-    """Bring the file to :data:`SCHEMA_VERSION` in one transaction (another process may be
-    doing the same: the version is read again under the write lock)."""
-    if _read_version(db) == SCHEMA_VERSION:
-        return
-    db.execute("BEGIN IMMEDIATE")
-    try:
-        version = _read_version(db)
-        if version > SCHEMA_VERSION:
-            raise StoreError(
-                f"the progress file {path} was written by a newer version of quiz (schema "
-                f"{version}; this one reads up to {SCHEMA_VERSION}). Upgrade quiz, or start "
-                "with another folder: quiz --data-dir DIR")
-        if version == 0:
-            db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-            db.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
-            db.execute("INSERT INTO schema_version (version) VALUES (0)")
-        for target in range(version + 1, SCHEMA_VERSION + 1):
-            MIGRATIONS[target](db)
-            db.execute("UPDATE schema_version SET version = ?", (target,))
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise
-    db.execute("COMMIT")
 
 
 def _set_aside(path: Path, now: datetime) -> Path:
