@@ -106,6 +106,10 @@ def run_study(argv: Sequence[str], mode: str | None = None, *, overview: str = "
                        launch=launch, paths=paths,
                        check=lambda library: topic_problem(ns.topic, library))
         app.run()
+    if store.unsaved_at_close:
+        print(f"quiz: {plural(store.unsaved_at_close, 'answer')} could not be saved to "
+              f"{store.path} ({store.problem or 'the file could not be written'}).",
+              file=sys.stderr)
     failure = app.failure
     if failure is not None:
         if failure.usage is not None:
@@ -274,7 +278,10 @@ def run_stats(argv: Sequence[str]) -> int:
     if store is None:
         return EXIT_ERRORS
     with store:
-        if store.notice:
+        if store.problem is not None:
+            print(f"quiz: the progress file {store.path} cannot be written now "
+                  f"({store.problem}); it is read as it is", file=sys.stderr)
+        elif store.notice:
             print(f"quiz: {store.notice}", file=sys.stderr)
         if ns.reset:
             return _reset(store, assume_yes=ns.yes)
@@ -299,8 +306,11 @@ def run_stats(argv: Sequence[str]) -> int:
 
 
 def _reset(store: Store, *, assume_yes: bool) -> int:
+    """Back up, then empty the store; a backup or a reset that cannot be written is said, and
+    nothing is deleted (exit 1)."""
     from quiz.paths import backups_dir
-    from quiz.study.store import utc_now
+    from quiz.study.store import StoreError, utc_now
+    from quiz.study.store_writer import fault_of
 
     n_sessions, n_answers = len(store.sessions()), store.answer_count()
     if not assume_yes:
@@ -315,8 +325,20 @@ def _reset(store: Store, *, assume_yes: bool) -> int:
             print("Nothing deleted.")
             return EXIT_OK
     stamp = utc_now().strftime("%Y%m%dT%H%M%SZ")
-    backup = store.backup(backups_dir(store.path.parent) / f"progress-{stamp}.db")
-    store.reset()
+    try:
+        if store.problem is not None:
+            raise StoreError(f"the progress file {store.path} cannot be written "
+                             f"({store.problem}): nothing was deleted")
+        try:
+            folder = backups_dir(store.path.parent)
+        except OSError as exc:
+            raise StoreError(f"could not make the backup folder {store.path.parent / 'backups'}"
+                             f" ({fault_of(exc)}): nothing was deleted") from exc
+        backup = store.backup(folder / f"progress-{stamp}.db")
+        store.reset()
+    except StoreError as exc:
+        print(f"quiz: {exc}", file=sys.stderr)
+        return EXIT_ERRORS
     print(f"Deleted {plural(n_sessions, 'session')} and {plural(n_answers, 'answer')}. "
           f"Backup: {backup}")
     return EXIT_OK

@@ -158,7 +158,8 @@ class Lifecycle:
             return []
         notices = []
         if self.store.notice:
-            notices.append(("Progress file set aside", self.store.notice))
+            title = "Progress not saved" if self.store.problem else "Progress file set aside"
+            notices.append((title, self.store.notice))
         changed = self.store.reset_changed_cards(self.index.hash_of)
         self.store.open_sessions()  # read (and checked) now, so that damage is said at once
         if self.store.damage:

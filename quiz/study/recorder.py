@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from quiz.bank.library import Library
 from quiz.study import owners
 from quiz.study.mode import Mode
-from quiz.study.store import AnswerRecord, SessionRecord, Store, utc_now
+from quiz.study.store import AnswerRecord, SessionRecord, Store, StoredCard, utc_now
 
 if TYPE_CHECKING:
     from fsrs import Scheduler
@@ -79,6 +79,11 @@ class Recorder:
     def __post_init__(self) -> None:
         # A resumed session is this process's now: another quiz must not offer it meanwhile.
         owners.claim(self.store.path, self.session_id)
+        self._given: dict[str, tuple[AnswerRecord, StoredCard | None]] = {}
+        """This run's answers with the card each replaced: what :meth:`rerate` needs, and the
+        cards the next answers start from, even while the store cannot save them."""
+        self._cards: dict[str, StoredCard] = {}
+        """The cards this run's answers made, by question id."""
 
     @property
     def schedules(self) -> bool:
@@ -96,15 +101,18 @@ class Recorder:
         qhash = self.index.hash_of.get(q.id) or content_hash(q)
         rating = rating_for(q, outcome.correct, seconds) if self.schedules else None
         card = None
+        before = self._cards.get(q.id) if q.id in self._cards else self.store.card(q.id)
         if rating is not None:
-            card = review(self.scheduler, self.store.card(q.id), q.id, qhash, rating, when,
-                          seconds)
-        self.store.record_answer(AnswerRecord(
+            card = review(self.scheduler, before, q.id, qhash, rating, when, seconds)
+            self._cards[q.id] = card
+        answer = AnswerRecord(
             session_id=self.session_id, question_id=q.id,
             bank_id=self.index.bank_of.get(q.id, ""), content_hash=qhash,
             chosen=tuple(sorted(o.key for o in outcome.chosen)), correct=outcome.correct,
             seconds=round(seconds, 3), answered_at=when,
-            rating=int(rating) if rating is not None else None), card)
+            rating=int(rating) if rating is not None else None, scheduled=card is not None)
+        self._given[q.id] = (answer, before)
+        self.store.record_answer(answer, card)  # kept in memory by the store if not saved
         return int(rating) if rating is not None else None
 
     def rerate(self, question_id: str, rating: int) -> None:
@@ -113,17 +121,30 @@ class Recorder:
 
         from quiz.study.scheduling import review
 
-        answer = next((a for a in self.store.answers(self.session_id)
-                       if a.question_id == question_id), None)
-        if answer is None or not answer.scheduled:
+        if question_id in self._given:
+            answer, before = self._given[question_id]
+        else:
+            stored = next((a for a in self.store.answers(self.session_id)
+                           if a.question_id == question_id), None)
+            if stored is None:
+                return
+            answer, before = stored, self.store.card_before(self.session_id, question_id)
+        if not answer.scheduled:
             return
-        card = review(self.scheduler, self.store.card_before(self.session_id, question_id),
-                      question_id, answer.content_hash, Rating(rating), answer.answered_at,
-                      answer.seconds)
+        card = review(self.scheduler, before, question_id, answer.content_hash, Rating(rating),
+                      answer.answered_at, answer.seconds)
+        self._cards[question_id] = card
         self.store.rerate(self.session_id, question_id, rating, card)
 
     def undo(self, question_id: str) -> None:
         """Delete the answer and restore the card it replaced."""
+        given = self._given.pop(question_id, None)
+        if given is not None:
+            before = given[1]
+            if before is None:
+                self._cards.pop(question_id, None)
+            else:
+                self._cards[question_id] = before
         self.store.undo_answer(self.session_id, question_id)
 
     def flag(self, question_id: str, flagged: bool) -> None:

@@ -12,7 +12,12 @@ Built on the standard library's :mod:`sqlite3`, with these guarantees:
   failing with "database is locked".
 - **Damage.** A file that is not a SQLite database, is corrupt, or belongs to another program is
   never replaced silently: :meth:`Store.open` renames it aside (``progress.db.damaged-<UTC time>``)
-  and says so in :attr:`Store.notice`, then starts a new database.
+  and says so in :attr:`Store.notice`, then starts a new database. Every value read is checked
+  (:mod:`quiz.study.store_rows`): a damaged row is skipped and listed in :attr:`Store.damage`.
+- **Faults are no damage.** A full disk, a read-only file or disk, a write lock held by another
+  program: the file stays where it is, is read if it can be, and every write waits in memory,
+  in order, and is retried off the caller's thread until it is saved
+  (:mod:`quiz.study.store_writer`); :attr:`Store.problem` says why meanwhile.
 - **Versions.** The schema version lives in the ``schema_version`` table; :data:`MIGRATIONS`
   (:mod:`quiz.study.store_schema`)
   bring an older file up to date in one transaction. A file written by a newer quiz is left
@@ -27,24 +32,37 @@ Times are stored as ISO 8601 text in UTC; day boundaries are the caller's busine
 from __future__ import annotations
 
 import json
-import shutil
 import sqlite3
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
-from datetime import UTC, datetime
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from quiz.study import owners
+from quiz.study.store_open import (
+    BUSY_TIMEOUT_MS,
+    Unavailable,
+    connect,
+    empty,
+    reader,
+    set_aside,
+)
 from quiz.study.store_rows import (
+    AnswerRecord,
     DamagedRow,
+    QuestionTally,
+    SessionRecord,
+    StoredCard,
     answer_fields,
     card_fields,
+    from_text,
     json_value,
     session_fields,
     text_value,
     time_value,
+    to_text,
+    utc_now,
 )
 from quiz.study.store_schema import (
     APPLICATION_ID,
@@ -52,121 +70,14 @@ from quiz.study.store_schema import (
     SCHEMA_VERSION,
     StoreError,
     Unusable,
-    check_tables,
-    migrate,
     read_version,
 )
+from quiz.study.store_writer import PENDING, Writer, fault_of
 
 __all__ = ["APPLICATION_ID", "MIGRATIONS", "SCHEMA_VERSION", "AnswerRecord", "QuestionTally",
            "SessionRecord", "Store", "StoreError", "StoredCard", "damage_text", "from_text",
-           "to_text", "utc_now"]
+           "saving_text", "to_text", "utc_now"]
 
-BUSY_TIMEOUT_MS = 10_000
-"""How long a write waits for another process's transaction before giving up (milliseconds)."""
-
-SQLITE_HEADER = b"SQLite format 3\x00"
-
-
-def utc_now() -> datetime:
-    """The current time, timezone-aware, in UTC."""
-    return datetime.now(UTC)
-
-
-def to_text(moment: datetime) -> str:
-    """A UTC-aware datetime as stored: ISO 8601 with milliseconds and ``+00:00``.
-
-    Raises:
-        ValueError: for a naive datetime (its time zone would be a guess).
-    """
-    if moment.tzinfo is None:
-        raise ValueError("store times must be timezone-aware (UTC)")
-    return moment.astimezone(UTC).isoformat(timespec="milliseconds")
-
-
-def from_text(text: str) -> datetime:
-    """Parse a stored time back into a UTC-aware datetime."""
-    moment = datetime.fromisoformat(text)
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-
-
-# -- records --------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class SessionRecord:
-    """A stored session.
-
-    Attributes:
-        id: row id.
-        mode: ``practice``, ``exam``, ``review`` or ``cram``.
-        bank_ids: ids of the banks it drew from.
-        seed: the random seed of the draw (``None``: unseeded).
-        plan: what was drawn, as JSON data: ``questions`` (a list of ``[question id, option keys
-            in the order shown]``) plus mode-specific settings (``time_limit_s``, ``pass_mark``).
-        state: the resumable state (``position``; for an exam ``elapsed_s``).
-        started_at, ended_at: UTC times; ``ended_at`` is ``None`` while the session is open.
-        status: ``open``, ``finished`` or ``abandoned``.
-    """
-
-    id: int
-    mode: str
-    bank_ids: tuple[str, ...]
-    seed: int | None
-    plan: dict[str, Any]
-    state: dict[str, Any]
-    started_at: datetime
-    ended_at: datetime | None
-    status: str
-
-    @property
-    def question_ids(self) -> tuple[str, ...]:
-        """The drawn question ids, in the order shown."""
-        ids = self.plan.get("ids")  # StudySession.plan's compact form: ids one per line
-        if isinstance(ids, str):
-            return tuple(ids.split("\n")) if ids else ()
-        return tuple(str(entry[0]) for entry in self.plan.get("questions", ()))
-
-
-@dataclass(frozen=True)
-class AnswerRecord:
-    """One stored answer.
-
-    ``chosen`` holds the bank's option keys (not the letters shown), sorted; ``seconds`` is the
-    time from showing the question to answering it; ``rating`` is the fsrs rating (1–4) when the
-    answer moved the review schedule (``scheduled``).
-    """
-
-    session_id: int
-    question_id: str
-    bank_id: str
-    content_hash: str
-    chosen: tuple[str, ...]
-    correct: bool
-    seconds: float
-    answered_at: datetime
-    rating: int | None = None
-    scheduled: bool = False
-
-
-@dataclass(frozen=True)
-class StoredCard:
-    """A question's review schedule: the fsrs card as its ``to_dict`` data, its due time and the
-    content hash of the question it was scheduled for."""
-
-    question_id: str
-    content_hash: str
-    card: dict[str, Any]
-    due: datetime
-
-
-@dataclass(frozen=True)
-class QuestionTally:
-    """All recorded answers to one question: ``right`` and ``wrong`` counts and the last time
-    and verdict."""
-
-    question_id: str
-    right: int
-    wrong: int
-    last_correct: bool
-    last_at: datetime
 
 
 # -- the store ------------------------------------------------------------------------------
@@ -174,14 +85,44 @@ class Store:
     """An open progress database. Build it with :meth:`open`; close it with :meth:`close` (or
     use it as a context manager)."""
 
-    def __init__(self, path: Path, connection: sqlite3.Connection, notice: str | None) -> None:
+    def __init__(self, path: Path, connection: sqlite3.Connection, notice: str | None,
+                 problem: str | None = None) -> None:
         self.path = path
-        self._db = connection
+        self._conn = connection
+        """The connection the store reads with (writes go through :attr:`_writer`)."""
+        self._reopen = problem is not None
+        """Reading through a read-only (or in-memory) connection: once saving works, the
+        file is read through a normal one again (see :attr:`_db`)."""
         self.notice = notice
-        """A message for the user when the previous file had to be set aside, else ``None``."""
+        """A message for the user when the previous file had to be set aside, or cannot be
+        written (see :attr:`problem`), else ``None``."""
         self.damage: list[str] = []
         """The damaged rows skipped so far (one line each: which row, which value), for the
         user; every value read is checked (:mod:`quiz.study.store_rows`)."""
+        self._writer = Writer(lambda: connect(path, check=problem is not None), path, problem)
+        self._ids: dict[int, int] = {}
+        """Session ids handed out while their session was not saved yet (negative) → the id
+        the file gave them once saved."""
+        self._unsaved: dict[int, SessionRecord] = {}
+        """Sessions started but not saved yet, by their provisional (negative) id."""
+        self._overlay: dict[int, dict[str, Any]] = {}
+        """Changes to saved sessions not written yet (status, state, plan), by session id:
+        what the app reads meanwhile."""
+        self.unsaved_at_close = 0
+        """Answers that were still unsaved when the store was closed (lost: said to the user)."""
+
+    @property
+    def _db(self) -> sqlite3.Connection:
+        """The reading connection; after a store opened without saving starts saving, a new
+        normal one (a read-only or immutable one would not see what is written)."""
+        if self._reopen and self._writer.problem is None and not self._writer.pending():
+            try:
+                fresh = connect(self.path, check=False)
+            except (Unavailable, Unusable, StoreError):
+                return self._conn
+            self._conn.close()
+            self._conn, self._reopen = fresh, False
+        return self._conn
 
     def _skip(self, exc: DamagedRow) -> None:
         """Note a damaged row that was skipped (once)."""
@@ -195,28 +136,78 @@ class Store:
         """Open (creating or migrating as needed) the progress database at ``path``.
 
         A damaged or foreign file is renamed aside and a new database started; the returned
-        store's :attr:`notice` says where the old file went.
+        store's :attr:`notice` says where the old file went. A file that cannot be written now
+        (a full disk, a read-only file or folder, a lock held by another program) is no
+        damage: it is left where it is, read when it can be read, and the store runs without
+        saving (:attr:`problem` says why; writes wait in memory and are retried: see
+        :mod:`quiz.study.store_writer`).
 
         Raises:
-            StoreError: the file was written by a newer version of quiz (it is left untouched),
-                or the folder cannot be written.
+            StoreError: the file was written by a newer version of quiz (it is left untouched).
         """
-        path.parent.mkdir(parents=True, exist_ok=True)
         notice = None
         try:
-            return cls(path, _connect(path), None)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            return cls(path, connect(path), None)
+        except OSError as exc:
+            return cls._unsaved_store(path, fault_of(exc, path) or str(exc))
+        except Unavailable as exc:
+            return cls._unsaved_store(path, exc.reason)
         except Unusable as exc:
-            aside = _set_aside(path, now or utc_now())
+            aside = set_aside(path, now or utc_now())
             notice = (f"The progress file {path} could not be used ({exc}). It was kept as "
                       f"{aside.name} in the same folder, and a new one was started.")
         try:
-            return cls(path, _connect(path), notice)
+            return cls(path, connect(path), notice)
+        except Unavailable as exc:
+            return cls._unsaved_store(path, exc.reason)
         except Unusable as exc:  # pragma: no cover - a fresh file is always usable
             raise StoreError(f"cannot create the progress file {path}: {exc}") from exc
 
+    @classmethod
+    def _unsaved_store(cls, path: Path, reason: str) -> Store:
+        """A store on a file that cannot be written now: read as it is (or empty), writes
+        queued. A file that reads as damage is still left alone (it may be the fault's
+        doing): the store starts empty."""
+        try:
+            db, holds = reader(path)
+        except Unusable:
+            db, holds = empty(path), False
+        seen = "your progress so far is shown, " if holds else ""
+        notice = (f"Progress cannot be saved: the progress file {path} cannot be written "
+                  f"({reason}). It is left as it is; {seen}your answers are kept in memory and "
+                  "saved as soon as it can be written again.")
+        return cls(path, db, notice, reason)
+
+    @property
+    def problem(self) -> str | None:
+        """Why progress is not being saved now (the disk is full, …), ``None`` while it is."""
+        return self._writer.problem
+
+    @property
+    def unsaved(self) -> int:
+        """Answers kept in memory, not saved yet."""
+        return self._writer.pending("answer")
+
+    def listen(self, listener: Callable[[str | None], object]) -> None:
+        """Call ``listener`` (in the writer thread) with :attr:`problem` each time saving
+        fails or works again."""
+        self._writer.listeners.append(listener)
+
+    def retry_now(self) -> None:
+        """Try the unsaved writes again now."""
+        self._writer.retry_now()
+
+    def flush(self, timeout: float = BUSY_TIMEOUT_MS / 1000 + 2) -> bool:
+        """Wait (up to ``timeout`` s) until every write is saved; True when none is left."""
+        return self._writer.flush(timeout)
+
     def close(self) -> None:
-        """Close the connection (every write is already committed)."""
-        self._db.close()
+        """Save what is queued (waiting a little: longer while no fault is known), then close.
+        Answers still unsaved are counted in :attr:`unsaved_at_close`."""
+        timeout = 2.0 if self.problem else BUSY_TIMEOUT_MS / 1000 + 2
+        self.unsaved_at_close = self._writer.close(timeout)
+        self._conn.close()
 
     def __enter__(self) -> Store:
         return self
@@ -224,17 +215,14 @@ class Store:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        """One short write transaction, taking the write lock up front (no deadlocks between
-        processes that read first and write later)."""
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
-            yield self._db
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
-        self._db.execute("COMMIT")
+    def _submit(self, run: Callable[[sqlite3.Connection], Any], kind: str = "change") -> Any:
+        """Write: ``run`` in one transaction in the writer thread (see
+        :meth:`~quiz.study.store_writer.Writer.submit`)."""
+        return self._writer.submit(run, kind)
+
+    def _real(self, session_id: int) -> int:
+        """The id the file knows a session by (a provisional one mapped once saved)."""
+        return self._ids.get(session_id, session_id)
 
     @property
     def schema_version(self) -> int:
@@ -244,46 +232,79 @@ class Store:
     # -- sessions ---------------------------------------------------------------------------
     def start_session(self, mode: str, bank_ids: tuple[str, ...], seed: int | None,
                       plan: dict[str, Any], *, now: datetime | None = None) -> int:
-        """Record a new open session and return its id."""
-        with self._write() as db:
+        """Record a new open session and return its id (a provisional negative one while it
+        cannot be saved: every method takes it, and it is mapped once saved)."""
+        started = now or utc_now()
+        provisional = -1 - len(self._ids) - len(self._unsaved)
+
+        def run(db: sqlite3.Connection) -> int:
             cur = db.execute(
                 "INSERT INTO sessions (mode, bank_ids, seed, plan, started_at, state) "
                 "VALUES (?, ?, ?, ?, ?, '{}')",
-                (mode, json.dumps(list(bank_ids)), seed, json.dumps(plan),
-                 to_text(now or utc_now())))
+                (mode, json.dumps(list(bank_ids)), seed, json.dumps(plan), to_text(started)))
             session_id = int(cur.lastrowid or 0)
-        owners.claim(self.path, session_id)  # this process studies it: see quiz.study.owners
-        return session_id
+            self._ids[provisional] = session_id
+            self._unsaved.pop(provisional, None)
+            owners.claim(self.path, session_id)  # this process studies it: quiz.study.owners
+            return session_id
+
+        self._unsaved[provisional] = SessionRecord(provisional, mode, tuple(bank_ids), seed,
+                                                   dict(plan), {}, started, None, "open")
+        result = self._submit(run)
+        return provisional if result is PENDING else int(result)
+
+    def _update_session(self, session_id: int, column: str, value: Any, text: str) -> None:
+        """Set one column of a session: seen at once by :meth:`session` and the lists (an
+        overlay kept until written), written in the writer thread."""
+        record = self._unsaved.get(session_id)
+        if record is not None:
+            self._unsaved[session_id] = replace(record, **{column: value})
+        else:
+            self._overlay.setdefault(session_id, {})[column] = value
+
+        def run(db: sqlite3.Connection) -> None:
+            db.execute(f"UPDATE sessions SET {column} = ? WHERE id = ?",
+                       (text, self._real(session_id)))
+            changes = self._overlay.get(session_id, {})
+            if changes.get(column) is value:  # no later change waits behind this one
+                del changes[column]
+                if not changes:
+                    self._overlay.pop(session_id, None)
+
+        self._submit(run)
+
+    def _overlaid(self, record: SessionRecord) -> SessionRecord:
+        changes = self._overlay.get(record.id)
+        return replace(record, **changes) if changes else record
 
     def set_plan(self, session_id: int, plan: dict[str, Any]) -> None:
         """Replace a session's plan (what was drawn: see :meth:`start_session`)."""
-        with self._write() as db:
-            db.execute("UPDATE sessions SET plan = ? WHERE id = ?",
-                       (json.dumps(plan), session_id))
+        self._update_session(session_id, "plan", dict(plan), json.dumps(plan))
 
     def save_state(self, session_id: int, state: dict[str, Any]) -> None:
         """Replace a session's resumable state (position, exam clock)."""
-        with self._write() as db:
-            db.execute("UPDATE sessions SET state = ? WHERE id = ?",
-                       (json.dumps(state), session_id))
+        self._update_session(session_id, "state", dict(state), json.dumps(state))
 
     def end_session(self, session_id: int, status: str = "finished", *,
                     now: datetime | None = None) -> None:
         """Close a session as ``finished`` or ``abandoned`` (it is no longer offered for
         resumption), and let go of its lock (:mod:`quiz.study.owners`)."""
-        with self._write() as db:
-            db.execute("UPDATE sessions SET ended_at = ?, status = ? WHERE id = ?",
-                       (to_text(now or utc_now()), status, session_id))
-        owners.release(self.path, session_id)
+        ended = now or utc_now()
+        self._update_session(session_id, "ended_at", ended, to_text(ended))
+        self._update_session(session_id, "status", status, status)
+        self._submit(lambda db: owners.release(self.path, self._real(session_id)))
 
     def session(self, session_id: int) -> SessionRecord:
-        """The session with this id. Raises ``KeyError`` if there is none."""
+        """The session with this id (a session not saved yet too). Raises ``KeyError`` if
+        there is none."""
+        if session_id in self._unsaved:
+            return self._unsaved[session_id]
         row = self._db.execute(f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE id = ?",
-                               (session_id,)).fetchone()
+                               (self._real(session_id),)).fetchone()
         if row is None:
             raise KeyError(session_id)
         try:
-            return _session(row)
+            return self._overlaid(_session(row))
         except DamagedRow as exc:
             self._skip(exc)
             raise KeyError(session_id) from None
@@ -299,7 +320,7 @@ class Store:
         out = []
         for row in rows:
             try:
-                out.append(_session(row))
+                out.append(self._overlaid(_session(row)))
             except DamagedRow as exc:
                 self._skip(exc)
         return out
@@ -308,7 +329,7 @@ class Store:
         """Sessions never finished nor abandoned (e.g. the process was killed), newest first."""
         rows = self._db.execute(f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE status = 'open' "
                                 "ORDER BY id DESC").fetchall()
-        return self._sessions(rows)
+        return [r for r in self._sessions(rows) if r.status == "open"]
 
     # -- answers and cards ------------------------------------------------------------------
     def record_answer(self, answer: AnswerRecord, card: StoredCard | None = None) -> None:
@@ -317,8 +338,9 @@ class Store:
         answer) replaces the earlier answer.
 
         The card it replaces is kept with the answer, so :meth:`undo_answer` can restore it.
+        When it cannot be saved now, it waits in memory (:attr:`unsaved`) and is retried.
         """
-        with self._write() as db:
+        def run(db: sqlite3.Connection) -> None:
             before = None
             if card is not None:
                 row = db.execute("SELECT content_hash, card, due FROM cards WHERE question_id = ?",
@@ -334,25 +356,31 @@ class Store:
                 "seconds = excluded.seconds, answered_at = excluded.answered_at, "
                 "content_hash = excluded.content_hash, rating = excluded.rating, "
                 "scheduled = excluded.scheduled, card_before = excluded.card_before",
-                (answer.session_id, answer.question_id, answer.bank_id, answer.content_hash,
-                 json.dumps(sorted(answer.chosen)), int(answer.correct), answer.seconds,
-                 to_text(answer.answered_at), answer.rating, int(card is not None), before))
+                (self._real(answer.session_id), answer.question_id, answer.bank_id,
+                 answer.content_hash, json.dumps(sorted(answer.chosen)), int(answer.correct),
+                 answer.seconds, to_text(answer.answered_at), answer.rating,
+                 int(card is not None), before))
+
+        self._submit(run, "answer")
 
     def rerate(self, session_id: int, question_id: str, rating: int, card: StoredCard) -> None:
         """Replace the rating of an answer and the card it produced (the student overrode the
         rating after the reveal); the card before the answer stays kept for undo."""
-        with self._write() as db:
+        def run(db: sqlite3.Connection) -> None:
             db.execute("UPDATE answers SET rating = ? WHERE session_id = ? AND question_id = ?",
-                       (rating, session_id, question_id))
+                       (rating, self._real(session_id), question_id))
             _put_card(db, card, utc_now())
+
+        self._submit(run, "answer")
 
     def undo_answer(self, session_id: int, question_id: str) -> bool:
         """Delete an answer and put back the review card it replaced, in one transaction.
-        Returns False when there was no such answer."""
-        with self._write() as db:
+        Returns False when there was no such answer (True while it waits to be saved)."""
+        def run(db: sqlite3.Connection) -> bool:
+            sid = self._real(session_id)
             row = db.execute("SELECT scheduled, card_before FROM answers "
                              "WHERE session_id = ? AND question_id = ?",
-                             (session_id, question_id)).fetchone()
+                             (sid, question_id)).fetchone()
             if row is None:
                 return False
             scheduled, before = row
@@ -372,14 +400,18 @@ class Store:
                         "updated_at) VALUES (?, ?, ?, ?, ?)",
                         (question_id, content_hash, card_json, due, to_text(utc_now())))
             db.execute("DELETE FROM answers WHERE session_id = ? AND question_id = ?",
-                       (session_id, question_id))
+                       (sid, question_id))
             return True
+
+        result = self._submit(run, "answer")
+        return True if result is PENDING else bool(result)
 
     def card_before(self, session_id: int, question_id: str) -> StoredCard | None:
         """The review card a question had before this session's answer moved it (``None``
         when it had none)."""
         row = self._db.execute("SELECT card_before FROM answers WHERE session_id = ? AND "
-                               "question_id = ?", (session_id, question_id)).fetchone()
+                               "question_id = ?", (self._real(session_id),
+                                                   question_id)).fetchone()
         if row is None or row[0] is None:
             return None
         try:
@@ -395,7 +427,7 @@ class Store:
         args: tuple[Any, ...] = ()
         if session_id is not None:
             sql += " WHERE session_id = ?"
-            args = (session_id,)
+            args = (self._real(session_id),)
         out = []
         for row in self._db.execute(sql + " ORDER BY id", args):
             try:
@@ -458,23 +490,25 @@ class Store:
         stale = [qid for qid, h in self._db.execute(
             "SELECT question_id, content_hash FROM cards") if qid in hashes and hashes[qid] != h]
         if stale:
-            with self._write() as db:
-                db.executemany("DELETE FROM cards WHERE question_id = ?",
-                               [(qid,) for qid in stale])
+            self._submit(lambda db: db.executemany("DELETE FROM cards WHERE question_id = ?",
+                                                   [(qid,) for qid in stale]))
         return stale
 
     # -- flags ------------------------------------------------------------------------------
     def set_flag(self, session_id: int, question_id: str, flagged: bool, *,
                  now: datetime | None = None) -> None:
         """Flag (or unflag) a question for review within a session."""
-        with self._write() as db:
+        when = to_text(now or utc_now())
+
+        def run(db: sqlite3.Connection) -> None:
             if flagged:
                 db.execute("INSERT OR IGNORE INTO flags (session_id, question_id, flagged_at) "
-                           "VALUES (?, ?, ?)", (session_id, question_id,
-                                                to_text(now or utc_now())))
+                           "VALUES (?, ?, ?)", (self._real(session_id), question_id, when))
             else:
                 db.execute("DELETE FROM flags WHERE session_id = ? AND question_id = ?",
-                           (session_id, question_id))
+                           (self._real(session_id), question_id))
+
+        self._submit(run)
 
     def flags(self, session_id: int | None = None) -> set[str]:
         """Question ids flagged in one session (or in any)."""
@@ -482,7 +516,7 @@ class Store:
             rows = self._db.execute("SELECT DISTINCT question_id FROM flags")
         else:
             rows = self._db.execute("SELECT question_id FROM flags WHERE session_id = ?",
-                                    (session_id,))
+                                    (self._real(session_id),))
         return {r[0] for r in rows if isinstance(r[0], str)}
 
     # -- settings ---------------------------------------------------------------------------
@@ -499,25 +533,69 @@ class Store:
 
     def set_setting(self, key: str, value: Any) -> None:
         """Remember a setting (any JSON data)."""
-        with self._write() as db:
-            db.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)",
-                       (key, json.dumps(value)))
+        text = json.dumps(value)
+        self._submit(lambda db: db.execute(
+            "INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", (key, text)))
 
     # -- maintenance ------------------------------------------------------------------------
     def backup(self, target: Path) -> Path:
         """Copy the whole database, consistently, to ``target`` (SQLite's online backup).
-        Returns ``target``."""
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with sqlite3.connect(target) as dest:
-            self._db.backup(dest)
-        dest.close()
+        Returns ``target``.
+
+        Raises:
+            StoreError: the copy could not be written whole (a full disk, a file-size limit, a
+                read-only folder); nothing is left at ``target``.
+        """
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            dest = sqlite3.connect(target)
+            try:
+                self._db.backup(dest)
+            finally:
+                dest.close()
+        except (sqlite3.Error, OSError) as exc:
+            for leftover in (target, target.with_name(target.name + "-journal")):
+                try:
+                    leftover.unlink()
+                except OSError:
+                    pass
+            raise StoreError(f"could not back up the progress file to {target} "
+                             f"({fault_of(exc, target) or exc}): nothing was changed") from exc
         return target
 
     def reset(self) -> None:
-        """Delete every session, answer, card and flag (settings stay). Back up first."""
-        with self._write() as db:
-            for table in ("flags", "answers", "cards", "sessions"):
-                db.execute(f"DELETE FROM {table}")
+        """Delete every session, answer, card and flag (settings stay), at once and in one
+        transaction. Back up first.
+
+        Raises:
+            StoreError: the file cannot be written (the reason said); nothing was deleted.
+        """
+        try:
+            if self.problem is not None:
+                raise Unavailable(self.problem)
+            db = connect(self.path, check=False)
+            try:
+                db.execute("BEGIN IMMEDIATE")
+                for table in ("flags", "answers", "cards", "sessions"):
+                    db.execute(f"DELETE FROM {table}")
+                db.execute("COMMIT")
+            finally:
+                db.close()
+        except (sqlite3.Error, OSError, Unavailable) as exc:
+            reason = fault_of(exc, self.path) or str(exc)
+            raise StoreError(f"could not reset the progress file {self.path} ({reason}): "
+                             "nothing was deleted") from exc
+
+
+def saving_text(store: Store, problem: str | None) -> str:
+    """What to tell the student when saving stops (``problem``: why) or works again."""
+    if problem is None:
+        return "Your progress is saved again: every answer kept in memory is in the progress file."
+    waiting = store.unsaved
+    kept = f" ({waiting} waiting)" if waiting else ""
+    return (f"Your answers cannot be saved right now: {problem} ({store.path}). They are kept "
+            f"in memory{kept} and saved as soon as the file can be written; quitting before "
+            "then loses them.")
 
 
 def damage_text(store: Store) -> str:
@@ -556,58 +634,3 @@ def _put_card(db: sqlite3.Connection, card: StoredCard, now: datetime) -> None:
                "VALUES (?, ?, ?, ?, ?)",
                (card.question_id, card.content_hash, json.dumps(card.card), to_text(card.due),
                 to_text(now)))
-
-
-# -- opening, checking, migrating -----------------------------------------------------------
-def _connect(path: Path) -> sqlite3.Connection:
-    """Open, check and migrate. Raises :class:`Unusable` for a damaged or foreign file and
-    :class:`StoreError` for one too new to read."""
-    if path.exists() and path.stat().st_size > 0:
-        with path.open("rb") as fh:
-            if fh.read(len(SQLITE_HEADER)) != SQLITE_HEADER:
-                raise Unusable("it is not a SQLite database")
-    try:
-        db = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
-                             check_same_thread=False)
-    except sqlite3.Error as exc:
-        raise StoreError(f"cannot open the progress file {path}: {exc}") from exc
-    try:
-        db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        app_id = db.execute("PRAGMA application_id").fetchone()[0]
-        tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
-        if app_id not in (0, APPLICATION_ID) or (app_id == 0 and tables):
-            raise Unusable("it belongs to another program")
-        check = db.execute("PRAGMA quick_check").fetchone()[0]
-        if check != "ok":
-            raise Unusable(f"it is damaged: {check}")
-        db.execute("PRAGMA journal_mode = WAL")
-        db.execute("PRAGMA synchronous = NORMAL")
-        db.execute("PRAGMA foreign_keys = ON")
-        migrate(db, path)
-        check_tables(db)
-    except Unusable:
-        db.close()
-        raise
-    except sqlite3.DatabaseError as exc:
-        db.close()
-        raise Unusable(f"it is damaged: {exc}") from exc
-    except BaseException:
-        db.close()
-        raise
-    return db
-
-
-def _set_aside(path: Path, now: datetime) -> Path:
-    """Rename a damaged file (and its WAL companions) to ``<name>.damaged-<UTC time>``."""
-    stamp = now.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
-    aside = path.with_name(f"{path.name}.damaged-{stamp}")
-    n = 1
-    while aside.exists():
-        n += 1
-        aside = path.with_name(f"{path.name}.damaged-{stamp}-{n}")
-    shutil.move(path, aside)
-    for suffix in ("-wal", "-shm"):
-        companion = path.with_name(path.name + suffix)
-        if companion.exists():
-            shutil.move(companion, aside.with_name(aside.name + suffix))
-    return aside

@@ -29,6 +29,7 @@ from quiz.tui.loading import LoadFailure, LoadsBanks
 from quiz.tui.messages import (
     OpenQuestion,
     RetryQuestions,
+    SavingChanged,
     StartSession,
 )
 from quiz.tui.screens.start import StartScreen
@@ -151,6 +152,8 @@ class QuizApp(LoadsBanks, AppCommands):
         return self._index
 
     def on_mount(self) -> None:
+        if self.store is not None:  # told when answers cannot be saved, and when they are again
+            self.store.listen(lambda problem: self.post_message(SavingChanged(problem)))
         self._keep_theme_setting()
         if not self.loaded:
             # Paint first: the start screen shows the progress; the worker starts after the
@@ -303,6 +306,15 @@ class QuizApp(LoadsBanks, AppCommands):
 
     def on_unmount(self) -> None:
         unfreeze()
+
+    def on_saving_changed(self, message: SavingChanged) -> None:
+        from quiz.study.store import saving_text
+
+        if self.store is not None:
+            self.notify(saving_text(self.store, message.problem), markup=False,
+                        title="Progress not saved" if message.problem else "Progress saved",
+                        severity="error" if message.problem else "information",
+                        timeout=20 if message.problem else 6)
 
     def _topics_in_use(self) -> AbstractSet[str] | None:
         """The topics of the library's questions, as the start screen counted them (None

@@ -70,3 +70,12 @@ class BanksLoaded(Message):
         self.reload = reload
         self.shown = shown if shown is not None else threading.Event()
         super().__init__()
+
+
+class SavingChanged(Message):
+    """The progress store stopped saving (``problem``: why, in words) or saves again
+    (``None``): posted from the store's writer thread (:meth:`quiz.study.store.Store.listen`)."""
+
+    def __init__(self, problem: str | None) -> None:
+        self.problem = problem
+        super().__init__()
