@@ -316,6 +316,8 @@ def test_markdown_practice_exam(tmp_path: Path, capsys: pytest.CaptureFixture[st
     # With --format aiken the same file is refused question by question, not read as one.
     assert main(["import", str(tmp_path / "practice-exam-1.md"), "--to",
                  str(tmp_path / "a.yaml"), "--format", "aiken"]) == 1
+    assert ("practice-exam-1.md: warning: nothing in this file reads as Aiken, but it reads as "
+            "Markdown practice exam") in capsys.readouterr().out
 
 
 CERTIFICATIONY = """\
@@ -389,3 +391,44 @@ def test_anki_deck_still_has_one_note_per_question(tmp_path: Path) -> None:
 def test_unknown_format_name_is_a_usage_error(tmp_path: Path) -> None:
     with pytest.raises(TransferError, match="unknown format 'docx'"):
         import_files([tmp_path / "x"], tmp_path / "b.yaml", fmt="docx")
+
+
+def test_moodle_19_image_field_and_cloze_are_named() -> None:
+    """Moodle's own fixture shape: a cloze question, and a multichoice with the old <image>."""
+    parsed = moodle_xml.parse((Path(__file__).parent / "import_fixtures" /
+                               "old_image_field.xml").read_text(encoding="utf-8"))
+    (question,) = parsed.questions
+    assert question["options"] == {"A": "wrong answer", "B": "another wrong answer",
+                                   "C": "right answer"}
+    assert question["answer"] == "C" and "short_explanation" not in question
+    assert [(n.line, n.severity, n.message) for n in parsed.notes] == [
+        (10, "error", "a cloze question: skipped, only multichoice and truefalse questions can "
+         "be imported"),
+        (22, "warning", "this question has an image (moodle.png), which a bank cannot carry: "
+         "not imported")]
+
+
+def test_template_braces_in_source_text_stay_text(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """A certificationy question about Twig holds '{{ }}', which a bank reads as a calculator
+    placeholder: the import writes it as the escape '{{{{' (FORMAT.md), never as a placeholder,
+    and never writes a bank that does not load."""
+    (tmp_path / "forms.yml").write_text(
+        "category: Forms\nquestions:\n"
+        "  - question: 'Which call renders a whole row: {{ form_row(form.field) }}?'\n"
+        "    answers:\n      - {value: 'form_row', correct: true}\n"
+        "      - {value: '{{ form_widget() }}', correct: false}\n"
+        "  - question: 'Which call renders only the label?'\n"
+        "    answers:\n      - {value: 'form_label', correct: true}\n"
+        "      - {value: 'form_errors', correct: false}\n", encoding="utf-8")
+    bank = tmp_path / "forms.yaml"
+    main(["import", str(tmp_path / "forms.yml"), "--to", str(bank)])
+    out = capsys.readouterr().out
+    text = bank.read_text(encoding="utf-8")
+    assert "{{ form_row" not in text.replace("{{{{ form_row", "")
+    stems = [q.stem for q in _library(bank).questions]
+    if len(stems) == 2:  # a literal '{{' in a question without a worked example loads
+        assert stems[0] == "Which call renders a whole row: {{ form_row(form.field) }}?"
+    else:  # ... or the loader refuses it: skipped at its source line, the rest written
+        assert stems == ["Which call renders only the label?"]
+        assert "forms.yml:3: error: this question would not load in a bank: " in out

@@ -328,6 +328,9 @@ def _question(element: ET.Element, kind: str, line: int, result: Parsed,
     hints = [h for h in element.findall("hint") if _text(h).strip()]
     if hints:
         lost.append(f"{len(hints)} hint{'s' * (len(hints) > 1)}")
+    old_image = (element.findtext("image") or "").strip()  # Moodle 1.9's image field
+    if old_image:
+        media.append(f"an image ({old_image})")
     lost += list(dict.fromkeys(media))
     if lost:
         result.notes.append(Note(line, "this question has " + ", ".join(lost) + ", which a "

@@ -304,6 +304,11 @@ def _read_sources(sources: Sequence[Path], fmt: str | None,
         assert form.parse is not None
         parsed = form.parse(text)
         report.notes += [(name, n) for n in parsed.notes]
+        if not parsed.questions and fmt is not None:
+            other = sniff(text)
+            if other is not None and other != form.name and not form.name.startswith(other):
+                note(0, f"nothing in this file reads as {form.title}, but it reads as "
+                     f"{FORMATS[other].title}: try --format {other}", "warning")
         mine = [_Group(h, stem=source.stem) for h in parsed.banks] or [
             _Group(None, stem=source.stem)]
         for group in mine:
@@ -364,6 +369,22 @@ def _plain_breaks(value: Any) -> tuple[Any, bool]:
     return value, False
 
 
+def _literal_braces(question: dict[str, Any]) -> dict[str, Any]:
+    """``question`` with each ``{{`` in its source text written ``{{{{``: a bank reads ``{{`` as
+    a calculator placeholder (FORMAT.md, "Computed questions"), and a source's ``{{`` (a Twig or
+    Jinja example) is text. The infographic and worked example are left as they are (a quiz
+    export carries them as the author wrote them, placeholders and all)."""
+    out = dict(question)
+    for key in ("question", "short_explanation", "full_explanation"):
+        if isinstance(out.get(key), str):
+            out[key] = out[key].replace("{{", "{{{{")
+    for key in ("options", "distractor_review"):
+        if isinstance(out.get(key), dict):
+            out[key] = {k: v.replace("{{", "{{{{") if isinstance(v, str) else v
+                        for k, v in out[key].items()}
+    return out
+
+
 def _import_into(to: Path, group: _Group, report: ImportReport, *, force: bool,
                  topic: str | None, schema_ref: str | None) -> None:
     """Add ``group``'s questions to the bank file ``to`` (see :func:`import_files`)."""
@@ -410,6 +431,7 @@ def _import_into(to: Path, group: _Group, report: ImportReport, *, force: bool,
         question["topic"] = wanted
         given = question.get("id")
         question["id"] = ids.fresh(given or f"{wanted}-imported", numbered=not given)
+        question = _literal_braces(question)
         question, changed = _plain_breaks(question)
         if changed:
             report.notes.append((source, Note(line, "a line or paragraph separator (U+2028, "
@@ -582,6 +604,9 @@ def export_banks(banks: list[LoadedBank], to: Path | None, *, fmt: str | None = 
         if fmt is None:
             raise TransferError("--to - (standard output) needs --format")
         form = pick_format(Path("-"), fmt, exporting=True)
+        if form.name == "apkg" and sys.stdout.isatty():
+            raise TransferError("an Anki deck is a binary file: redirect standard output to a "
+                                "file (> deck.apkg), or give --to deck.apkg")
     else:
         form = pick_format(to, fmt, exporting=True)
         owner = [f for f in FORMATS.values() if to.suffix.lower() in f.extensions]
