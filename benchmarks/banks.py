@@ -1,8 +1,13 @@
 """Realistic generated question banks for the benchmarks: 1,000 to 100,000 questions.
 
-Every question is a copy of one of the bundled questions (``question_bank/*.yaml``, so stems,
+Every question is made from one of the bundled questions (``question_bank/*.yaml``, so stems,
 options and explanations have the lengths instructors really write), with a new id and every
-optional field filled: ``difficulty``, ``tags``, ``references``, an ``infographic`` (a table, a
+optional field filled. By default (``varied``) each generated question's prose is its own: every
+word of three letters or more outside ``{{ ... }}`` placeholders is replaced by a word drawn
+from the bundled banks' vocabulary, deterministically per question, so no two questions share
+their text (copies of one question hide costs that real banks pay: near-duplicate search,
+per-text caches). ``varied=False`` keeps exact copies. Optional fields filled:
+``difficulty``, ``tags``, ``references``, an ``infographic`` (a table, a
 text diagram, or, for one question in five, a memory-footprint chart) and a ``worked_example``.
 A library is a folder of bank files of at most :data:`PER_FILE` questions each (a 10,000-question
 file is about 45 MB; :data:`quiz.bank.load.MAX_FILE_BYTES` allows 64 MB per file).
@@ -17,6 +22,8 @@ from __future__ import annotations
 import copy
 import hashlib
 import itertools
+import random
+import re
 from pathlib import Path
 from typing import Any
 
@@ -72,13 +79,53 @@ def _templates() -> tuple[dict[str, str], list[dict[str, Any]]]:
     return topics, mixed
 
 
-def bank_text(questions: int, *, bank_id: str = "bench", start: int = 0) -> str:
-    """YAML text of one bank with ``questions`` questions, ids ``{bank_id}-{start + n:06d}``."""
+_WORD = re.compile(r"\{\{.*?\}\}|\b[A-Za-z]{3,}\b")
+"""A placeholder (kept whole) or a word of three letters or more (replaced)."""
+_PROSE_KEYS = ("question", "short_explanation", "full_explanation", "caption")
+"""Text fields whose words are varied (options and reviews too, see :func:`_vary`)."""
+
+
+def _vocabulary(templates: list[dict[str, Any]]) -> list[str]:
+    words: set[str] = set()
+    for q in templates:
+        for key in _PROSE_KEYS:
+            value = q.get(key)
+            if isinstance(value, str):
+                words.update(w.lower() for w in _WORD.findall(value) if not w.startswith("{"))
+    return sorted(words)
+
+
+def _vary(question: dict[str, Any], rng: random.Random, vocabulary: list[str]) -> dict[str, Any]:
+    """A copy of ``question`` whose prose, options and reviews have their words replaced."""
+    def swap(match: re.Match[str]) -> str:
+        word = match.group(0)
+        if word.startswith("{{"):
+            return word
+        new = rng.choice(vocabulary)
+        return new.capitalize() if word[0].isupper() else new
+
+    q = copy.deepcopy(question)
+    for key in ("question", "short_explanation", "full_explanation"):
+        if isinstance(q.get(key), str):
+            q[key] = _WORD.sub(swap, q[key])
+    # Options that state a figure keep it whole: a worked example's expect checks the key states
+    # its value word for word.
+    for field in ("options", "distractor_review"):
+        if isinstance(q.get(field), dict):
+            q[field] = {k: _WORD.sub(swap, v) if isinstance(v, str) and (
+                field == "distractor_review" or not any(c.isdigit() for c in v)) else v
+                for k, v in q[field].items()}
+    return q
+
+
+def bank_text(questions: int, *, bank_id: str = "bench", start: int = 0,
+              varied: bool = True) -> str:
+    """YAML text of one bank with ``questions`` questions, ids ``{bank_id}-{start + n:06d}``;
+    ``varied``: every question's prose its own (see the module docstring)."""
     topics, templates = _templates()
-    header = yamlio.dump({"bank": {
-        "id": bank_id, "title": f"Benchmark library {bank_id}", "version": 1, "pass_mark": 0.7,
-        "description": "Generated from the bundled questions for the benchmarks.",
-        "topics": topics}}, fold=True)
+    if varied:
+        return _varied_text(questions, bank_id, start, topics, templates)
+    header = _header(bank_id, topics)
     # Each template is written once with a placeholder id; copies only substitute the id.
     marker = "0PLACEHOLDER0"
     blocks = []
@@ -92,14 +139,33 @@ def bank_text(questions: int, *, bank_id: str = "bench", start: int = 0) -> str:
     return "".join(parts)
 
 
-def write_library(folder: Path, questions: int) -> Path:
+def _header(bank_id: str, topics: dict[str, str]) -> str:
+    return yamlio.dump({"bank": {
+        "id": bank_id, "title": f"Benchmark library {bank_id}", "version": 1, "pass_mark": 0.7,
+        "description": "Generated from the bundled questions for the benchmarks.",
+        "topics": topics}}, fold=True)
+
+
+def _varied_text(questions: int, bank_id: str, start: int, topics: dict[str, str],
+                 templates: list[dict[str, Any]]) -> str:
+    vocabulary = _vocabulary(templates)
+    parts = [_header(bank_id, topics), "questions:\n"]
+    for n, template in zip(range(questions), itertools.cycle(templates)):
+        qid = f"{bank_id}-{start + n:06d}"
+        q = _vary(template, random.Random(qid), vocabulary)
+        q["id"] = qid
+        parts.append(yamlio.dump({"questions": [q]}, fold=True).split("\n", 1)[1])
+    return "".join(parts)
+
+
+def write_library(folder: Path, questions: int, *, varied: bool = True) -> Path:
     """Write a library of ``questions`` questions into ``folder`` (created), as files of at most
     :data:`PER_FILE` questions; return the folder. Files already there with the right marker
     (the size and a digest of the sources) are reused. Raises ``RuntimeError`` if the first
     file does not load cleanly."""
     folder.mkdir(parents=True, exist_ok=True)
     stamp = folder / ".complete"
-    mark = f"{questions} {_sources_digest()}"
+    mark = f"{questions} {'varied' if varied else 'copies'} {_sources_digest()}"
     if stamp.exists() and stamp.read_text() == mark:
         return folder
     for old in folder.glob("*.yaml"):
@@ -109,7 +175,8 @@ def write_library(folder: Path, questions: int) -> Path:
     while done < questions:
         n = min(PER_FILE, questions - done)
         path = folder / f"bank-{index:02d}.yaml"
-        path.write_text(bank_text(n, bank_id=f"bench-{index:02d}", start=done), encoding="utf-8")
+        path.write_text(bank_text(n, bank_id=f"bench-{index:02d}", start=done, varied=varied),
+                        encoding="utf-8")
         done += n
         index += 1
     from quiz.bank.load import load_library
