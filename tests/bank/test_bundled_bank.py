@@ -54,6 +54,7 @@ SECOND_EDITION_FILES = {
                         "Networking for training and inference"),
     "operations.yaml": ("ai-infra-operations", "operations",
                         "Operations, monitoring and GPU sharing"),
+    "io-pipeline.yaml": ("ai-infra-io-pipeline", "storage", "Storage and data pipelines"),
 }
 """file name → (bank id, topic key, topic title) of the banks added for the second edition
 (issue 22). They follow the issue's item-writing rules (asserted below) instead of the first
