@@ -33,10 +33,13 @@ def bundled_bank_dir() -> Path:
     )
 
 
-def data_dir(override: Path | None = None) -> Path:
-    """Return (and create, mode 0700: see :func:`make_private_dirs`) the folder for progress
-    data: ``override`` (``--data-dir``), else ``$QUIZ_DATA_DIR``, else the platform's user data
-    folder from ``platformdirs``."""
+def data_dir(override: Path | None = None, *, create: bool = True) -> Path:
+    """Return (and, with ``create``, create, mode 0700: see :func:`make_private_dirs`) the
+    folder for progress data: ``override`` (``--data-dir``), else ``$QUIZ_DATA_DIR``, else the
+    platform's user data folder from ``platformdirs``.
+
+    Raises:
+        OSError: ``create`` and the folder cannot be created."""
     if override is not None:
         path = Path(override).expanduser()
     elif env := os.environ.get(DATA_DIR_ENV):
@@ -45,7 +48,8 @@ def data_dir(override: Path | None = None) -> Path:
         from platformdirs import user_data_path
 
         path = user_data_path("quiz", appauthor=False)
-    make_private_dirs(path)
+    if create:
+        make_private_dirs(path)
     return path
 
 

@@ -198,11 +198,17 @@ def load(paths: Sequence[str]) -> Library | None:
 
 def open_store(data_dir: Path | None) -> Store | None:
     """Open the progress store; print why not (and return ``None``) when it cannot be used."""
-    from quiz.paths import progress_db
+    from quiz.paths import PROGRESS_DB, progress_db
     from quiz.study.store import Store, StoreError
 
     try:
-        store = Store.open(progress_db(data_dir))
+        try:
+            path = progress_db(data_dir)
+        except OSError:  # a folder that cannot be made: Store.open says so, and runs unsaved
+            from quiz.paths import data_dir as folder
+
+            path = folder(data_dir, create=False) / PROGRESS_DB
+        store = Store.open(path)
     except (StoreError, OSError) as exc:
         print(f"quiz: {exc}", file=sys.stderr)
         return None

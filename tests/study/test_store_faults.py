@@ -269,3 +269,18 @@ def test_fault_words(tmp_path: Path) -> None:
     assert store_writer.fault_of(sqlite3.DatabaseError("file is not a database")) is None
     assert store_writer.fault_of(ValueError("a bug")) is None
     assert resource.RLIM_INFINITY is not None
+
+
+def test_a_data_folder_that_cannot_be_made_runs_without_saving(disk: Path) -> None:
+    data = disk / "never-made"
+    remount(disk, "ro")
+    try:
+        out = subprocess.run([sys.executable, "-m", "quiz", "stats", "--data-dir", str(data)],
+                             capture_output=True, text=True, timeout=60,
+                             stdin=subprocess.DEVNULL)
+    finally:
+        remount(disk, "rw")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("Questions: 0 seen")
+    assert (f"quiz: the progress file {data / 'progress.db'} cannot be written now (the file "
+            "or its folder is read-only); it is read as it is") in out.stderr
