@@ -274,7 +274,7 @@ class Store:
         self._submit(run)
 
     def _overlaid(self, record: SessionRecord) -> SessionRecord:
-        changes = self._overlay.get(record.id)
+        changes = dict(self._overlay.get(record.id) or {})  # a copy: the writer thread edits it
         return replace(record, **changes) if changes else record
 
     def set_plan(self, session_id: int, plan: dict[str, Any]) -> None:
