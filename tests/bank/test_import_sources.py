@@ -432,3 +432,42 @@ def test_template_braces_in_source_text_stay_text(tmp_path: Path,
     else:  # ... or the loader refuses it: skipped at its source line, the rest written
         assert stems == ["Which call renders only the label?"]
         assert "forms.yml:3: error: this question would not load in a bank: " in out
+
+
+COMPUTED = """\
+bank:
+  id: served
+  title: Served
+  topics: {memory: Memory}
+questions:
+  - id: served-001
+    topic: memory
+    question: "{{ model.name }} is served with BF16 weights. Which memory holds them?"
+    options: {A: "The GPU's HBM", B: "The NVMe drive"}
+    answer: A
+    short_explanation: "Weights are read at every step, so they live next to the cores."
+    full_explanation: "{{ model.name }} has {{ params }} parameters, read at every decode step."
+    distractor_review: {B: "The drive is far too slow to be read at every decode step."}
+    vary:
+      model: [llama-2-7b, mistral-7b]
+    worked_example:
+      footprint: {model: llama-2-7b, inference: {weights: bf16}}
+"""
+
+
+@pytest.mark.parametrize("suffix", [".gift", ".xml"])
+def test_a_computed_question_is_exported_as_its_rendered_text(tmp_path: Path,
+                                                              suffix: str) -> None:
+    """Issue 20 §6's default: the first variant, as plain text; nothing that would compute it
+    again travels in the comment, so the import has nothing to warn about."""
+    (tmp_path / "served.yaml").write_text(COMPUTED, encoding="utf-8")
+    original = _library(tmp_path / "served.yaml").questions[0]
+    out = tmp_path / f"served{suffix}"
+    export_banks(list(_library(tmp_path / "served.yaml").banks), out)
+    assert "vary" not in out.read_text(encoding="utf-8")
+    (tmp_path / "back").mkdir()
+    report = import_files([out], tmp_path / "back" / "served.yaml")
+    assert [n for _, n in report.notes] == []
+    back = _library(tmp_path / "back" / "served.yaml").questions[0]
+    assert back.stem == original.stem and "{{" not in back.stem
+    assert back.full_explanation == original.full_explanation

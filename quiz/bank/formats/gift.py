@@ -41,6 +41,7 @@ import re
 from html.parser import HTMLParser
 from typing import Any
 
+from quiz.bank.computed.template import COMPUTED_KEYS
 from quiz.bank.formats import (
     Note,
     Parsed,
@@ -496,8 +497,11 @@ def render(banks: list[LoadedBank], warnings: list[str] | None = None) -> str:
                 out += [f"$CATEGORY: $course$/top/{category_name(bank.info.title)}/"
                         f"{category_name(name)}", ""]
             data = question_data(question, written.get(question.id))
+            # A computed question goes out as the variant rendered (plain text): the keys that
+            # would compute it again stay behind.
             meta = {k: v for k, v in data.items() if k not in (
-                "id", "question", "options", "answer", "distractor_review", "full_explanation")}
+                "id", "question", "options", "answer", "distractor_review", "full_explanation",
+                *COMPUTED_KEYS)}
             out.append(META + json.dumps(meta, ensure_ascii=False))
             out.append(f"::{escape(question.id)}::[plain]{escape(question.stem)} {{")
             keys = question.answer_keys

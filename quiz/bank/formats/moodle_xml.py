@@ -37,6 +37,7 @@ import xml.etree.ElementTree as ET
 from typing import Any
 from xml.parsers import expat
 
+from quiz.bank.computed.template import COMPUTED_KEYS
 from quiz.bank.formats import (
     Note,
     Parsed,
@@ -405,7 +406,7 @@ def render(banks: list[LoadedBank], warnings: list[str] | None = None) -> str:
             node = ET.SubElement(root, "question", {"type": "multichoice"})
             node.append(_comment(META, {k: v for k, v in data.items() if k not in (
                 "id", "question", "options", "answer", "distractor_review",
-                "full_explanation")}))
+                "full_explanation", *COMPUTED_KEYS)}))
             _text_element(node, "name", qid)
             _text_element(node, "questiontext", _xml_safe(question.stem, qid, said),
                           format="plain_text")
