@@ -17,7 +17,7 @@ import math
 import random
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, ClassVar
 
@@ -306,6 +306,26 @@ class ExamSession:
         exam.flags = {qid for qid in flags if qid in by_id}
         exam.position = max(0, min(int(state.get("position", 0)), len(shown) - 1))
         return exam
+
+    @classmethod
+    def stored_report(cls, questions: Sequence[Question], plan: dict[str, Any],
+                      state: dict[str, Any], answers: Iterable[tuple[str, Iterable[str]]],
+                      flags: Iterable[str], *,
+                      topic_names: dict[str, str] | None = None) -> ExamReport:
+        """The report of a submitted exam, rebuilt from what the store kept (its plan, its
+        last state, answers and flags): the same score, time used, time per question and
+        pauses as when it was submitted.
+
+        Raises:
+            SessionError: none of its questions is in the bank any more.
+        """
+        saved = state.get("saved_wall")
+        exam = cls.resume(questions, {**plan, "strict": False}, state, answers, flags,
+                          topic_names=topic_names, clock=lambda: 0.0,
+                          wall_clock=lambda: float(saved) if isinstance(saved, int | float)
+                          else 0.0)
+        exam.pauses = [float(p) for p in state.get("pauses", ())]
+        return replace(exam.submit(), strict=bool(plan.get("strict", False)))
 
     # -- clock ------------------------------------------------------------------------------
     @property

@@ -19,14 +19,14 @@ from typing import Any
 
 from quiz.bank.library import Library
 from quiz.bank.load import StoredBankError
-from quiz.study.exam import ExamSession
+from quiz.study.exam import ExamReport, ExamSession
 from quiz.study.launch import Launch
 from quiz.study.mode import Mode
 from quiz.study.recorder import Interrupted, QuestionIndex, Recorder, cram_ids, interrupted_sessions
 from quiz.study.score import Score
 from quiz.study.session import SessionConfig, StudySession, draw_questions
 from quiz.study.shown import PreparedQuestions, SessionError
-from quiz.study.store import Store, damage_text, utc_now
+from quiz.study.store import SessionRecord, Store, damage_text, utc_now
 
 Session = StudySession | ExamSession
 """A session of any mode."""
@@ -419,6 +419,33 @@ class Lifecycle:
         session.go(first_open)
         self.session, self.exam = session, None
         return session
+
+    # -- reports ------------------------------------------------------------------------------
+    def submitted_exams(self) -> list[SessionRecord]:
+        """The exams submitted from this library's banks, newest first (their reports can be
+        read again: :meth:`exam_report`)."""
+        if self.store is None:
+            return []
+        banks = {b.header.id for b in self.library.banks}
+        return [rec for rec in self.store.sessions()
+                if rec.mode == Mode.EXAM and rec.status == "finished"
+                and set(rec.bank_ids) <= banks]
+
+    def exam_report(self, record: SessionRecord) -> ExamReport:
+        """The report of the submitted exam ``record``, as it was shown when submitted.
+
+        Raises:
+            StartRefused: its questions are no longer in the library.
+        """
+        store = self.store
+        assert store is not None
+        answers = [(a.question_id, a.chosen) for a in store.answers(record.id)]
+        try:
+            return ExamSession.stored_report(self.library.questions, record.plan, record.state,
+                                             answers, store.flags(record.id),
+                                             topic_names=self.library.topics)
+        except (SessionError, StoredBankError) as exc:
+            raise StartRefused(f"Cannot show that exam's report: {exc}.") from exc
 
     # -- ending -----------------------------------------------------------------------------
     def finish(self) -> None:

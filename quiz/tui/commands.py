@@ -117,6 +117,23 @@ class AppCommands(App[int]):
         elif not isinstance(self.screen, StatsScreen):
             self.push_screen(StatsScreen(self.store, self.library, now=self.now()))
 
+    def action_exam_report(self) -> None:
+        """Show the report of the last exam submitted from these banks (from the
+        statistics), as it was shown when submitted."""
+        from quiz.study.lifecycle import StartRefused
+        from quiz.tui.screens.exam_report import ExamReportScreen
+
+        exams = self.study.submitted_exams() if self.loaded else []
+        if not exams:
+            self.notify("No exam submitted yet from these banks.", markup=False)
+            return
+        try:
+            report = self.study.exam_report(exams[0])
+        except StartRefused as exc:
+            self.notify(str(exc), severity="warning", markup=False)
+            return
+        self.push_screen(ExamReportScreen(report, topic_names=self.library.topics, kept=True))
+
     def action_footprint(self) -> None:
         """Open the footprint calculator; from a question, pre-filled with its worked example."""
         from quiz.tui.screens.footprint import FootprintScreen

@@ -17,6 +17,7 @@ from quiz.tui.screens.confirm import ConfirmScreen
 from quiz.tui.screens.exam import ExamScreen
 from quiz.tui.screens.exam_map import ExamMapScreen, MapView
 from quiz.tui.screens.exam_report import ExamReportScreen, ReportItem
+from quiz.tui.screens.exam_reveal import ExamRevealScreen
 from quiz.tui.screens.question import QuestionScreen
 from quiz.tui.screens.start import StartScreen
 from quiz.tui.screens.stats import StatsScreen
@@ -80,6 +81,12 @@ def library():
                         question_data("p1", topic="precision", difficulty="hard"))
 
 
+def sheet_rows(report: ExamReportScreen) -> list[list[str]]:
+    """The answer sheet's rows as plain text."""
+    sheet = report.sheet
+    return [[str(cell) for cell in sheet.get_row_at(i)] for i in range(sheet.row_count)]
+
+
 async def test_exam_flow_no_verdict_then_report(tmp_path: Path) -> None:
     store = Store.open(tmp_path / "p.db")
     clock = Clock()
@@ -129,25 +136,44 @@ async def test_exam_flow_no_verdict_then_report(tmp_path: Path) -> None:
         topics = plain(report.query_one("#report-topics", Static)).splitlines()
         assert topics[0].split()[-2:] == ["2/4", "50%"]
         assert topics[1].split()[-2:] == ["0/1", "0%"]
-        items = list(report.query(ReportItem))
-        titles = [item.text_of("title") for item in items]
-        assert titles == ["Question 2 · right · ⚑ flagged", "Question 3 · not answered",
-                          "Question 4 · not answered", "Question 5 · not answered",
-                          "Question 1 · right"]
+        # Issue 23: the first screen is the answer sheet, every question in exam order with
+        # your answer, the key, right or wrong, flagged, and the time spent on it; no
+        # explanation until a question is opened.
+        assert plain(report.query_one("#report-pauses", Static)) == (
+            "Taken in one sitting: no pause.")
+        assert not list(report.query(ReportItem))
+        rows = sheet_rows(report)
+        assert [r[0] for r in rows] == ["1", "2", "3", "4", "5"]
+        assert rows[0][2:] == ["B", "B", "✓ right", "", "0:00"]
+        assert rows[1][2:] == ["B", "B", "✓ right", "⚑", "1:35"]
+        assert [r[4] for r in rows[2:]] == ["– none"] * 3 and [r[2] for r in rows[2:]] == [
+            "–"] * 3
+        await pilot.press("down", "enter")  # opens question 2's full reveal
+        await pilot.pause()
+        opened = app.screen
+        assert isinstance(opened, ExamRevealScreen)
+        item = opened.body
+        titles = [item.text_of("title")]
+        assert titles == ["Question 2 · right · ⚑ flagged"]
         # One widget per question: heading, stem and options as shown, then its reveal, from
         # the same parts as the question screen's.
-        assert [b.key for b in items[0].blocks][:4] == ["title", "stem", "options", "verdict"]
-        assert items[0].text_of("stem") == "Stem of q1?"
-        assert items[0].text_of("options") == "A  Alpha\nB  Bravo\nC  Charlie\nD  Delta"
-        assert [sorted(i.classes) for i in items[:2]] == [["-right", "report-item"],
-                                                          ["-wrong", "report-item"]]
-        reveals = list(report.query(RevealView))
-        assert reveals == items
-        assert [r.text_of("full-explanation") for r in reveals] == [
-            "Full explanation of q1.", "Full explanation of q2.", "Full explanation of q3.",
-            "Full explanation of p1.", "Full explanation of q0."]
-        assert reveals[0].text_of("verdict") == "█ ✓ Correct: B."
-        assert all(r.size.height == len(r.plain.split("\n")) for r in reveals)
+        assert [b.key for b in item.blocks][:4] == ["title", "stem", "options", "verdict"]
+        assert item.text_of("stem") == "Stem of q1?"
+        assert item.text_of("options") == "A  Alpha\nB  Bravo\nC  Charlie\nD  Delta"
+        assert sorted(item.classes) == ["-right", "report-item"]
+        assert isinstance(item, RevealView)
+        assert item.text_of("full-explanation") == "Full explanation of q1."
+        assert item.text_of("verdict") == "█ ✓ Correct: B."
+        await pilot.press("n")
+        await pilot.pause()
+        assert opened.body.text_of("title") == "Question 3 · not answered"
+        assert opened.body.text_of("full-explanation") == "Full explanation of q2."
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is report
+        await pilot.press("u")  # only the unanswered ones
+        await pilot.pause()
+        assert [r[0] for r in sheet_rows(report)] == ["3", "4", "5"]
     (rec,) = store.sessions()
     assert (rec.mode, rec.status) == ("exam", "finished")
     assert [(a.question_id, a.chosen, a.correct) for a in store.answers()] == [

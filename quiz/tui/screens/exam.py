@@ -35,12 +35,14 @@ from quiz.tui.widgets.key_bar import KeyBar
 from quiz.tui.widgets.question_view import QuestionView
 from quiz.tui.widgets.status_line import StatusLine
 from quiz.tui.widgets.title_bar import TitleBar
+from quiz.wording import plural
 
 SAVE_EVERY_TICKS = 5
 """The clock is saved every this many seconds (and on every action), so a killed exam resumes
 with at most this much time given back."""
 
-
+WARN_AT_MINUTES = (10, 5, 1)
+"""Minutes left at which the exam warns (each once)."""
 
 
 class ExamScreen(QuestionKeys, HiddenWhenCovered):
@@ -52,6 +54,7 @@ class ExamScreen(QuestionKeys, HiddenWhenCovered):
         Binding("r", "flag", "Flag"),
         Binding("l", "map", "Map"),
         Binding("s", "submit", "Submit…"),
+        Binding("t", "pause", "Pause"),
         *QUESTION_BINDINGS,
         # The calculator still opens with m (the help lists it), but the exam's own keys and
         # Help and Quit are what fit in the key bar at 80 columns.
@@ -64,6 +67,8 @@ class ExamScreen(QuestionKeys, HiddenWhenCovered):
         self.bank_title = title
         self._ticks = 0
         self._timer: Timer | None = None
+        self._warned = {m for m in WARN_AT_MINUTES if exam.remaining <= m * 60}
+        """The warnings given (or not to give: the exam began with less time than that)."""
         self._input_lock = asyncio.Lock()
         self._view = ExamView(id="body")
 
@@ -93,9 +98,37 @@ class ExamScreen(QuestionKeys, HiddenWhenCovered):
         if self.exam.expired:
             self.finish()
             return
+        if self.exam.paused:
+            return
         if self._ticks % SAVE_EVERY_TICKS == 0:
             self.exam.save()
+        self._warn()
         self._draw_status()
+
+    def _warn(self) -> None:
+        """At 10, 5 and 1 minutes left: a warning that stays a few seconds."""
+        remaining = self.exam.remaining
+        for minutes in WARN_AT_MINUTES:
+            if minutes not in self._warned and remaining <= minutes * 60:
+                self._warned.add(minutes)
+                self.notify(f"{plural(minutes, 'minute')} left.", title="Time",
+                            severity="warning", timeout=8, markup=False)
+
+    def action_pause(self) -> None:
+        """Stop the clock and hide the question (not in a strict exam)."""
+        from quiz.tui.screens.paused import PausedScreen
+
+        try:
+            self.exam.pause()
+        except SessionError as exc:
+            self._show_hint(str(exc).capitalize() + ".")
+            return
+
+        def go_on(_: None) -> None:
+            self.exam.unpause()
+            self._draw_status()
+
+        self.app.push_screen(PausedScreen(self.exam.remaining), go_on)
 
     def finish(self) -> None:
         """Submit the exam (or take the time-out) and show the score report."""

@@ -1,0 +1,91 @@
+"""The exam report's answer sheet: one row per question — number, topic, your answer, the
+key, right or wrong, flagged, and the time spent on it — with filters (issue 23)."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from rich.text import Text
+from textual.widgets import DataTable
+
+from quiz.bank.terminal import terminal_safe
+from quiz.study.exam import ExamItem
+from quiz.tui.widgets.bars import clock_text
+
+
+class SheetFilter(StrEnum):
+    """Which questions the answer sheet lists."""
+
+    ALL = "all"
+    WRONG = "wrong"
+    FLAGGED = "flagged"
+    UNANSWERED = "unanswered"
+
+    def keeps(self, item: ExamItem) -> bool:
+        """True when ``item`` is listed under this filter."""
+        if self is SheetFilter.WRONG:
+            return item.outcome is not None and not item.correct
+        if self is SheetFilter.FLAGGED:
+            return item.flagged
+        if self is SheetFilter.UNANSWERED:
+            return item.outcome is None
+        return True
+
+
+COLUMNS = ("#", "Topic", "Yours", "Key", "Result", "⚑", "Time")
+"""The answer sheet's columns."""
+
+
+def result_text(item: ExamItem) -> str:
+    """``✓ right``, ``✗ wrong`` or ``– none`` (not answered)."""
+    if item.outcome is None:
+        return "– none"
+    return "✓ right" if item.correct else "✗ wrong"
+
+
+def sheet_row(item: ExamItem, topic_names: dict[str, str]) -> tuple[str, ...]:
+    """The answer sheet's cells for ``item``, as plain text (bank text made terminal-safe)."""
+    shown = item.shown
+    yours = ",".join(o.letter for o in item.outcome.chosen) if item.outcome else "–"
+    key = ",".join(shown.letter_of(k) for k in sorted(shown.question.answer_keys))
+    topic = topic_names.get(shown.question.topic, shown.question.topic)
+    return (str(shown.number), terminal_safe(topic), yours, key, result_text(item),
+            "⚑" if item.flagged else "", clock_text(item.seconds))
+
+
+class AnswerSheet(DataTable[Text]):
+    """Every question of the exam on one line each, in exam order; Enter on a row opens that
+    question's full reveal (``RowSelected``, the row's key is the question's 0-based index in
+    :attr:`items`)."""
+
+    def __init__(self, items: tuple[ExamItem, ...], topic_names: dict[str, str], *,
+                 id: str | None = None) -> None:
+        super().__init__(id=id, cursor_type="row", zebra_stripes=False)
+        self.items = tuple(sorted(items, key=lambda it: it.shown.number))
+        """Every question, in exam order."""
+        self.topic_names = topic_names
+        self.filter = SheetFilter.ALL
+        self.listed: list[int] = []
+        """Indexes in :attr:`items` of the rows listed, in order."""
+
+    def on_mount(self) -> None:
+        for label in COLUMNS:
+            self.add_column(Text(label, style="bold"), key=label)
+        self.show(SheetFilter.ALL)
+
+    def show(self, which: SheetFilter) -> None:
+        """List the questions ``which`` keeps (the cursor on the first)."""
+        self.filter = which
+        self.clear()
+        self.listed = [i for i, item in enumerate(self.items) if which.keeps(item)]
+        for i in self.listed:
+            item = self.items[i]
+            style = "" if item.correct else ("dim" if item.outcome is None else "")
+            cells = [Text(cell, style=style) for cell in sheet_row(item, self.topic_names)]
+            if not item.correct and item.outcome is not None:
+                cells[4].stylize("bold")
+            self.add_row(*cells, key=str(i))
+
+    def count(self, which: SheetFilter) -> int:
+        """How many questions ``which`` keeps."""
+        return sum(which.keeps(item) for item in self.items)
