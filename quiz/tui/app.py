@@ -355,7 +355,7 @@ class QuizApp(LoadsBanks, AppCommands):
         if isinstance(self.screen, SummaryScreen):
             self.pop_screen()
         if isinstance(self.screen, QuestionScreen):
-            await self.screen.go_to(message.position)
+            await self.screen.go_to(message.position, from_summary=True)
 
     def _back_to_start(self) -> None:
         while len(self.screen_stack) > 2:

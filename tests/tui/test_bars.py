@@ -153,8 +153,8 @@ async def test_every_quiz_screen_has_the_bars_and_the_key_bar_follows_the_screen
     async with app.run_test(size=(100, 30)) as pilot:
         await start(app, pilot)
         line = bar_text(app.screen.query_one(KeyBar))
-        assert line.startswith(" n Next  p Previous  s Summary  u Undo  ? Help  q Quit  "
-                               "m Calculator")
+        # Issue 23: r flags in every mode; Undo and the calculator keep their keys, unshown.
+        assert line.startswith(" n Next  p Previous  s Summary  r Flag  ? Help  q Quit  ")
         assert "AI" not in bar_text(app.screen.query_one(TitleBar))  # the library's title
         assert app.title in bar_text(app.screen.query_one(TitleBar))
         await pilot.click(KeyBar, offset=(21, 0))  # "s Summary"

@@ -241,11 +241,11 @@ async def test_practice_records_rates_and_undoes(tmp_path: Path) -> None:
         await pilot.pause()
         (a,) = store.answers()
         assert (a.question_id, a.correct, a.seconds, a.rating) == ("q0", True, 40.0, 3)
-        assert "rated Good" in shown(screen, "hint")
+        assert "rated Good" in shown(screen, "rating")
         await pilot.press("1")
         await pilot.pause()
         assert store.answers()[0].rating == 1
-        assert "rated Again" in shown(screen, "hint")
+        assert "rated Again" in shown(screen, "rating")
         await pilot.press("u")
         await pilot.pause()
         assert store.answers() == [] and store.cards() == {}

@@ -44,7 +44,7 @@ async def test_the_body_is_the_question_screens_options_widget() -> None:
         assert shown(screen, "stem") == "Stem of q1?"
         assert shown(screen, "hint") == (
             "Choose one. Press A–D or 1–4, or ↑↓ and Enter, or click; change it any time.\n"
-            "n/p move · r flag for review · l map · s submit. No feedback until the end.")
+            "n/p move · r flag · l map · s submit · t pause. No feedback until the end.")
         assert markers(screen) == {"A": "A ( )", "B": "B ( )", "C": "C ( )", "D": "D ( )"}
         assert all(option_is(screen, letter) for letter in "ABCD")  # nothing highlighted yet
         await pilot.pause(0.3)  # past the question view's draw-ahead delay

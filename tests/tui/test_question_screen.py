@@ -678,6 +678,8 @@ async def test_after_a_rated_answer_the_rating_keys_are_a_line_of_their_own(
             screen = await start(app, pilot)
             await pilot.press("b")
             await pilot.pause()
+            # Issue 23: the rating line sits under the verdict, in view, not on the hint line.
             assert shown(screen, "hint").split("\n") == [
-                "Answered. s Summary · p Previous · ↑↓ scroll · u Undo",
+                "Answered. s Summary · p Previous · ↑↓ scroll · u Undo"]
+            assert shown(screen, "rating").split("\n") == [
                 "rated Easy · change it: 1 Again · 2 Hard · 3 Good · 4 Easy"]

@@ -6,7 +6,7 @@ from typing import Literal
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Grid
+from textual.containers import Grid, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
@@ -32,13 +32,25 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Grid(id="dialog"):
-            yield Static(f"{self.question}\n\ny: {self.yes} · n or Esc: {self.no}",
-                         id="dialog-question", markup=False)
+            # In a scroll that fits the terminal: a long question on a small terminal keeps
+            # its first lines and the buttons in view (it scrolls instead of being cut).
+            with VerticalScroll(id="dialog-scroll", can_focus=False):
+                yield Static(f"{self.question}\n\ny: {self.yes} · n or Esc: {self.no}",
+                             id="dialog-question", markup=False)
             yield Button(self.yes, variant=self.yes_variant, id="yes")
             yield Button(self.no, variant="default" if self.focus_yes else "primary", id="no")
 
     def on_mount(self) -> None:
         self.query_one("#yes" if self.focus_yes else "#no", Button).focus()
+        self._fit()
+
+    def on_resize(self) -> None:
+        self._fit()
+
+    def _fit(self) -> None:
+        """The question's scroll is as tall as the terminal leaves room for: its border and
+        padding (4 rows), the gap (1) and the buttons (3)."""
+        self.query_one("#dialog-scroll").styles.max_height = max(2, self.app.size.height - 8)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(event.button.id == "yes")

@@ -54,7 +54,8 @@ class ExamScreen(QuestionKeys, HiddenWhenCovered):
         Binding("r", "flag", "Flag"),
         Binding("l", "map", "Map"),
         Binding("s", "submit", "Submit…"),
-        Binding("t", "pause", "Pause"),
+        # Shown on the hint line (the key bar is full at 80 columns).
+        Binding("t", "pause", "Pause", show=False),
         *QUESTION_BINDINGS,
         # The calculator still opens with m (the help lists it), but the exam's own keys and
         # Help and Quit are what fit in the key bar at 80 columns.
@@ -181,7 +182,8 @@ class ExamScreen(QuestionKeys, HiddenWhenCovered):
         shown = self.exam.current
         letters = shown.letters
         span = f"{letters[0]}–{letters[-1]}"
-        keys = " n/p move · r flag for review · l map · s submit. No feedback until the end."
+        keys = (" n/p move · r flag · l map · s submit" + (
+            "" if self.exam.strict else " · t pause") + ". No feedback until the end.")
         if shown.question.multiple_response:
             return (*head, (f"Choose {shown.choose}. ", "bold"),
                     f"Tick with {span} or 1–{len(letters)} (or ↑↓ Space); answered once "

@@ -44,8 +44,15 @@ class QuestionScreen(QuestionKeys, ReshownScreen):
         Binding("n", "next", "Next"),
         Binding("p", "previous", "Previous"),
         Binding("s", "app.summary", "Summary"),
-        Binding("u", "undo", "Undo"),
-        *QUESTION_BINDINGS,
+        Binding("r", "flag", "Flag"),
+        # Shown after a rated answer (the keys themselves are taken in _step_for).
+        Binding("1,2,3,4", "rate_key", "Rate", key_display="1–4"),
+        # Undo and the calculator still work (the help lists them; the hint line says u Undo
+        # after an answer): the keys above, Help and Quit are what fit at 80 columns.
+        Binding("u", "undo", "Undo", show=False),
+        Binding("escape", "back", "Back", show=False),
+        *(b for b in QUESTION_BINDINGS if b.key != "escape"),
+        Binding("m", "app.footprint", "Calculator", show=False),
     ]
 
     def __init__(self, session: StudySession | None = None) -> None:
@@ -57,6 +64,8 @@ class QuestionScreen(QuestionKeys, ReshownScreen):
         """Ticks of unsubmitted multiple-response questions, kept while the student browses."""
         self._input_lock = asyncio.Lock()
         self._enter_guard_until = 0.0
+        self._from_summary = False
+        """The question was opened from the summary's list: Esc goes back there."""
 
     @property
     def session(self) -> StudySession:
@@ -72,6 +81,7 @@ class QuestionScreen(QuestionKeys, ReshownScreen):
         self._session = session
         self._ticks_by_question = {}
         self._enter_guard_until = 0.0
+        self._from_summary = False
         await self.show_question()
 
     # -- layout -----------------------------------------------------------------------------
@@ -101,9 +111,11 @@ class QuestionScreen(QuestionKeys, ReshownScreen):
         self._draw_status()
         view = self.view
         view.show(shown, hint=self._hint(outcome),
-                  ticked=self._ticks_by_question.get(shown.question.id, ()), outcome=outcome)
+                  ticked=self._ticks_by_question.get(shown.question.id, ()), outcome=outcome,
+                  rating=self._rating_line())
         if self.focused is not view:
             view.focus()
+        self.refresh_bindings()
 
     def _draw_status(self) -> None:
         shown = self.session.current
@@ -114,6 +126,8 @@ class QuestionScreen(QuestionKeys, ReshownScreen):
         parts = [f"Question {shown.number}/{shown.total}"]
         if self.session.mode != "practice":
             parts.insert(0, self.session.mode.capitalize())
+        if q.id in self.session.flags:
+            parts.append("⚑ flagged")
         if q.difficulty:
             parts.append(q.difficulty)
         parts.append(self.session.topic_names.get(q.topic, q.topic))
@@ -138,15 +152,17 @@ class QuestionScreen(QuestionKeys, ReshownScreen):
         shown = self.session.current
         if outcome is not None:
             last = "s Summary" if self.session.at_last else "n Next"
-            rating = self.session.ratings.get(shown.question.id)
-            rated = ""
-            if rating is not None:
-                # On a line of its own, so that a key never wraps away from its name at 80
-                # columns (the line above is 54 cells at most, this one 58).
-                rated = (f" · u Undo\nrated {RATING_NAMES[rating]} · change it: 1 Again · "
-                         "2 Hard · 3 Good · 4 Easy")
-            return (("Answered. ", "bold"), f"{last} · p Previous · ↑↓ scroll{rated}")
+            return (("Answered. ", "bold"), f"{last} · p Previous · ↑↓ scroll · u Undo")
         return question_hint(shown)
+
+    def _rating_line(self) -> Runs | None:
+        """Under the verdict, in view after the answer: the rating given and the keys that
+        change it (issue 23); ``None`` for an answer that moves no schedule."""
+        rating = self.session.ratings.get(self.session.current.question.id)
+        if rating is None or self.session.outcome() is None:
+            return None
+        return (("rated ", ""), (RATING_NAMES[rating], "bold"),
+                " · change it: 1 Again · 2 Hard · 3 Good · 4 Easy")
 
     # -- answering --------------------------------------------------------------------------
     async def on_question_view_answered(self, message: QuestionView.Answered) -> None:
@@ -175,8 +191,10 @@ class QuestionScreen(QuestionKeys, ReshownScreen):
         self._ticks_by_question.pop(outcome.shown.question.id, None)
         self._draw_status()
         view = self.view
-        view.reveal(outcome, hint=self._hint(outcome))  # the verdict scrolled to the top
+        # The verdict scrolled to the top, the rating line under it.
+        view.reveal(outcome, hint=self._hint(outcome), rating=self._rating_line())
         self._enter_guard_until = event_clock() + REPEAT_GUARD
+        self.refresh_bindings()
 
     # -- keys (QuestionKeys.on_key runs these steps, in order, under the input lock) -------------
     def _step_for(self, event: events.Key) -> Callable[[], Awaitable[None]] | None:
@@ -193,7 +211,7 @@ class QuestionScreen(QuestionKeys, ReshownScreen):
             return self._next
         steps: dict[str, Callable[[], Awaitable[None]]] = {
             "n": self._next, "right": self._next, "p": self._previous, "left": self._previous,
-            "u": self._undo,
+            "u": self._undo, "r": self._flag,
         }
         if answered:
             steps |= {"up": self._scroll_line_up, "down": self._scroll_line_down}
@@ -203,9 +221,48 @@ class QuestionScreen(QuestionKeys, ReshownScreen):
         return steps.get(event.key)
 
     async def _rate(self, rating: int) -> None:
-        """Replace the review rating of the answer shown (the hint line says the new one)."""
+        """Replace the review rating of the answer shown (the line under the verdict says
+        the new one)."""
         self.session.rate(rating)
-        self._show_hint()
+        self.view.set_rating(self._rating_line())
+
+    async def _flag(self) -> None:
+        """Flag the question for review (a cram session goes over the flagged ones), or
+        unflag it; the status line shows the flag."""
+        flagged = self.session.toggle_flag()
+        self._draw_status()
+        if self.session.outcome() is None:
+            self.view.set_hint(((("⚑ Flagged for review. " if flagged else "Flag removed. "),
+                                 "bold"), *question_hint(self.session.current)[1:]))
+        else:
+            self.notify("Flagged for review." if flagged else "Flag removed.", markup=False)
+
+    def action_flag(self) -> None:
+        """The key bar's Flag (the key itself is a step, taken in order)."""
+        self.run_worker(self._locked(self._flag), exclusive=False)
+
+    async def _locked(self, step: Callable[[], Awaitable[None]]) -> None:
+        async with self._input_lock:
+            await step()
+
+    def action_rate_key(self) -> None:
+        """The key bar's Rate: the digit keys themselves rate (taken in order as steps)."""
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Show Rate in the key bar only while an answer with a rating is shown."""
+        if action == "rate_key":
+            session = self._session
+            return (session is not None and session.outcome() is not None
+                    and session.current.question.id in session.ratings)
+        return True
+
+    def action_back(self) -> None:
+        """Esc: back to the summary for a question opened from it; else ask to quit."""
+        if self._from_summary:
+            self._from_summary = False
+            self.app.action_summary()  # type: ignore[attr-defined]
+        else:
+            self.app.action_request_quit()  # type: ignore[attr-defined]
 
     async def _scroll_line_up(self) -> None:
         self.view.scroll_up(animate=False)
@@ -251,10 +308,12 @@ class QuestionScreen(QuestionKeys, ReshownScreen):
         async with self._input_lock:
             await self._undo()
 
-    async def go_to(self, position: int) -> None:
-        """Show the question at 0-based ``position`` (answered ones with their reveal)."""
+    async def go_to(self, position: int, *, from_summary: bool = False) -> None:
+        """Show the question at 0-based ``position`` (answered ones with their reveal);
+        ``from_summary``: opened from the summary's list, so Esc goes back there."""
         async with self._input_lock:
             self.session.go(position)
+            self._from_summary = from_summary
             await self.show_question()
 
 

@@ -200,6 +200,7 @@ class QuestionView(TakesKeysItself, RevealView, inherit_bindings=False):
         self.hint_warning = False
         """The hint line says why the last key did nothing."""
         self._hint: Runs = ()
+        self._rating: Runs | None = None
         self._reveals: OrderedDict[str, tuple[Outcome, list[Block]]] = OrderedDict()
         """The reveal blocks of the last questions answered or shown (by question id, with
         the outcome they show), drawn lines included: going back to one draws nothing."""
@@ -215,9 +216,11 @@ class QuestionView(TakesKeysItself, RevealView, inherit_bindings=False):
 
     # -- what is shown --------------------------------------------------------------------
     def show(self, shown: ShownQuestion, *, hint: Runs, ticked: Iterable[str] = (),
-             outcome: Outcome | None = None) -> None:
+             outcome: Outcome | None = None, rating: Runs | None = None) -> None:
         """Show ``shown`` from its top with ``hint`` above its options and ``ticked`` ones
-        ticked, or, with ``outcome``, as answered with its reveal (see :meth:`reveal`)."""
+        ticked, or, with ``outcome``, as answered with its reveal (see :meth:`reveal`) and
+        the ``rating`` line under the verdict."""
+        self._rating = rating
         self.shown = shown
         self.ticked = set(ticked)
         self.revealed = outcome is not None
@@ -235,7 +238,7 @@ class QuestionView(TakesKeysItself, RevealView, inherit_bindings=False):
         else:
             blocks = [self._stem_block(shown), self._hint_block(), *self._option_blocks()]
         if outcome is not None:
-            blocks += self._reveal_blocks(outcome)
+            blocks += self._with_rating(self._reveal_blocks(outcome))
         self.set_blocks(blocks)
         self.scroll_to(y=0, animate=False, force=True)
         if self._ahead is not None:
@@ -278,15 +281,25 @@ class QuestionView(TakesKeysItself, RevealView, inherit_bindings=False):
         blocks = reveal_blocks(build_outcome(shown, ()), self._shared_blocks(shown))
         self.draw_ahead(b for b in blocks if b.key in QUESTION_PARTS)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """After the answer the options take no keys: their bindings step aside, so the
+        screen's own (1–4 Rate) show in the key bar."""
+        if self.revealed and action == "pick":
+            return False
+        return True
+
     def set_hint(self, hint: Runs, *, warning: bool = False) -> None:
         """Say ``hint`` on the line above the options (``warning``: why a key did nothing)."""
         self._hint = hint
         self.hint_warning = warning
         self.replace(self._hint_block())
 
-    def reveal(self, outcome: Outcome, *, hint: Runs | None = None) -> None:
+    def reveal(self, outcome: Outcome, *, hint: Runs | None = None,
+               rating: Runs | None = None) -> None:
         """Mark the right options and the wrong choices, show the reveal of ``outcome`` with its
-        verdict at the top (and ``hint`` on the hint line); take no more keys."""
+        verdict at the top, the ``rating`` line under it (and ``hint`` on the hint line); take
+        no more keys."""
+        self._rating = rating
         if hint is not None:
             self._hint, self.hint_warning = hint, False
         self.revealed = True
@@ -296,10 +309,30 @@ class QuestionView(TakesKeysItself, RevealView, inherit_bindings=False):
         self.verdicts = self._verdicts(outcome)
         blocks = [b for b in self.blocks if b.key == "stem"]
         self.set_blocks([*blocks, self._hint_block(), *self._option_blocks(),
-                         *self._reveal_blocks(outcome)])
+                         *self._with_rating(self._reveal_blocks(outcome))])
         top = self.top_of("verdict")
         if top is not None:
             self.scroll_to(y=top, animate=False, force=True)
+
+    def set_rating(self, rating: Runs | None) -> None:
+        """Say ``rating`` on the line under the verdict (a new rating given)."""
+        self._rating = rating
+        if rating is not None and self.span("rating") is not None:
+            self.replace(self._rating_block(rating))
+
+    def _with_rating(self, blocks: list[Block]) -> list[Block]:
+        """``blocks`` of a reveal with the rating line after the verdict (and its detail)."""
+        if self._rating is None:
+            return blocks
+        keys = [b.key for b in blocks]
+        at = keys.index("verdict-detail") + 1 if "verdict-detail" in keys else 1
+        return [*blocks[:at], self._rating_block(self._rating), *blocks[at:]]
+
+    @staticmethod
+    def _rating_block(rating: Runs) -> Block:
+        def draw(pen: Pen) -> list[Strip]:
+            return pen.renderable(runs_text(rating), pen.width, pen.style("reveal--text"))
+        return Block("rating", draw, top=0)
 
     def _shared_blocks(self, shown: ShownQuestion) -> dict[str, Block]:
         key = shown.question.id

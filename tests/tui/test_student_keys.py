@@ -1,0 +1,171 @@
+"""Keys a student looks for, and what a student tripped over (issue 23 §3–§5): r flags in
+every mode, the rating in view with the verdict, Esc back to the summary, settings per bank,
+the command asked for wins over an unfinished session of another mode."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+from textual.widgets import Input, Static
+
+from quiz.study.launch import Launch
+from quiz.study.mode import Mode
+from quiz.study.store import Store
+from quiz.tui.app import make_app
+from quiz.tui.screens.confirm import ConfirmScreen
+from quiz.tui.screens.question import QuestionScreen
+from quiz.tui.screens.start import StartScreen
+from quiz.tui.screens.summary import SummaryScreen
+from quiz.tui.widgets.key_bar import KeyBar
+from quiz.tui.widgets.status_line import StatusLine
+from tests.conftest import make_library, question_data
+from tests.tui.test_bars import bar_text
+from tests.tui.test_question_screen import shown, start, view
+
+
+def now() -> datetime:
+    return datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+
+
+def _library(n: int = 3):
+    return make_library(*(question_data(f"q{i}") for i in range(n)))
+
+
+async def test_r_flags_a_question_in_practice_for_cram(tmp_path: Path) -> None:
+    with Store.open(tmp_path / "p.db") as store:
+        app = make_app(_library(), shuffle=False, store=store, now=now)
+        async with app.run_test(size=(80, 24)) as pilot:
+            screen = await start(app, pilot)
+            await pilot.press("r")
+            await pilot.pause()
+            assert "⚑ flagged" in screen.query_one("#status", StatusLine).left
+            assert shown(screen, "hint").startswith("⚑ Flagged for review.")
+            assert store.flags() == {"q0"}
+            await pilot.press("r")
+            await pilot.pause()
+            assert store.flags() == set()
+            await pilot.press("r", "b", "n")
+            await pilot.pause()
+            assert store.flags() == {"q0"}
+        # Cram goes over the flagged one.
+        app = make_app(_library(), shuffle=False, store=store, now=now,
+                       launch=Launch(mode=Mode.CRAM))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            assert isinstance(app.screen, ConfirmScreen)  # the unfinished practice session
+            await pilot.press("enter")  # the default: the cram session asked for
+            await pilot.pause()
+            assert app.session is not None and app.session.mode is Mode.CRAM
+            assert [q.id for q in app.session.questions] == ["q0"]
+
+
+async def test_the_rating_is_in_view_with_the_verdict_in_review_at_80x24(
+        tmp_path: Path) -> None:
+    long = "A long explanation sentence that fills the screen. " * 12
+    lib = make_library(*(question_data(f"q{i}", short_explanation=long) for i in range(2)))
+    with Store.open(tmp_path / "p.db") as store:
+        app = make_app(lib, shuffle=False, store=store, now=now)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await start(app, pilot)
+            await pilot.press("a")  # wrong: q0 is missed, so review asks it
+            await pilot.pause()
+        app = make_app(lib, shuffle=False, store=store, now=now,
+                       launch=Launch(mode=Mode.REVIEW))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            assert isinstance(app.screen, ConfirmScreen)  # the unfinished practice session
+            await pilot.press("enter")  # the default: the review asked for
+            await pilot.pause()
+            screen = app.screen
+            assert isinstance(screen, QuestionScreen) and app.session is not None
+            assert app.session.mode is Mode.REVIEW
+            await pilot.press("b")
+            await pilot.pause()
+            body = view(screen)
+            span = body.span("rating")
+            assert span is not None
+            top, height = round(body.scroll_y), body.scrollable_content_region.height
+            assert top <= span[0] and span[1] <= top + height  # in view, under the verdict
+            assert body.span("verdict") is not None and body.span("verdict")[1] == span[0]
+            assert shown(screen, "rating").startswith("rated ")
+            assert "1–4 Rate" in bar_text(screen.query_one(KeyBar))
+            await pilot.press("1")
+            await pilot.pause()
+            assert shown(screen, "rating").startswith("rated Again")
+
+
+async def test_esc_on_a_question_opened_from_the_summary_returns_there() -> None:
+    app = make_app(_library(), shuffle=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await start(app, pilot)
+        await pilot.press("a", "s")
+        await pilot.pause()
+        assert isinstance(app.screen, SummaryScreen)
+        await pilot.press("enter")  # opens the first question to review
+        await pilot.pause()
+        assert isinstance(app.screen, QuestionScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, SummaryScreen)
+        # Opened otherwise, Esc still asks to quit.
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, QuestionScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+
+
+async def test_a_6_question_bank_opened_after_a_2_question_bank_starts_with_6(
+        tmp_path: Path) -> None:
+    from quiz.bank.library import Library, LoadedBank
+    from quiz.bank.model import BankFile
+
+    def bank(bank_id: str, n: int) -> Library:
+        data = BankFile.model_validate({
+            "bank": {"id": bank_id, "title": bank_id, "topics": {"memory": "Memory"}},
+            "questions": [question_data(f"{bank_id}{i}") for i in range(n)]})
+        return Library(banks=(LoadedBank(Path(f"{bank_id}.yaml"), data.bank,
+                                         tuple(data.questions)),), topics={"memory": "Memory"})
+
+    with Store.open(tmp_path / "p.db") as store:
+        app = make_app(bank("small", 2), shuffle=False, store=store, now=now)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await start(app, pilot)
+            assert app.session is not None and app.session.total == 2
+        app = make_app(bank("large", 6), shuffle=False, store=store, now=now)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            assert isinstance(app.screen, StartScreen)
+            assert app.screen.query_one("#count", Input).value == "6"
+            screen = await start(app, pilot)
+            assert app.session is not None and app.session.total == 6
+            assert "Question 1/6" in screen.query_one("#status", StatusLine).left
+
+
+async def test_quiz_exam_with_an_unfinished_practice_speaks_of_the_exam_at_50x16(
+        tmp_path: Path) -> None:
+    with Store.open(tmp_path / "p.db") as store:
+        app = make_app(_library(), shuffle=False, store=store, now=now)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await start(app, pilot)
+            await pilot.press("b")
+            await pilot.pause()
+        app = make_app(_library(), shuffle=False, store=store, now=now,
+                       launch=Launch(mode=Mode.EXAM))
+        async with app.run_test(size=(50, 16)) as pilot:
+            await pilot.pause()
+            dialog = app.screen
+            assert isinstance(dialog, ConfirmScreen)
+            question = dialog.query_one("#dialog-question", Static)
+            assert question.visual.plain.startswith(  # type: ignore[union-attr]
+                "Before your exam: resume the unfinished practice session, or start the exam?")
+            # Its first line and both buttons are on screen at 50x16, not cut off.
+            assert 0 <= question.region.y < 16
+            for button in ("#yes", "#no"):
+                region = dialog.query_one(button).region
+                assert region.y >= 0 and region.bottom <= 16
+            await pilot.press("enter")  # the default: the exam
+            await pilot.pause()
+            assert app.exam is not None
