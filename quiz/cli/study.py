@@ -134,6 +134,9 @@ def add_study_options(parser: argparse.ArgumentParser, *, exam: bool = False) ->
         parser.add_argument("--minutes", type=float, metavar="M",
                             help="minutes on the clock (default: the bank's time_limit, or 1.2 "
                             "per question)")
+        parser.add_argument("--strict", action="store_true",
+                            help="as at a test centre: no pause, and the clock runs in wall "
+                            "time through a quit or a crash")
     parser.add_argument("--seed", type=seed_value, default=None, metavar="N",
                         help="seed for drawing and shuffling (reproducible)")
     parser.add_argument("--no-shuffle", action="store_true",
@@ -231,7 +234,8 @@ def launch_from(ns: argparse.Namespace, mode: str | None) -> Launch | str:
                   topics=frozenset(ns.topic) if ns.topic else None,
                   tags=frozenset(ns.tag) if ns.tag else None,
                   difficulties=frozenset(ns.difficulty) if ns.difficulty else None,
-                  count=ns.count, minutes=minutes)
+                  count=ns.count, minutes=minutes,
+                  strict=bool(getattr(ns, "strict", False)))
 
 
 def topic_problem(topics: Sequence[str] | None, library: Library) -> str | None:
@@ -307,7 +311,7 @@ def run_stats(argv: Sequence[str]) -> int:
     elif ns.csv:
         sys.stdout.write(stats.sessions_csv())
     else:
-        print(format_stats(stats))
+        print(format_stats(stats, stats_width()))
     return EXIT_OK
 
 
@@ -350,27 +354,47 @@ def _reset(store: Store, *, assume_yes: bool) -> int:
     return EXIT_OK
 
 
-def format_stats(stats: object) -> str:
-    """The plain-text table of ``quiz stats``."""
-    from quiz.study.stats import Stats, clock_text
+def stats_width() -> int:
+    """The width ``quiz stats`` fits: the terminal's, or 80 columns when not a terminal."""
+    import shutil
+
+    if not sys.stdout.isatty():
+        return 80
+    return max(40, shutil.get_terminal_size((80, 24)).columns)
+
+
+def format_stats(stats: object, width: int = 80) -> str:
+    """The plain-text table of ``quiz stats``, every line at most ``width`` columns (a topic
+    name too long is cut with …; a session's status that does not fit goes on a line of its
+    own under it)."""
+    import textwrap
+
+    from quiz.study.stats import Stats, clock_text, status_words
 
     assert isinstance(stats, Stats)
-    lines = [f"Questions: {stats.seen} seen, {stats.mastered} mastered, {stats.due} due today, "
-             f"of {stats.questions}; {plural(stats.answers, 'answer')} given", ""]
-    width = max([len(t.name) for t in stats.topics] + [5])
-    lines.append(f"{'Topic':<{width}}  {'Accuracy':>8}  {'Answers':>7}  {'Seen':>9}  "
+    lines = textwrap.wrap(
+        f"Questions: {stats.seen} seen, {stats.mastered} mastered, {stats.due} due today, "
+        f"of {stats.questions}; {plural(stats.answers, 'answer')} given", width) + [""]
+    fixed = 2 + 8 + 2 + 7 + 2 + 9 + 2 + 8 + 2 + 4
+    name_width = max(5, min(max([len(t.name) for t in stats.topics] + [5]), width - fixed))
+
+    def name(text: str) -> str:
+        return text if len(text) <= name_width else text[:name_width - 1] + "…"
+
+    lines.append(f"{'Topic':<{name_width}}  {'Accuracy':>8}  {'Answers':>7}  {'Seen':>9}  "
                  f"{'Mastered':>8}  {'Due':>4}")
     for t in stats.topics:
         acc = f"{t.accuracy:.0%}" if t.answered else "-"
-        lines.append(f"{t.name:<{width}}  {acc:>8}  {t.answered:>7}  "
+        lines.append(f"{name(t.name):<{name_width}}  {acc:>8}  {t.answered:>7}  "
                      f"{f'{t.seen}/{t.questions}':>9}  {t.mastered:>8}  {t.due:>4}")
     lines.append("")
     if stats.leeches:
         lines.append("Leeches (missed 4 times or more):")
-        lines += [f"  {x.question_id}: missed {x.wrong}, right {x.right}" for x in stats.leeches]
+        lines += [f"  {x.question_id}: missed {x.wrong}, right {x.right}"[:width]
+                  for x in stats.leeches]
         lines.append("")
-    lines.append(f"{'#':>4}  {'Started':<16}  {'Mode':<8}  {'Score':>12}  {'Result':<14}  "
-                 f"{'Time':>7}  Status")
+    head = f"{'#':>3}  {'Started':<16}  {'Mode':<8}  {'Score':>11}  {'Result':<14}  {'Time':>7}"
+    lines.append(head + "  Status")
     for s in stats.sessions:
         if s.mode == "exam":
             score = f"{s.correct}/{s.total} {s.score:.0%}"
@@ -379,8 +403,13 @@ def format_stats(stats: object) -> str:
             score = f"{s.correct}/{s.answered} {s.score:.0%}" if s.answered else "-"
             result = f"{s.answered} of {s.total} done"
         time_used = "-" if s.seconds is None else clock_text(s.seconds)
-        lines.append(f"{s.id:>4}  {s.started_at:<16}  {s.mode:<8}  {score:>12}  {result:<14}  "
-                     f"{time_used:>7}  {s.status}")
+        row = (f"{s.id:>3}  {s.started_at:<16}  {s.mode:<8}  {score:>11}  {result:<14}  "
+               f"{time_used:>7}")
+        status = status_words(s.status)
+        if len(row) + 2 + len(status) <= width:
+            lines.append(f"{row}  {status}")
+        else:  # on a line of its own, under the row, never past the edge
+            lines += [row, f"{'':>5}{status}"[:width]]
     if not stats.sessions:
         lines.append("   (no session yet)")
     return "\n".join(lines)

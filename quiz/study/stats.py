@@ -107,6 +107,16 @@ class Stats:
         return out.getvalue()
 
 
+STATUS_WORDS = {"open": "open", "finished": "finished", "abandoned": "abandoned",
+                "retried": "continued as a retry"}
+"""How a session's stored status is said to the student."""
+
+
+def status_words(status: str) -> str:
+    """A session's status as the student reads it (``retried``: "continued as a retry")."""
+    return STATUS_WORDS.get(status, status)
+
+
 def clock_text(seconds: float) -> str:
     """``m:ss`` (or ``h:mm:ss``) for a duration, rounded up to the second like the exam's
     clock and report, so the table and the report agree."""

@@ -25,6 +25,7 @@ from quiz.study.launch import Launch
 from quiz.study.mode import Mode
 from quiz.tui.ahead import ScreensAhead, unfreeze
 from quiz.tui.commands import AppCommands
+from quiz.tui.content import path_lines
 from quiz.tui.loading import LoadFailure, LoadsBanks
 from quiz.tui.messages import (
     OpenQuestion,
@@ -177,7 +178,8 @@ class QuizApp(LoadsBanks, AppCommands):
         # Once the start screen is drawn: the question screen is composed while it waits.
         self.call_after_refresh(self.ahead.prepare_question_screen)
         for title, text in self.study.opening_notices():
-            self.notify(text, title=title, severity="warning" if title else "information",
+            self.notify(path_lines(text), title=title,
+                        severity="warning" if title else "information",
                         timeout=20 if title else 5, markup=False)
         offer = self.study.resume_offer(self.launch.mode)
         if offer is None:

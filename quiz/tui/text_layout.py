@@ -7,9 +7,11 @@ Plain Python (no Textual), so the rules are tested on their own; the widgets cal
 
 - A single line break inside a paragraph is a space: the paragraph is reflowed to the screen.
 - A blank line separates paragraphs; it is kept (one blank line).
-- A line indented deeper than the text's least indented line (a formula, a small table, a
-  list item's continuation), or starting with a list marker (``-``, ``*``, ``•``, ``1.``,
-  ``1)``), stays on a line of its own with its spacing as written. When it is wider than the
+- A line starting with a list marker (``-``, ``*``, ``•``, ``1.``, ``1)``) starts a list item
+  on a line of its own; the lines indented under its text continue it and are reflowed with
+  it, as prose is, hanging under its text.
+- Any other line indented deeper than the text's least indented line (a formula, a small
+  table) stays on a line of its own with its spacing as written. When it is wider than the
   screen it wraps, and its continuation lines hang under its text.
 - No markup and no Markdown: the characters are the author's; only line breaks and the spaces
   around them change.
@@ -72,18 +74,37 @@ def blocks(text: str) -> list[tuple[str, int] | None]:
             out.append(None)
         base = text_base
         run: list[str] = []
+        item: list[str] = []
+        """A list item and the lines that continue it (indented under its text)."""
+        item_hang = 0
+
+        def end_item() -> None:
+            if item:
+                out.append((" ".join([item[0].rstrip(" ")] + [x.strip(" ") for x in item[1:]]),
+                            item_hang))
+                item.clear()
+
         for line in paragraph:
             stripped = line.strip(" ")
             marker = _MARKER.match(stripped)
+            if item and marker is None and _indent(line) == item_hang:
+                item.append(line)  # the item's text goes on: reflowed with it, as prose is
+                continue
+            end_item()
             kept = _indent(line) > base or marker is not None
             if kept:
                 if run:
                     out.append((" " * base + " ".join(run), base))
                     run = []
                 hang = _indent(line) + (marker.end() if marker else 2)
-                out.append((line.rstrip(" "), hang))
+                if marker is not None:
+                    item.append(line)
+                    item_hang = hang
+                else:
+                    out.append((line.rstrip(" "), hang))
             else:
                 run.append(stripped)
+        end_item()
         if run:
             out.append((" " * base + " ".join(run), base))
         paragraph.clear()

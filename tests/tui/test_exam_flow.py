@@ -306,11 +306,13 @@ async def test_dashboard_shows_topics_sessions_and_exams(tmp_path: Path) -> None
         await pilot.pause()
         dash = app.screen
         assert isinstance(dash, StatsScreen)
+        # Issue 23: "2 of 5 seen", and one line per topic at 80 columns.
         assert plain(dash.query_one("#stats-overview", Static)) == (
-            "Questions 2 seen · 0 mastered · 0 due today · of 5 · 2 answers given")
+            "Questions 2 of 5 seen · 0 mastered · 0 due today · 2 answers given")
         topics = plain(dash.query_one("#stats-topics", Static)).splitlines()
         assert topics[0].startswith("Memory footprint") and " 50%" in topics[0]
-        assert "seen 2/4" in topics[0]
+        assert "2/4 seen" in topics[0]
+        assert len(topics) == 2 and all(len(line) <= 76 for line in topics)
         exams = plain(dash.query_one("#stats-exams", Static))
         assert "1/5" in exams and "below the mark" in exams
         assert "exam" in plain(dash.query_one("#stats-sessions", Static))

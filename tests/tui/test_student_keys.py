@@ -169,3 +169,66 @@ async def test_quiz_exam_with_an_unfinished_practice_speaks_of_the_exam_at_50x16
             await pilot.press("enter")  # the default: the exam
             await pilot.pause()
             assert app.exam is not None
+
+
+async def test_the_start_screen_shows_the_exam_settings_only_in_exam_mode() -> None:
+    from textual.widgets import RadioSet, Switch
+
+    app = make_app(_library(), shuffle=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        start = app.screen
+        assert isinstance(start, StartScreen)
+        assert not start.query_one("#minutes-row").display
+        assert not start.query_one("#strict-row").display
+        start.query_one("#mode-exam").value = True
+        await pilot.pause()
+        assert start.mode == "exam" and start.query_one("#minutes-row").display
+        assert start.query_one("#strict-row").display
+        start.query_one("#strict", Switch).value = True
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert app.exam is not None and app.exam.strict
+        assert isinstance(start.query_one("#mode", RadioSet), RadioSet)
+
+
+async def test_the_set_aside_notice_wraps_at_words_not_inside_a_path(tmp_path: Path) -> None:
+    damaged = tmp_path / "progress.db"
+    damaged.write_bytes(b"not a database at all" * 100)
+    with Store.open(damaged) as store:
+        assert store.notice is not None
+        app = make_app(_library(), shuffle=False, store=store, now=now)
+        said: list[str] = []
+        real = app.notify
+
+        def notify(message: str, **kw: object) -> None:
+            said.append(message)
+            real(message, **kw)  # type: ignore[arg-type]
+
+        app.notify = notify  # type: ignore[method-assign]
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+        (notice,) = [m for m in said if "could not be used" in m]
+        lines = notice.split("\n")
+        assert str(damaged) in lines or any(line.endswith("/progress.db") for line in lines)
+        assert any(line.startswith("progress.db.damaged-") for line in lines)
+
+
+async def test_at_120x40_the_reveal_keeps_the_stem_and_the_marked_options_in_view() -> None:
+    app = make_app(_library(), shuffle=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await start(app, pilot)
+        await pilot.press("a")
+        await pilot.pause()
+        body = view(screen)
+        assert body.scroll_y == 0 and body.span("stem") is not None
+        verdict = body.span("verdict")
+        assert verdict is not None and verdict[1] <= body.scrollable_content_region.height
+    app = make_app(make_library(question_data(
+        "q1", question="A long stem. " * 120)), shuffle=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await start(app, pilot)
+        await pilot.press("a")
+        await pilot.pause()
+        body = view(screen)  # does not fit: the verdict is scrolled to the top
+        assert round(body.scroll_y) == body.top_of("verdict")

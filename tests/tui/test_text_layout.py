@@ -35,13 +35,13 @@ def test_single_line_breaks_inside_a_paragraph_are_spaces() -> None:
     ]
 
 
-def test_indented_lines_and_list_items_stay_as_written() -> None:
+def test_indented_lines_stay_as_written_and_list_items_reflow() -> None:
+    # Issue 23: a list item's lines indented under its text are reflowed with it.
     assert reflow(EXPLANATION).split("\n")[2:] == [
         "The model states alone:",
         "    16 bytes/param × 7B params = 112 GB",
         "which no single 80 GB GPU holds.",
-        "- ZeRO stage 3 shards all of them",
-        "  over the data-parallel GPUs.",
+        "- ZeRO stage 3 shards all of them over the data-parallel GPUs.",
         "- Activations are not sharded.",
     ]
 
@@ -165,3 +165,14 @@ def test_an_option_tab_expands_alike_in_its_row_and_in_the_distractor_review() -
     option = ShownOption(letter="E", key="E", text="tab\there\tand")
     heading = note_heading(DistractorNote(option=option, review="r", chosen=False))
     assert heading == "E  tab here    and"
+
+
+def test_a_numbered_list_item_reflows_like_the_prose_around_it() -> None:
+    text = ("Steps:\n1. Shard the optimizer states\n   over the data-parallel\n   GPUs.\n"
+            "2. Then the gradients.")
+    assert layout(text, 80).split("\n") == [
+        "Steps:", "1. Shard the optimizer states over the data-parallel GPUs.",
+        "2. Then the gradients."]
+    assert layout(text, 30).split("\n") == [
+        "Steps:", "1. Shard the optimizer states", "   over the data-parallel", "   GPUs.",
+        "2. Then the gradients."]

@@ -106,6 +106,7 @@ class StartScreen(HiddenWhenCovered):
         self.library = Library(banks=())
         self.topic_counts: Counter[str] = Counter()
         self.shuffle = shuffle
+        self.strict = bool(launch is not None and launch.strict)
         self.default_topics: set[str] | None = None
         """Topics ticked at first: the command line's, else last run's (if any still exist)."""
         self.default_count = 0
@@ -119,6 +120,8 @@ class StartScreen(HiddenWhenCovered):
         self.topic_counts = library.topic_counts()
         remembered = remembered or {}
         self.shuffle = bool(remembered.get("shuffle", self.shuffle_default))
+        self.strict = bool(remembered.get("strict", False)) or bool(
+            launch is not None and launch.strict)
         kept_topics = remembered.get("topics")
         self.default_topics = None
         if launch is not None and launch.topics is not None:
@@ -175,12 +178,18 @@ class StartScreen(HiddenWhenCovered):
                 yield Input(str(count), type="integer", id="count", max_length=6,
                             placeholder="all", valid_empty=True)
             yield Static(id="count-note", markup=False)
-            with Horizontal(classes="field-row", id="minutes-row"):
+            # The exam's own settings: shown only while Exam is the mode chosen.
+            with Horizontal(classes="field-row exam-only", id="minutes-row"):
                 yield Label("Exam minutes (empty: bank's limit or 1.2 per question)",
                             classes="field-label")
                 minutes = launch.minutes if launch is not None and launch.minutes else None
                 yield Input("" if minutes is None else f"{minutes:g}", type="number",
                             id="minutes", max_length=6, valid_empty=True)
+            with Horizontal(classes="field-row exam-only", id="strict-row"):
+                yield Label("Strict: no pause, the clock runs through a quit",
+                            classes="field-label")
+                yield Switch(value=self.strict, id="strict")
+                yield Label(_on_off(self.strict), id="strict-state")
             with Horizontal(classes="field-row"):
                 yield Label("Shuffle questions and options", classes="field-label")
                 yield Switch(value=self.shuffle, id="shuffle")
@@ -213,6 +222,13 @@ class StartScreen(HiddenWhenCovered):
             return
         self.query_one("#start", Button).focus()
         self._update_count_note()
+        self._show_exam_fields()
+
+    def _show_exam_fields(self) -> None:
+        """The exam's minutes and strict switch show only in Exam mode."""
+        exam = self.mode == "exam"
+        for row in self.query(".exam-only"):
+            row.display = exam
 
     # -- loading ------------------------------------------------------------------------------
     def show_progress(self, progress: LoadProgress) -> None:
@@ -236,6 +252,7 @@ class StartScreen(HiddenWhenCovered):
         await self.recompose()
         self.query_one("#start", Button).focus()
         self._update_count_note()
+        self._show_exam_fields()
         self.refresh_bindings()
 
     def begin_loading(self) -> None:
@@ -266,11 +283,14 @@ class StartScreen(HiddenWhenCovered):
         self.post_message(self.FormChanged())
 
     def on_radio_set_changed(self) -> None:
+        self._show_exam_fields()
         self.post_message(self.FormChanged())
 
     def on_switch_changed(self, event: Switch.Changed) -> None:
         if event.switch.id == "shuffle":
             self.query_one("#shuffle-state", Label).update(_on_off(event.value))
+        elif event.switch.id == "strict":
+            self.query_one("#strict-state", Label).update(_on_off(event.value))
         self.post_message(self.FormChanged())
 
     def on_input_changed(self, event: Input.Changed) -> None:
@@ -386,4 +406,5 @@ class StartScreen(HiddenWhenCovered):
                                    shuffle=config.shuffle, seed=config.seed, tags=config.tags,
                                    difficulties=config.difficulties)
         # To the app directly: the screen has nothing to add on the way (one hop, not two).
-        self.app.post_message(StartSession(config, mode, minutes))
+        strict = mode == "exam" and self.query_one("#strict", Switch).value
+        self.app.post_message(StartSession(config, mode, minutes, strict=strict))

@@ -13,7 +13,7 @@ from textual.widgets import Static
 
 from quiz.bank.library import Library
 from quiz.bank.terminal import cell_width
-from quiz.study.stats import Stats, compute
+from quiz.study.stats import Stats, compute, status_words
 from quiz.study.store import Store
 from quiz.tui.content import assemble, literal
 from quiz.tui.widgets.bars import bar, fit_label, sparkline
@@ -45,19 +45,21 @@ class StatsScreen(Screen[None]):
         yield TitleBar()
         with VerticalScroll(id="stats-body"):
             yield Static(assemble(("Questions ", "bold"),
-                                  f"{st.seen} seen · {st.mastered} mastered · {st.due} due "
-                                  f"today · of {st.questions} · "
-                                  f"{plural(st.answers, 'answer')} given"),
+                                  f"{st.seen} of {st.questions} seen · {st.mastered} mastered "
+                                  f"· {st.due} due today · {plural(st.answers, 'answer')} "
+                                  "given"),
                          id="stats-overview", markup=False)
             yield Static("Accuracy per topic (trend: one mark per session, oldest first)",
                          classes="section-title", markup=False)
-            width = min(28, max([cell_width(t.name) for t in st.topics] + [5]))
+            # One line per topic at 80 columns: name (20 at most), bar, accuracy, trend, then
+            # seen / mastered / due, in about 76 cells.
+            width = min(20, max([cell_width(t.name) for t in st.topics] + [5]))
             lines = []
             for t in st.topics:
                 acc = f"{t.accuracy:>4.0%}" if t.answered else "   –"
-                lines.append(f"{fit_label(t.name, width)}  {bar(t.accuracy, 16)} {acc}  "
-                             f"{sparkline(t.trend):<10}  seen {t.seen}/{t.questions} · "
-                             f"mastered {t.mastered} · due {t.due}")
+                lines.append(f"{fit_label(t.name, width)}  {bar(t.accuracy, 10)} {acc}  "
+                             f"{sparkline(t.trend[-8:]):<8}  {t.seen}/{t.questions} seen · "
+                             f"{t.mastered} mastered · {t.due} due")
             yield Static(literal("\n".join(lines) or "No questions."), id="stats-topics",
                          markup=False)
             yield Static("Leeches (missed again and again)", classes="section-title",
@@ -81,7 +83,7 @@ class StatsScreen(Screen[None]):
             yield Static("Recent sessions", classes="section-title", markup=False)
             recent = [f"{s.started_at}  {s.mode:<8} {bar(s.score, 12)} "
                       f"{s.correct}/{s.answered if s.mode != 'exam' else s.total}"
-                      f"{'' if s.status == 'finished' else '  (' + s.status + ')'}"
+                      + ("" if s.status == "finished" else f"  ({status_words(s.status)})")
                       for s in st.sessions[:RECENT_SESSIONS]]
             yield Static(literal("\n".join(recent) or "No session yet."), id="stats-sessions",
                          markup=False)

@@ -310,8 +310,15 @@ class QuestionView(TakesKeysItself, RevealView, inherit_bindings=False):
         blocks = [b for b in self.blocks if b.key == "stem"]
         self.set_blocks([*blocks, self._hint_block(), *self._option_blocks(),
                          *self._with_rating(self._reveal_blocks(outcome))])
+        # The stem, the marked options and the verdict (with its rating line) stay in view
+        # together when they fit (a tall terminal); else the verdict is scrolled to the top.
         top = self.top_of("verdict")
-        if top is not None:
+        ends = [span[1] for key in ("rating", "verdict-detail", "verdict")
+                if (span := self.span(key)) is not None]
+        height = self.scrollable_content_region.height
+        if ends and height and max(ends) <= height:
+            self.scroll_to(y=0, animate=False, force=True)
+        elif top is not None:
             self.scroll_to(y=top, animate=False, force=True)
 
     def set_rating(self, rating: Runs | None) -> None:
