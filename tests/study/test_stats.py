@@ -144,3 +144,26 @@ def test_quiz_stats_reset_asks_first(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert "Nothing deleted." in capsys.readouterr().out
     with Store.open(data / "progress.db") as store:
         assert store.answer_count() == 1
+
+
+def test_quiz_stats_lines_fit_80_columns(tmp_path: Path) -> None:
+    """Issue 23 §6: no line past 80 columns (a long topic name is cut with …, a long status
+    goes on a line of its own), and a session continued as a retry says so."""
+    from quiz.cli.study import format_stats
+
+    lib = make_library(*(question_data(f"m{i}") for i in range(4)),
+                       topics={"memory": "Memory footprint of training versus inference on "
+                                         "large clusters of accelerators",
+                               "precision": "Precision"})
+    with Store.open(tmp_path / "p.db") as store:
+        sid = _practice(store, lib, ["B", "A"])
+        store.end_session(sid, "retried", now=T0 + timedelta(minutes=2))
+        _practice(store, lib, ["B", "B", "B", "B"])
+        _exam(store, lib, ["B", "A", None, "B"])
+        stats = compute(store, lib, T0 + timedelta(days=1))
+    text = format_stats(stats, 80)
+    assert all(len(line) <= 80 for line in text.splitlines()), max(
+        text.splitlines(), key=len)
+    assert "continued as a retry" in text and "(abandoned)" not in text
+    (memory,) = [line for line in text.splitlines() if line.startswith("Memory footprint")]
+    assert memory.split("  ")[0] == "Memory footprint of training vers…"
