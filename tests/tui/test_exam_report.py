@@ -88,7 +88,8 @@ async def test_the_report_opens_on_an_answer_sheet_of_every_question_at_80x24(
         await pilot.press("w")
         await pilot.pause()
         assert [r[0] for r in sheet_rows(report)] == ["2"]
-        assert "[w Wrong (1)]" in plain(report.query_one("#sheet-filter", Static))
+        assert plain(report.query_one("#sheet-filter", Static)) == (
+            "Enter opens · a All 6 · [w Wrong 1] · f Flagged 1 · u Unanswered 3")
         await pilot.press("f")
         await pilot.pause()
         assert [r[0] for r in sheet_rows(report)] == ["2"]

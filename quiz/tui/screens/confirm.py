@@ -6,7 +6,7 @@ from typing import Literal
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Grid, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
@@ -31,14 +31,16 @@ class ConfirmScreen(ModalScreen[bool]):
         self.focus_yes = focus_yes
 
     def compose(self) -> ComposeResult:
-        with Grid(id="dialog"):
+        with Vertical(id="dialog"):
             # In a scroll that fits the terminal: a long question on a small terminal keeps
             # its first lines and the buttons in view (it scrolls instead of being cut).
             with VerticalScroll(id="dialog-scroll", can_focus=False):
                 yield Static(f"{self.question}\n\ny: {self.yes} · n or Esc: {self.no}",
                              id="dialog-question", markup=False)
-            yield Button(self.yes, variant=self.yes_variant, id="yes")
-            yield Button(self.no, variant="default" if self.focus_yes else "primary", id="no")
+            with Horizontal(id="dialog-buttons"):
+                yield Button(self.yes, variant=self.yes_variant, id="yes")
+                yield Button(self.no, variant="default" if self.focus_yes else "primary",
+                             id="no")
 
     def on_mount(self) -> None:
         self.query_one("#yes" if self.focus_yes else "#no", Button).focus()

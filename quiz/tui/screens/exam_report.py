@@ -59,6 +59,7 @@ class ExamReportScreen(Screen[None]):
         Binding("question_mark", "app.help", "Help", show=False),
         Binding("q", "app.request_quit", "Quit"),
         Binding("escape", "back", "Back", show=False),
+        Binding("m", "app.footprint", "Calculator", show=False),
         *(Binding(key, f"show('{which}')", which.capitalize(), show=False)
           for key, which in FILTER_KEYS.items()),
     ]
@@ -117,10 +118,10 @@ class ExamReportScreen(Screen[None]):
         sheet = self.sheet
         parts = []
         for key, which in FILTER_KEYS.items():
-            label = f"{key} {which.capitalize()} ({sheet.count(which)})"
+            label = f"{key} {which.capitalize()} {sheet.count(which)}"
             parts.append(f"[{label}]" if which is sheet.filter else label)
         self.query_one("#sheet-filter", Static).update(
-            "Enter opens a question · " + " · ".join(parts))
+            "Enter opens · " + " · ".join(parts))
 
     def action_show(self, which: str) -> None:
         """List only the questions ``which`` keeps (all, wrong, flagged, unanswered)."""
