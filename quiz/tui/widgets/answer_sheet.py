@@ -53,6 +53,10 @@ def sheet_row(item: ExamItem, topic_names: dict[str, str]) -> tuple[str, ...]:
             "⚑" if item.flagged else "", clock_text(item.seconds))
 
 
+OTHER_COLUMNS = 40
+"""Cells the columns other than the topic take (their text and padding, the scrollbar)."""
+
+
 class AnswerSheet(DataTable[Text]):
     """Every question of the exam on one line each, in exam order; Enter on a row opens that
     question's full reveal (``RowSelected``, the row's key is the question's 0-based index in
@@ -65,13 +69,32 @@ class AnswerSheet(DataTable[Text]):
         """Every question, in exam order."""
         self.topic_names = topic_names
         self.filter = SheetFilter.ALL
+        self._topic_width = -1
         self.listed: list[int] = []
         """Indexes in :attr:`items` of the rows listed, in order."""
 
     def on_mount(self) -> None:
+        self._columns_for(self.size.width)
+
+    def on_resize(self) -> None:
+        self._columns_for(self.size.width)
+
+    def _columns_for(self, width: int) -> None:
+        """Lay the columns out for ``width`` cells: the topic column takes what the others
+        leave, so the answer, the key and the result stay in view on a narrow terminal."""
+        longest = max([len(row[1]) for row in self._rows()] + [len("Topic")])
+        topic = max(8, min(longest, width - OTHER_COLUMNS))
+        if topic == self._topic_width:
+            return
+        self._topic_width = topic
+        self.clear(columns=True)
         for label in COLUMNS:
-            self.add_column(Text(label, style="bold"), key=label)
-        self.show(SheetFilter.ALL)
+            self.add_column(Text(label, style="bold"), key=label,
+                            width=topic if label == "Topic" else None)
+        self.show(self.filter)
+
+    def _rows(self) -> list[tuple[str, ...]]:
+        return [sheet_row(item, self.topic_names) for item in self.items]
 
     def show(self, which: SheetFilter) -> None:
         """List the questions ``which`` keeps (the cursor on the first)."""
@@ -81,7 +104,8 @@ class AnswerSheet(DataTable[Text]):
         for i in self.listed:
             item = self.items[i]
             style = "" if item.correct else ("dim" if item.outcome is None else "")
-            cells = [Text(cell, style=style) for cell in sheet_row(item, self.topic_names)]
+            cells = [Text(cell, style=style, no_wrap=True, overflow="ellipsis")
+                     for cell in sheet_row(item, self.topic_names)]
             if not item.correct and item.outcome is not None:
                 cells[4].stylize("bold")
             self.add_row(*cells, key=str(i))
