@@ -102,6 +102,11 @@ async def test_the_report_opens_on_an_answer_sheet_of_every_question_at_80x24(
         assert isinstance(app.screen, QuestionScreen)
         assert app.session is not None and app.session.mode is Mode.PRACTICE
         assert {q.id for q in app.session.questions} == {"q1", "q3", "p0", "p1"}
+        await pilot.press("s")
+        await pilot.pause()
+        first = app.screen.query_one("#summary-body").text_of("first-attempt")
+        assert first.replace("\n", " ").startswith(
+            "First attempt 2 right of 3 answered (67%); 3 of 6 left unanswered")
     store.close()
 
 

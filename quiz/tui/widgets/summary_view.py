@@ -301,7 +301,9 @@ class SummaryView(ChecksScrollUpdates, Document, can_focus=True):
                                                   "summary-view--score"),
                               (label, score_line(score, pass_mark)), top=1)]
         if first_attempt is not None:
-            text = score_line(first_attempt, pass_mark)
+            # The first attempt is over: what it left unanswered is not "not answered yet".
+            text = score_line(first_attempt, pass_mark).replace(" not answered yet",
+                                                                 " left unanswered")
             if pass_mark is not None and first_attempt.answered == first_attempt.total:
                 text += ". " + pass_line(first_attempt, pass_mark)
             blocks.append(self._block("first-attempt", _draw_runs(
