@@ -12,8 +12,8 @@ def test_continuation_lines_are_joined_to_their_entry() -> None:
     entries = help_entries(HELP_TEXT)
     assert ("  Ctrl+S         start (or Enter on the Start button); choose the mode first: "
             "practice, exam, review or cram") in entries
-    assert ("  The exam ends when you submit or the clock reaches 0:00; then the report shows "
-            "every question with its explanations.") in entries
+    assert ("  The exam ends when you submit or the clock reaches 0:00. A warning comes at 10, "
+            "5 and 1 minutes left.") in entries
     assert "  Letter keys work in either case (Caps Lock on or off)." in entries
     # nothing lost: the same words in the same order
     assert " ".join(entries).split() == HELP_TEXT.split()

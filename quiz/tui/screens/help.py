@@ -30,7 +30,12 @@ Question screen
   s              summary: score so far, per topic
   1 2 3 4        after the answer (practice, review): rate it Again,
                  Hard, Good or Easy instead of the rating given
+                 (the line under the verdict says the rating)
+  r              flag for review (again: unflag); cram goes over
+                 the flagged questions
   u              undo the last answer (and its schedule change)
+  Esc            back to the summary, on a question opened from
+                 it (elsewhere: quit, after asking)
 
 Exam
   A–H or 1–8     choose; change it any time (no feedback yet);
@@ -42,8 +47,17 @@ Exam
   l              question map: answered, unanswered, flagged;
                  ←→↑↓ then Enter (or a click) jumps there
   s              review the unanswered and flagged, then submit
-  The exam ends when you submit or the clock reaches 0:00; then
-  the report shows every question with its explanations.
+  t              pause: the question is hidden and the clock
+                 stops (not in a strict exam); the report says so
+  The exam ends when you submit or the clock reaches 0:00. A
+  warning comes at 10, 5 and 1 minutes left.
+
+Exam report
+  ↑ ↓  Enter     the answer sheet: open a question's explanations
+                 (n p next, previous; Esc back to the sheet)
+  a w f u        list all, wrong, flagged or unanswered questions
+  p  e           retake the missed ones as practice or as an exam
+  e              (statistics) the last exam's report again
 
 Summary
   r              retry what you missed
