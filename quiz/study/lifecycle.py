@@ -15,20 +15,25 @@ from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from quiz.bank.library import Library
 from quiz.bank.load import StoredBankError
-from quiz.study.exam import ExamReport, ExamSession
 from quiz.study.launch import Launch
 from quiz.study.mode import Mode
 from quiz.study.recorder import Interrupted, QuestionIndex, Recorder, cram_ids, interrupted_sessions
 from quiz.study.score import Score
-from quiz.study.session import SessionConfig, StudySession, draw_questions
-from quiz.study.shown import PreparedQuestions, SessionError
 from quiz.study.store import SessionRecord, Store, damage_text, utc_now
 
-Session = StudySession | ExamSession
+# The sessions (and with them the bank's pydantic models, about 90 ms) are imported when a
+# session is first drawn, not here: the app reads the remembered settings and the session to
+# resume while the library is being shown.
+if TYPE_CHECKING:
+    from quiz.study.exam import ExamReport, ExamSession
+    from quiz.study.session import SessionConfig, StudySession
+    from quiz.study.shown import PreparedQuestions
+
+Session: TypeAlias = "StudySession | ExamSession"
 """A session of any mode."""
 
 
@@ -202,6 +207,8 @@ class Lifecycle:
     def launch_config(self, launch: Launch, *, shuffle: bool, seed: int | None
                       ) -> SessionConfig:
         """The configuration the command line's ``launch`` asks for."""
+        from quiz.study.session import SessionConfig
+
         return SessionConfig(topics=launch.topics, tags=launch.tags,
                              difficulties=launch.difficulties, count=launch.count,
                              shuffle=shuffle, seed=seed)
@@ -224,6 +231,9 @@ class Lifecycle:
         so with the same seed it is the session :meth:`start` would draw. Returns the
         questions drawn, or ``None`` when the form cannot be drawn (:meth:`start` will say
         why); a form that did not change keeps what was drawn for it."""
+        from quiz.study.session import draw_questions
+        from quiz.study.shown import SessionError
+
         draw = self._draw_config(config, topics_in_use)
         previous, self._drawn = self._drawn, None
         if previous is not None and previous[0] is self.library and previous[1] == draw:
@@ -255,6 +265,8 @@ class Lifecycle:
             StartRefused: nothing to review or cram, no store for them, no question matches,
                 or a cached bank can no longer be read (the message says what to do).
         """
+        from quiz.study.shown import SessionError
+
         mode = Mode(mode)
         try:
             return self._start(config, mode, minutes, first_attempt, topics_in_use, strict)
@@ -266,6 +278,9 @@ class Lifecycle:
     def _start(self, config: SessionConfig, mode: Mode, minutes: float | None,
                first_attempt: Score | None, topics_in_use: AbstractSet[str] | None,
                strict: bool) -> Session:
+        from quiz.study.exam import ExamSession
+        from quiz.study.session import StudySession, draw_questions
+
         if mode in (Mode.REVIEW, Mode.CRAM):
             config = self._queue(config, mode)
         draw = self._draw_config(config, topics_in_use)
@@ -353,6 +368,8 @@ class Lifecycle:
         Raises:
             StartRefused: as :meth:`start`.
         """
+        from quiz.study.session import SessionConfig
+
         base = self.last_config or SessionConfig(shuffle=shuffle, seed=seed)
         mode = Mode(as_mode) if as_mode is not None else (
             Mode.PRACTICE if self.last_mode in (Mode.EXAM, Mode.REVIEW) else self.last_mode)
@@ -384,6 +401,10 @@ class Lifecycle:
             StartRefused: none of its questions is in the library any more, or a cached bank
                 can no longer be read.
         """
+        from quiz.study.exam import ExamSession
+        from quiz.study.session import StudySession
+        from quiz.study.shown import SessionError
+
         rec = waiting.record
         store = self.store
         assert store is not None
@@ -437,6 +458,9 @@ class Lifecycle:
         Raises:
             StartRefused: its questions are no longer in the library.
         """
+        from quiz.study.exam import ExamSession
+        from quiz.study.shown import SessionError
+
         store = self.store
         assert store is not None
         answers = [(a.question_id, a.chosen) for a in store.answers(record.id)]

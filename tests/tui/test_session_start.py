@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from textual.widgets import SelectionList
 
-from quiz.study import lifecycle
+from quiz.study import session as session_module
 from quiz.study.session import StudySession
 from quiz.tui.app import make_app
 from quiz.tui.screens.question import QuestionScreen
@@ -23,13 +23,13 @@ def _library():
 async def test_every_topic_ticked_draws_without_a_topic_filter(
         monkeypatch: pytest.MonkeyPatch) -> None:
     drawn = []
-    real = lifecycle.draw_questions  # every study session is drawn by the lifecycle
+    real = session_module.draw_questions  # every study session is drawn by the lifecycle
 
     def spy(questions, config):  # type: ignore[no-untyped-def]
         drawn.append(config.topics)
         return real(questions, config)
 
-    monkeypatch.setattr(lifecycle, "draw_questions", spy)
+    monkeypatch.setattr(session_module, "draw_questions", spy)
     monkeypatch.setattr(StudySession, "plan", lambda self: pytest.fail("plan without a store"))
     app = make_app(_library(), shuffle=False)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -129,13 +129,13 @@ async def test_the_session_is_drawn_while_the_start_screen_waits_and_redrawn_whe
                            topics={"memory": "Memory", "precision": "Precision"})
     expected = StudySession.from_questions(library.questions, SessionConfig(seed=7, count=12))
     drawn = []
-    real = lifecycle.draw_questions  # every study session is drawn by the lifecycle
+    real = session_module.draw_questions  # every study session is drawn by the lifecycle
 
     def spy(questions, config):  # type: ignore[no-untyped-def]
         drawn.append(config.topics)
         return real(questions, config)
 
-    monkeypatch.setattr(lifecycle, "draw_questions", spy)
+    monkeypatch.setattr(session_module, "draw_questions", spy)
     app = make_app(library, seed=7)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
