@@ -470,6 +470,8 @@ class ExamSession:
         if len(ticks) > shown.choose and not shown.question.multiple_response:
             raise SessionError("choose one option")
         qid = shown.question.id
+        if self.ticks.get(qid, frozenset()) == ticks:
+            return ticks  # the choice it already has: nothing to record again
         self.ticks[qid] = ticks
         seconds = max(0.0, self.clock() - self._shown_at)
         if len(ticks) == shown.choose:

@@ -230,14 +230,9 @@ class ExamScreen(QuestionKeys, HiddenWhenCovered):
         if exam.expired and exam.report is None:
             self.finish()
             return
-        shown = exam.current
-        qid = shown.question.id
-        before = exam.ticks.get(qid, frozenset())
-        # ExamSession.choose takes one letter: the one answer, or one tick to toggle.
-        changes = letters ^ before if shown.question.multiple_response else letters - before
+        qid = exam.current.question.id
         try:
-            for letter in sorted(changes):
-                exam.choose(letter)
+            exam.answer(letters)  # the one way to answer, as the practice screen's
         except SessionError as exc:
             self.view.show_choice(exam.ticks.get(qid, ()))
             self._show_hint(str(exc))
