@@ -191,3 +191,37 @@ def test_the_one_pass_mark_rule_at_0_questions_says_fail() -> None:
                         timed_out=False, by_topic={}, by_difficulty={}, items=())
     assert report.passed is False
     assert passes(7, 10, 0.7) and not passes(2, 3, 0.67)
+
+
+def test_an_interrupted_exam_resumes_with_its_time_left_without_a_terminal(
+        tmp_path: Path) -> None:
+    """The core half of tests/tui/test_exam_flow.py's resume test: the offer's words, the
+    position, the flags and the time left."""
+    clock = Clock()
+    life, store = _life(tmp_path, _library(5), pid=2 ** 22 + 17, clock=clock)
+    exam = life.start(SessionConfig(shuffle=False), Mode.EXAM, minutes=5)
+    assert isinstance(exam, ExamSession)
+    exam.choose(exam.current.letter_of("B"))
+    exam.go(1)
+    exam.toggle_flag()
+    clock.t += 130
+    exam.choose(exam.current.letter_of("C"))  # saves the clock with the answer
+    again = Lifecycle(_library(5), store=store, clock=Clock(), now=lambda: NOW)
+    offer = again.resume_offer()
+    assert offer is not None
+    assert "unfinished exam session" in offer.text
+    assert "2 of 5 answered, 2:50 left" in offer.text
+    resumed = again.resume(offer.waiting)
+    assert isinstance(resumed, ExamSession) and again.exam is resumed
+    assert resumed.position == 1 and resumed.flagged() == [2]
+    assert resumed.remaining == 170.0 and len(resumed.answers) == 2
+
+
+def test_quit_after_a_new_session_does_not_mention_the_left_session() -> None:
+    """The core half of tests/tui/test_screens.py's quit test."""
+    life = Lifecycle(_library(), store=None)
+    session = life.start(SessionConfig(shuffle=False))
+    assert isinstance(session, StudySession)
+    session.answer({session.current.letter_of("B")})
+    assert "This session's 1 answer" in life.quit_text(under_way=True)
+    assert life.quit_text(under_way=False) == "Quit quiz?"
