@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 MODES = frozenset({"practice", "exam", "review", "cram"})
-STATUSES = frozenset({"open", "finished", "abandoned"})
+STATUSES = frozenset({"open", "finished", "abandoned", "retried"})
 CARD_STATES = frozenset({1, 2, 3})
 """fsrs's ``State`` values: Learning, Review, Relearning."""
 
@@ -58,7 +58,8 @@ class SessionRecord:
             in the order shown]``) plus mode-specific settings (``time_limit_s``, ``pass_mark``).
         state: the resumable state (``position``; for an exam ``elapsed_s``).
         started_at, ended_at: UTC times; ``ended_at`` is ``None`` while the session is open.
-        status: ``open``, ``finished`` or ``abandoned``.
+        status: ``open``, ``finished``, ``abandoned`` or ``retried`` (left unfinished and
+            continued as a retry of what it missed).
     """
 
     id: int
