@@ -232,3 +232,25 @@ async def test_at_120x40_the_reveal_keeps_the_stem_and_the_marked_options_in_vie
         await pilot.pause()
         body = view(screen)  # does not fit: the verdict is scrolled to the top
         assert round(body.scroll_y) == body.top_of("verdict")
+
+
+async def test_the_dashboard_keeps_one_line_per_topic_at_80_columns(tmp_path: Path) -> None:
+    from quiz.tui.screens.stats import StatsScreen
+
+    lib = make_library(*(question_data(f"m{i}") for i in range(3)),
+                       question_data("p0", topic="precision"),
+                       topics={"memory": "Memory footprint: training vs inference",
+                               "precision": "GPUs and precision formats for each phase"})
+    with Store.open(tmp_path / "p.db") as store:
+        app = make_app(lib, shuffle=False, store=store, now=now)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await start(app, pilot)
+            await pilot.press("b")
+            app.action_stats()
+            await pilot.pause()
+            dash = app.screen
+            assert isinstance(dash, StatsScreen)
+            overview = dash.query_one("#stats-overview", Static).visual.plain  # type: ignore
+            assert overview.startswith("Questions 1 of 4 seen · ")
+            topics = dash.query_one("#stats-topics", Static)
+            assert topics.size.height == 2  # one line each, none wrapped

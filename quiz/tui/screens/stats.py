@@ -51,14 +51,15 @@ class StatsScreen(Screen[None]):
                          id="stats-overview", markup=False)
             yield Static("Accuracy per topic (trend: one mark per session, oldest first)",
                          classes="section-title", markup=False)
-            # One line per topic at 80 columns: name (20 at most), bar, accuracy, trend, then
-            # seen / mastered / due, in about 76 cells.
-            width = min(20, max([cell_width(t.name) for t in st.topics] + [5]))
+            # One line per topic at 80 columns (the page's padding and scrollbar take 3): name
+            # (18 at most), bar, accuracy, the last 6 sessions' trend, then seen / mastered /
+            # due, 75-77 cells.
+            width = min(18, max([cell_width(t.name) for t in st.topics] + [5]))
             lines = []
             for t in st.topics:
                 acc = f"{t.accuracy:>4.0%}" if t.answered else "   –"
                 lines.append(f"{fit_label(t.name, width)}  {bar(t.accuracy, 10)} {acc}  "
-                             f"{sparkline(t.trend[-8:]):<8}  {t.seen}/{t.questions} seen · "
+                             f"{sparkline(t.trend[-6:]):<6}  {t.seen}/{t.questions} seen · "
                              f"{t.mastered} mastered · {t.due} due")
             yield Static(literal("\n".join(lines) or "No questions."), id="stats-topics",
                          markup=False)
