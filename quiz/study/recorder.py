@@ -110,7 +110,8 @@ class Recorder:
             bank_id=self.index.bank_of.get(q.id, ""), content_hash=qhash,
             chosen=tuple(sorted(o.key for o in outcome.chosen)), correct=outcome.correct,
             seconds=round(seconds, 3), answered_at=when,
-            rating=int(rating) if rating is not None else None, scheduled=card is not None)
+            rating=int(rating) if rating is not None else None, scheduled=card is not None,
+            variant=q.variant or None)
         self._given[q.id] = (answer, before)
         self.store.record_answer(answer, card)  # kept in memory by the store if not saved
         return int(rating) if rating is not None else None

@@ -101,7 +101,10 @@ def draw_questions(questions: Sequence[Question],
     # (this seed and its id): a seed gives the same letters whichever questions are visited,
     # and starting a session costs nothing per question.
     option_seed = rng.getrandbits(64) if config.shuffle else None
-    return PreparedQuestions(pool, option_seed=option_seed)
+    # Computed questions with vary: one variant each, drawn as it is first read (this seed
+    # and its id), kept in the plan (issue 20 §3).
+    variant_seed = rng.getrandbits(63)
+    return PreparedQuestions(pool, option_seed=option_seed, variant_seed=variant_seed)
 
 
 @dataclass
@@ -186,7 +189,12 @@ class StudySession:
             return tuple(q.options)  # the question's options changed since: bank order
 
         orders = [order(q, keys) for q, keys in kept]
-        shown = PreparedQuestions([q for q, _ in kept], orders, option_seed=option_seed)
+        seed = plan.get("variant_seed")
+        variant_seed = int(seed) if isinstance(seed, int | str) and str(seed).isdigit() else None
+        variants = plan.get("variants")
+        shown = PreparedQuestions([q for q, _ in kept], orders, option_seed=option_seed,
+                                  variant_seed=variant_seed,
+                                  variants=variants if isinstance(variants, dict) else None)
         return cls(shown=shown, topic_names=dict(topic_names or {}), mode=mode, sink=sink,
                    clock=clock)
 
@@ -198,8 +206,10 @@ class StudySession:
         few milliseconds); otherwise ``questions`` is a list of ``[question id, option keys in
         the order shown]``. Keys are ``""`` for a question whose order is drawn when it is
         shown: from ``option_seed`` (a string of digits: some JSON readers lose 64-bit
-        integers), or bank order without one. Made once (reading every question, about
-        100 ms at 100,000 questions), then copied."""
+        integers), or bank order without one. ``variant_seed`` and ``variants`` (question id →
+        the values drawn, keyed as in its ``vary:``) keep the variant of each computed question
+        with ``vary:``, so a resumed session shows the same numbers. Made once (reading every
+        question, about 100 ms at 100,000 questions), then copied."""
         if self._plan is None:
             self._plan = self._make_plan()
         return dict(self._plan)
@@ -214,6 +224,12 @@ class StudySession:
                                 else ""] for i, q in enumerate(shown.questions)]})
             if shown.option_seed is not None:
                 plan["option_seed"] = str(shown.option_seed)
+            variants = {q.id: shown.variant_of(i) for i, q in enumerate(shown.questions)
+                        if q.vary}
+            if variants:
+                plan["variants"] = variants
+                if shown.variant_seed is not None:
+                    plan["variant_seed"] = str(shown.variant_seed)
             return plan
         return {"questions": [[s.question.id, "".join(o.key for o in s.options)]
                               for s in shown]}

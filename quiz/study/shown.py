@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import operator
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import overload
+from typing import Any, overload
 
 from quiz.bank.model import OPTION_KEYS, Infographic, Question, WorkedExample
 
@@ -81,16 +81,24 @@ class PreparedQuestions(Sequence[ShownQuestion]):
     :attr:`~quiz.bank.model.Question.keeps_order` is never shuffled. Reading by index prepares
     one question; iterating prepares them all (use :attr:`questions` and :meth:`keys_shown`
     to look without preparing).
+
+    A computed question with ``vary:`` is shown in one variant (:meth:`variant_of`): the one
+    ``variants`` gives for its id (a resumed session's plan), else one drawn by a generator
+    seeded with ``variant_seed`` and its id, else its first variant.
     """
 
     def __init__(self, questions: Sequence[Question],
                  orders: Sequence[tuple[str, ...] | None] | None = None, *,
-                 option_seed: int | None = None) -> None:
+                 option_seed: int | None = None, variant_seed: int | None = None,
+                 variants: Mapping[str, dict[str, Any]] | None = None) -> None:
         self.questions: tuple[Question, ...] = tuple(questions)
         """The bank's questions in session order."""
         self.option_seed = option_seed
         """Seed of the option shuffles (``None``: options in bank order where no order is
         given)."""
+        self.variant_seed = variant_seed
+        """Seed of the variants drawn for questions with ``vary:`` (``None``: the first)."""
+        self._variants = dict(variants or {})
         self._orders = orders
         self._drawn: dict[int, tuple[str, ...]] = {}
         self._prepared: list[ShownQuestion | None] = [None] * len(self.questions)
@@ -114,7 +122,10 @@ class PreparedQuestions(Sequence[ShownQuestion]):
             raise IndexError("question index out of range")
         shown = self._prepared[i]
         if shown is None:
-            shown = shown_question(self.questions[i], i + 1, len(self), self.keys_shown(i))
+            question = self.questions[i]
+            if question.vary:
+                question = question.with_variant(self.variant_of(i))
+            shown = shown_question(question, i + 1, len(self), self.keys_shown(i))
             self._prepared[i] = shown
         return shown
 
@@ -130,6 +141,22 @@ class PreparedQuestions(Sequence[ShownQuestion]):
                    if self.option_seed is not None else None)
             drawn = self._drawn[index] = option_order(q, rng)
         return drawn
+
+    def variant_of(self, index: int) -> dict[str, Any]:
+        """The variant question ``index`` is shown in (``{}`` for a question without
+        ``vary:``), without rendering it."""
+        q = self.questions[index]
+        if not q.vary:
+            return {}
+        combos = q.variants()
+        given = self._variants.get(q.id)
+        if given is not None and given in combos:
+            return dict(given)
+        if self.variant_seed is None:
+            return combos[0]
+        chosen = random.Random(f"{self.variant_seed}:{q.id}").choice(combos)
+        self._variants[q.id] = chosen
+        return dict(chosen)
 
     @property
     def has_given_orders(self) -> bool:

@@ -349,17 +349,19 @@ class Store:
                 _put_card(db, card, answer.answered_at)
             db.execute(
                 "INSERT INTO answers (session_id, question_id, bank_id, content_hash, chosen, "
-                "correct, seconds, answered_at, rating, scheduled, card_before) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                "correct, seconds, answered_at, rating, scheduled, card_before, variant) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
                 "ON CONFLICT (session_id, question_id) DO UPDATE SET "
                 "chosen = excluded.chosen, correct = excluded.correct, "
                 "seconds = excluded.seconds, answered_at = excluded.answered_at, "
                 "content_hash = excluded.content_hash, rating = excluded.rating, "
-                "scheduled = excluded.scheduled, card_before = excluded.card_before",
+                "scheduled = excluded.scheduled, card_before = excluded.card_before, "
+                "variant = excluded.variant",
                 (self._real(answer.session_id), answer.question_id, answer.bank_id,
                  answer.content_hash, json.dumps(sorted(answer.chosen)), int(answer.correct),
                  answer.seconds, to_text(answer.answered_at), answer.rating,
-                 int(card is not None), before))
+                 int(card is not None), before,
+                 None if answer.variant is None else json.dumps(answer.variant)))
 
         self._submit(run, "answer")
 
@@ -423,7 +425,7 @@ class Store:
     def answers(self, session_id: int | None = None) -> list[AnswerRecord]:
         """Answers of one session (or all), oldest first."""
         sql = ("SELECT session_id, question_id, bank_id, content_hash, chosen, correct, seconds, "
-               "answered_at, rating, scheduled FROM answers")
+               "answered_at, rating, scheduled, variant FROM answers")
         args: tuple[Any, ...] = ()
         if session_id is not None:
             sql += " WHERE session_id = ?"

@@ -100,6 +100,9 @@ class AnswerRecord:
     answered_at: datetime
     rating: int | None = None
     scheduled: bool = False
+    variant: dict[str, Any] | None = None
+    """The variant of a computed question with ``vary:`` (its drawn values, keyed as in
+    ``vary``); ``None`` for any other question."""
 
 
 @dataclass(frozen=True)
@@ -215,7 +218,7 @@ def session_fields(row: tuple[Any, ...]) -> dict[str, Any]:
 
 def answer_fields(row: tuple[Any, ...]) -> dict[str, Any]:
     """The fields of an ``answers`` row (session_id, question_id, bank_id, content_hash, chosen,
-    correct, seconds, answered_at, rating, scheduled), checked. Raises DamagedRow."""
+    correct, seconds, answered_at, rating, scheduled[, variant]), checked. Raises DamagedRow."""
     seconds = row[6]
     if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or \
             not math.isfinite(seconds) or seconds < 0:
@@ -229,7 +232,9 @@ def answer_fields(row: tuple[Any, ...]) -> dict[str, Any]:
                 seconds=float(seconds),
                 answered_at=time_value(row[7], "an answer's time"),
                 rating=None if row[8] is None else int_value(row[8], "a rating", low=1, high=4),
-                scheduled=bool(int_value(row[9], "an answer's scheduled flag", low=0, high=1)))
+                scheduled=bool(int_value(row[9], "an answer's scheduled flag", low=0, high=1)),
+                variant=None if len(row) < 11 or row[10] is None
+                else json_value(row[10], "an answer's variant", dict))
 
 
 def card_fields(row: tuple[Any, ...]) -> dict[str, Any]:

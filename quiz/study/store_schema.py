@@ -11,7 +11,7 @@ APPLICATION_ID = 0x5155495A
 """``PRAGMA application_id`` of a quiz progress file ("QUIZ" in ASCII): tells ours from a
 foreign SQLite file."""
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """The schema version this code reads and writes."""
 
 
@@ -87,9 +87,16 @@ def _migrate_to_2(db: sqlite3.Connection) -> None:
     """)
 
 
+def _migrate_to_3(db: sqlite3.Connection) -> None:
+    """Version 3: the variant each answer was given in (a computed question's ``vary:``
+    values as JSON; NULL for every other question, and for the answers stored before)."""
+    _run(db, "ALTER TABLE answers ADD COLUMN variant TEXT;")
+
+
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
     1: _migrate_to_1,
     2: _migrate_to_2,
+    3: _migrate_to_3,
 }
 """Migration to version N, for N = 1 … :data:`SCHEMA_VERSION`; each runs inside the opening
 transaction."""
@@ -114,7 +121,8 @@ _COLUMNS = {
     "sessions": {"id", "mode", "bank_ids", "seed", "plan", "started_at", "ended_at", "status",
                  "state"},
     "answers": {"id", "session_id", "question_id", "bank_id", "content_hash", "chosen",
-                "correct", "seconds", "answered_at", "rating", "scheduled", "card_before"},
+                "correct", "seconds", "answered_at", "rating", "scheduled", "card_before",
+                "variant"},
     "cards": {"question_id", "content_hash", "card", "due", "updated_at"},
     "flags": {"session_id", "question_id", "flagged_at"},
     "settings": {"key", "value"},

@@ -49,7 +49,7 @@ def test_data_folder_is_the_test_one(_isolated_data_dir: Path) -> None:
 
 def test_fresh_file_is_at_the_current_version_in_wal_mode(tmp_path: Path) -> None:
     with Store.open(tmp_path / "p.db") as st:
-        assert st.schema_version == SCHEMA_VERSION == 2
+        assert st.schema_version == SCHEMA_VERSION == 3
         assert st.notice is None
     db = sqlite3.connect(tmp_path / "p.db")
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
@@ -72,12 +72,12 @@ def test_migration_from_version_1_keeps_the_data(tmp_path: Path) -> None:
                (T0.isoformat(),))
     db.close()
     with Store.open(path) as st:
-        assert st.schema_version == 2
+        assert st.schema_version == 3
         (s,) = st.sessions()
         assert (s.mode, s.seed, s.question_ids, s.state) == ("practice", 7, ("q1",), {})
         (a,) = st.answers()
-        assert (a.question_id, a.chosen, a.correct, a.rating, a.scheduled) == (
-            "q1", ("B",), True, None, False)
+        assert (a.question_id, a.chosen, a.correct, a.rating, a.scheduled, a.variant) == (
+            "q1", ("B",), True, None, False, None)
 
 
 def test_a_file_from_a_newer_quiz_is_left_untouched(tmp_path: Path) -> None:
