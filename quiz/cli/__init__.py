@@ -12,6 +12,7 @@ adding one :class:`Command` there, with its code in a module of this package:
 - :mod:`quiz.cli.study`: studying (``quiz``, ``quiz exam``, ``quiz review``) and ``stats``;
 - :mod:`quiz.cli.footprint`: the calculator, ``quiz footprint``;
 - :mod:`quiz.cli.results`: ``results export`` and ``analyze``; :mod:`quiz.cli.serve`: ``serve``;
+- :mod:`quiz.cli.show`: one question and its reveal as text, ``quiz show``;
 - :mod:`quiz.cli.status`: the exit statuses they share.
 
 Output convention (as linters such as ruff do): everything a command reports — diagnostics,
@@ -66,6 +67,13 @@ def _footprint(argv: list[str]) -> int:
     from quiz.cli.footprint import main as footprint_main
 
     return footprint_main(list(argv))
+
+
+def _show(argv: list[str]) -> int:
+    """``quiz show ...``: :mod:`quiz.cli.show`."""
+    from quiz.cli.show import run_show
+
+    return run_show(argv)
 
 
 def _stats(argv: list[str]) -> int:
@@ -136,6 +144,9 @@ COMMANDS: dict[str, Command] = {
                 _bank("run_import")),
         Command("export", "BANK... --to FILE",
                 "a bank as GIFT, Moodle XML, CSV or an Anki deck", _bank("run_export")),
+        Command("show", "BANK... ID [--seed N] [--json]",
+                "one question and its reveal as plain text (a computed one in a variant)",
+                _show),
         Command("schema", "", "print the JSON Schema of a bank file, for editors",
                 _bank("run_schema")),
         Command("footprint", "...", "training/inference memory, with the derivation shown",

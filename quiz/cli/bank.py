@@ -272,9 +272,14 @@ def run_export(argv: Sequence[str]) -> int:
     parser.add_argument("--no-bom", action="store_true",
                         help="CSV: no UTF-8 byte-order mark at the start (by default there is "
                         "one, so Excel reads the file as UTF-8)")
+    parser.add_argument("--variants", type=int, default=1, metavar="N",
+                        help="write a computed question with vary: as its first N variants, "
+                        "each a question of its own (ids <id>, <id>.v2, ...; default 1)")
     ns = parser.parse_args(argv)
     if not ns.to:
         parser.error("--to needs a file name, or - for standard output")
+    if ns.variants < 1:
+        parser.error("--variants must be at least 1")
     from quiz.bank.load import load_library
 
     report = load_library(ns.banks)
@@ -286,7 +291,9 @@ def run_export(argv: Sequence[str]) -> int:
         print(f"{_plural(len(report.errors), 'error')}: nothing exported; fix them "
               "(quiz validate) and try again", file=out)
         return EXIT_ERRORS
-    banks = list(report.library.banks)
+    from quiz.bank.variants import bank_with_variants
+
+    banks = [bank_with_variants(bank, ns.variants) for bank in report.library.banks]
     try:
         done = export_banks(banks, to, fmt=ns.format, force=ns.force,
                             allow_unfinished=ns.allow_unfinished, bom=not ns.no_bom,
@@ -301,7 +308,7 @@ def run_export(argv: Sequence[str]) -> int:
         return EXIT_ERRORS
     for warning in done.warnings:
         print(f"quiz export: warning: {warning}", file=sys.stderr)
-    count = len(report.library.questions)
+    count = sum(len(bank.questions) for bank in banks)
     print(f"{ns.to if to is not None else 'standard output'}: exported "
           f"{_plural(count, 'question')} as {done.format.title}", file=out)
     return EXIT_OK
