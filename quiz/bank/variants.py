@@ -41,10 +41,29 @@ def rendered_variants(question: Question, count: int) -> Iterator[Question]:
             update={"id": variant_id(question.id, position)})
 
 
+COMPUTED_FIELDS = frozenset({"answer_figure", "misconceptions", "distractors", "vary"})
+"""The keys that make a question computed; a plain copy has none of them."""
+
+
+def plain(question: Question) -> Question:
+    """A rendered question as a plain one: the same texts, options, key and scenario, without
+    ``answer_figure``, ``misconceptions``, ``distractors`` and ``vary`` (what an export
+    writes: a format without variants receives plain text)."""
+    if not question.computed:
+        return question
+    copy = question.model_copy()
+    object.__setattr__(copy, "__pydantic_fields_set__",
+                       set(question.model_fields_set) - COMPUTED_FIELDS)
+    copy._template = None
+    copy._variant = {}
+    return copy
+
+
 def bank_with_variants(bank: LoadedBank, count: int) -> LoadedBank:
     """``bank`` with each computed question replaced by its first ``count`` variants
-    (:func:`rendered_variants`); content hashes are left out (exports do not use them)."""
-    questions = tuple(v for q in bank.questions for v in rendered_variants(q, count))
+    (:func:`rendered_variants`), each :func:`plain`; content hashes are left out (exports do
+    not use them)."""
+    questions = tuple(plain(v) for q in bank.questions for v in rendered_variants(q, count))
     return LoadedBank(bank.path, bank.info, questions)
 
 

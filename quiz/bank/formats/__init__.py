@@ -166,7 +166,9 @@ def question_data(question: Question, written: dict[str, Any] | None = None,
     ``infographic`` and ``worked_example`` are kept as written, so number shorthands such as
     ``7B`` or ``4k`` stay shorthands instead of becoming ``7000000000``."""
     data: dict[str, Any] = question.model_dump(mode="json", by_alias=True, exclude_unset=True)
-    if written:
+    from quiz.bank.computed.template import is_computed
+
+    if written and not is_computed(written):  # a computed question's text is as rendered
         for key in ("infographic", "worked_example"):
             if key in data and isinstance(written.get(key), dict):
                 data[key] = written[key]
