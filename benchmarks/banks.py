@@ -12,6 +12,11 @@ text diagram, or, for one question in five, a memory-footprint chart) and a ``wo
 A library is a folder of bank files of at most :data:`PER_FILE` questions each (a 10,000-question
 file is about 45 MB; :data:`quiz.bank.load.MAX_FILE_BYTES` allows 64 MB per file).
 
+One question in :data:`COMPUTED_EVERY` is a computed question (issue 20: placeholders,
+``answer_figure``, three or four misconceptions and ``vary:`` with 4 or 6 variants), made from
+the computed test bank ``tests/fixtures/computed/computed.yaml``: a 10,000-question library has
+1,000 of them.
+
 The values are read with the loader's own reader (every scalar stays the text the author typed)
 and written with :func:`quiz.yamlio.dump`, so the generated files are in the documented format
 (``question_bank/FORMAT.md``); :func:`write_library` checks that the first file loads cleanly.
@@ -24,6 +29,7 @@ import hashlib
 import itertools
 import random
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +41,28 @@ PER_FILE = 10_000
 """Most questions in one generated bank file."""
 
 _DIFFICULTIES = ("easy", "medium", "hard")
+
+COMPUTED_EVERY = 10
+"""Every this many questions, one is computed (the last of each ten)."""
+
+COMPUTED_BANK = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "computed" \
+    / "computed.yaml"
+"""The computed questions used (written only from FORMAT.md)."""
+
+
+def _computed() -> tuple[dict[str, str], list[dict[str, Any]]]:
+    """The computed test bank's topics and questions, as plain values."""
+    doc = yaml_reader.build(COMPUTED_BANK.read_text(encoding="utf-8"))
+    return doc.value["bank"].get("topics", {}), doc.value["questions"]
+
+
+def _mixed(templates: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """The templates in turn, with a computed question in every :data:`COMPUTED_EVERY`-th
+    place (in turn too)."""
+    plain = itertools.cycle(templates)
+    computed = itertools.cycle(_computed()[1])
+    for n in itertools.count():
+        yield next(computed) if n % COMPUTED_EVERY == COMPUTED_EVERY - 1 else next(plain)
 
 
 def _bundled() -> tuple[dict[str, str], list[dict[str, Any]]]:
@@ -123,18 +151,19 @@ def bank_text(questions: int, *, bank_id: str = "bench", start: int = 0,
     """YAML text of one bank with ``questions`` questions, ids ``{bank_id}-{start + n:06d}``;
     ``varied``: every question's prose its own (see the module docstring)."""
     topics, templates = _templates()
+    topics = {**topics, **_computed()[0]}
     if varied:
         return _varied_text(questions, bank_id, start, topics, templates)
     header = _header(bank_id, topics)
     # Each template is written once with a placeholder id; copies only substitute the id.
     marker = "0PLACEHOLDER0"
-    blocks = []
-    for q in templates:
-        q = dict(q, id=marker)
-        text = yamlio.dump({"questions": [q]}, fold=True)
-        blocks.append(text.split("\n", 1)[1])  # drop "questions:"
+    blocks: dict[int, str] = {}
     parts = [header, "questions:\n"]
-    for n, block in zip(range(questions), itertools.cycle(blocks)):
+    for n, q in zip(range(questions), _mixed(templates)):
+        block = blocks.get(id(q))
+        if block is None:
+            text = yamlio.dump({"questions": [dict(q, id=marker)]}, fold=True)
+            block = blocks[id(q)] = text.split("\n", 1)[1]  # drop "questions:"
         parts.append(block.replace(marker, f"{bank_id}-{start + n:06d}", 1))
     return "".join(parts)
 
@@ -150,7 +179,7 @@ def _varied_text(questions: int, bank_id: str, start: int, topics: dict[str, str
                  templates: list[dict[str, Any]]) -> str:
     vocabulary = _vocabulary(templates)
     parts = [_header(bank_id, topics), "questions:\n"]
-    for n, template in zip(range(questions), itertools.cycle(templates)):
+    for n, template in zip(range(questions), _mixed(templates)):
         qid = f"{bank_id}-{start + n:06d}"
         q = _vary(template, random.Random(qid), vocabulary)
         q["id"] = qid
@@ -194,6 +223,7 @@ def _sources_digest() -> str:
     library left by an older run is written again when either changed (a bundled worked
     example's figures follow the calculator, so an old copy may no longer load)."""
     digest = hashlib.sha256(Path(__file__).read_bytes())
+    digest.update(COMPUTED_BANK.read_bytes())
     for path in sorted(bundled_bank_dir().glob("*.yaml")):
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]

@@ -101,6 +101,12 @@ UNUSED_TOPIC = Rule(
     "Q113", "unused-topic",
     "a topic declared in bank.topics that no question of the bank uses",
     "remove the topic from 'bank: topics:', or write questions for it")
+HAND_TYPED = Rule(
+    "Q114", "hand-typed-figure",
+    "a size typed by hand in a question with a scenario, equal to one of the scenario's figures "
+    "within the rounding written",
+    "write the placeholder it names, so the calculator keeps the figure true (FORMAT.md, "
+    "Computed questions)")
 UNKNOWN_RULE = Rule(
     "Q100", "unknown-rule",
     "'lint: ignore:' names a rule that does not exist",
@@ -109,7 +115,7 @@ UNKNOWN_RULE = Rule(
 RULES: tuple[Rule, ...] = (
     UNKNOWN_RULE, NEAR_DUPLICATE, PLACEHOLDER, KEY_SKEW, LONGEST_KEY, CHOOSE_MISSING,
     CHOOSE_MISMATCH, NEGATIVE_STEM, SHORT_EXPLANATION, SHORT_REVIEW, REVIEW_REPEATS, NO_REFERENCE,
-    UNDECLARED_TOPIC, UNUSED_TOPIC)
+    UNDECLARED_TOPIC, UNUSED_TOPIC, HAND_TYPED)
 """Every rule, in code order."""
 
 _BY_KEY = {key: rule for rule in RULES for key in (rule.code, rule.name)}
@@ -203,9 +209,11 @@ Position = tuple[int, int]
 class _Places:
     """Line:column of a bank file's values, read again from the file (0, 0 when unknown)."""
 
-    def __init__(self, value: Any, marks: dict[int, yaml_reader.Marks]) -> None:
+    def __init__(self, value: Any, marks: dict[int, yaml_reader.Marks], text: str = "") -> None:
         self._value = value
         self._marks = marks
+        self.text = text
+        """The file's text (normalised as the loader reads it), for places inside a value."""
 
     @classmethod
     def read(cls, path: Path) -> _Places:
@@ -218,7 +226,7 @@ class _Places:
         # Tabs become spaces one for one, so every column stays where it was.
         text = normalise(text)[0].replace("\t", " ")
         doc = yaml_reader.build(text)
-        return cls(doc.value if not doc.fatal else None, doc.marks)
+        return cls(doc.value if not doc.fatal else None, doc.marks, text)
 
     def _marks_of(self, container: Any) -> yaml_reader.Marks | None:
         return self._marks.get(id(container)) if container is not None else None
@@ -393,6 +401,31 @@ def _lint_question(index: int, q: Question, out: _Collector) -> None:
     if not q.references:
         out.add(NO_REFERENCE, q, places.value(index, "id"),
                 "this question has no reference a student can check")
+    if q.worked_example is not None and HAND_TYPED.code in out.enabled:
+        _hand_typed(index, q, out)
+
+
+def _hand_typed(index: int, q: Question, out: _Collector) -> None:
+    """Q114: a size typed by hand that the scenario computes (:mod:`quiz.bank.computed.handtyped`),
+    read from the file as written (placeholders are not figures typed by hand)."""
+    from quiz.bank.computed.handtyped import hand_typed
+    from quiz.bank.problems import line_col, value_positions
+
+    places = out.places
+    raw = places._question(index)
+    if not isinstance(raw, dict) or q.worked_example is None:
+        return
+    for found in hand_typed(raw, q.worked_example.footprint):
+        container: Any = raw
+        for part in found.loc[:-1]:
+            container = container[part]
+        marks = places._marks_of(container)
+        mark = marks[2][found.loc[-1]] if marks is not None else None
+        spot = value_positions(places.text, mark.index, container[found.loc[-1]],
+                               [found.offset])[0] if mark is not None and places.text else None
+        place = line_col(places.text, spot) if spot is not None else places.question(index)
+        out.add(HAND_TYPED, q, place, f"hand-typed figure {found.written!r}: write "
+                f"{found.placeholder}")
 
 
 def _words(text: str) -> list[str]:

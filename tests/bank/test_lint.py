@@ -78,10 +78,16 @@ def test_good_question_is_quiet(tmp_path: Path) -> None:
     assert run_lint(tmp_path, question()) == []
 
 
+PENDING_CONVERSION = "Q114 hand-typed-figure"
+"""The bundled banks' figures typed by hand (issue 20 §6): the content-fix conversion to
+{{ ... }} placeholders removes them; then this exemption goes."""
+
+
 def test_bundled_banks_and_format_example_are_quiet(tmp_path: Path) -> None:
     report = load_library([ROOT / "question_bank"])
     assert report.library is not None
-    assert [str(d) for d in lint.lint_library(report.library)] == []
+    assert [str(d) for d in lint.lint_library(report.library)
+            if d.rule != PENDING_CONVERSION] == []
     text = (ROOT / "question_bank" / "FORMAT.md").read_text(encoding="utf-8")
     example = re.search(r"```yaml\n(.*?)```", text, re.S)
     assert example
@@ -204,7 +210,7 @@ def test_per_question_and_per_bank_ignore(tmp_path: Path) -> None:
 def test_resolve_rules() -> None:
     assert lint.resolve_rules(["Q104"]) == {"Q104"}
     assert lint.resolve_rules(["longest-option-is-key", "Q11"]) == {"Q104", "Q110", "Q111",
-                                                                     "Q112", "Q113"}
+                                                                     "Q112", "Q113", "Q114"}
     assert "Q111" not in lint.resolve_rules([], ["no-reference"])
     with pytest.raises(lint.SelectionError, match="no lint rule is called 'Q9'"):
         lint.resolve_rules(["Q9"])

@@ -115,6 +115,24 @@ class Figures:
         self.spec = spec
         self._report: Report | None = None
         self._found: dict[str, int | str] = {}
+        self.rendered: dict[object, object] = {}
+        """What was rendered from these figures, by what it was rendered from (texts by
+        template, generated options by their plan): questions that share a scenario and a text
+        render it once (:mod:`quiz.bank.computed.template`)."""
+
+    @classmethod
+    def of(cls, spec: FootprintSpec) -> Figures:
+        """The figures of ``spec``, shared by every question (and variant) with an equal
+        scenario: a library that repeats a scenario estimates it once."""
+        try:
+            found = _SHARED.get(spec)
+        except TypeError:  # a scenario that cannot be hashed
+            return cls(spec)
+        if found is None:
+            if len(_SHARED) >= _SHARED_KEPT:
+                _SHARED.clear()
+            found = _SHARED[spec] = cls(spec)
+        return found
 
     @property
     def report(self) -> Report:
@@ -164,6 +182,13 @@ class Figures:
         if isinstance(value, int):
             return value
         return str(value)
+
+
+_SHARED: dict[FootprintSpec, Figures] = {}
+"""The figures of each scenario seen, by value (:meth:`Figures.of`)."""
+
+_SHARED_KEPT = 4096
+"""Most scenarios kept in :data:`_SHARED` (it is emptied when full)."""
 
 
 def _model_states(figures: Figures) -> int:

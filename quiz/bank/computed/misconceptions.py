@@ -111,7 +111,7 @@ def _re_estimated(figures: Figures, fmt: Format, changes: dict[str, object]) -> 
     from quiz.bank.expect import FigureMissing
 
     try:
-        value = Figures_(figures.spec.replace(changes)).get(fmt.name)
+        value = Figures_.of(figures.spec.replace(changes)).get(fmt.name)
     except (ValidationError, FigureMissing):
         return None
     return value if isinstance(value, int) else None

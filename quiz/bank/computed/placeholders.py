@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 
 from quiz.bank.computed.figures import Kind, figure_kinds, suggest
 
@@ -71,18 +72,24 @@ class Format:
         return figure_kinds()[self.name]
 
     @property
+    def scale(self) -> int:
+        """Bytes (sizes) or ones (counts) in one unit of :attr:`unit`."""
+        return SIZE_UNITS[self.unit] if self.kind == "size" else int(COUNT_FORMATS[self.unit][0])
+
+    @property
     def step(self) -> Fraction:
         """One unit of the last digit written, in bytes (sizes) or ones (counts)."""
-        scale = SIZE_UNITS[self.unit] if self.kind == "size" else COUNT_FORMATS[self.unit][0]
-        return Fraction(scale, 10**self.digits)
+        return Fraction(self.scale, 10**self.digits)
 
     def rounded(self, exact: int) -> int:
-        """``exact`` in units of :attr:`step`, rounded half up (ties away from zero)."""
-        units = Fraction(exact) / self.step
-        whole = int(abs(units))
-        if abs(units) - whole >= Fraction(1, 2):
+        """``exact`` in units of :attr:`step`, rounded half up (ties away from zero); integer
+        arithmetic only."""
+        scale = self.scale
+        factor: int = 10**self.digits
+        whole, rest = divmod(abs(exact) * factor, scale)
+        if 2 * rest >= scale:
             whole += 1
-        return whole if units >= 0 else -whole
+        return whole if exact >= 0 else -whole
 
     def write(self, value: int | str) -> str:
         """``value`` as the text shows it ("17.18 GB", "6,738,415,616", "6.7 billion")."""
@@ -164,8 +171,12 @@ class Template:
         return "".join(out)
 
 
+@lru_cache(maxsize=8192)
 def parse(text: str) -> Template:
     """Split ``text`` into a :class:`Template`; ``{{{{`` is a literal ``{{``.
+
+    Kept for each text (a :class:`Template` is immutable): a library that repeats a text
+    parses it once.
 
     Raises:
         PlaceholderError: the first placeholder that is malformed or unknown, or a ``{{`` that

@@ -19,7 +19,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from quiz.bank.computed.figures import Figures, scenario_keys
 from quiz.bank.computed.misconceptions import BY_NAME, CATALOG
@@ -375,10 +375,14 @@ def _render(question: dict[str, Any], plan: _Plan, footprint: dict[str, Any],
         errors.append(ComputedError(("vary",) if values else ("worked_example", "footprint"),
                                     f"{label}the scenario is not valid: {reason}"))
         return None
-    figures = Figures(spec)
+    figures = Figures.of(spec)
     before = len(errors)
     texts: dict[Loc, str] = {}
     for loc, template in plan.templates:
+        done = figures.rendered.get(template)
+        if isinstance(done, str):
+            texts[loc] = done
+            continue
         found: dict[str, int | str] = {}
         for fmt, offset in zip(template.formats, template.offsets, strict=True):
             try:
@@ -386,10 +390,17 @@ def _render(question: dict[str, Any], plan: _Plan, footprint: dict[str, Any],
             except FigureMissing as exc:
                 errors.append(ComputedError(loc, f"{label}{fmt.name}: {exc}", offset))
         if len(found) == len({f.name for f in template.formats}):
-            texts[loc] = template.render(found)
+            texts[loc] = figures.rendered[template] = template.render(found)
     generated = None
     if plan.answer is not None:
-        generated = _generate(plan, figures, values, errors, label)
+        key = (plan.answer, tuple(plan.misconceptions), plan.distractors)
+        done = figures.rendered.get(key)
+        if isinstance(done, tuple):
+            generated = cast(tuple[dict[str, str], str, dict[str, str]], done)
+        else:
+            generated = _generate(plan, figures, values, errors, label)
+            if generated is not None:
+                figures.rendered[key] = generated
     if len(errors) > before:
         return None
     out = _replace_texts(question, texts)
