@@ -404,6 +404,19 @@ def _render(question: dict[str, Any], plan: _Plan, footprint: dict[str, Any],
     if len(errors) > before:
         return None
     out = _replace_texts(question, texts)
+    written = out.get("options")
+    if isinstance(written, dict) and label:  # the shown variant is checked by the model
+        seen: dict[str, str] = {}
+        for key, text in written.items():
+            if not isinstance(text, str):
+                continue
+            same = " ".join(text.split())
+            if same in seen:
+                errors.append(ComputedError(("options", key), f"{label}options {seen[same]} "
+                                            f"and {key} both read {same!r}: a student could not "
+                                            "tell them apart"))
+                return None
+            seen[same] = key
     example = dict(out["worked_example"])
     example["footprint"] = scenario
     out["worked_example"] = example

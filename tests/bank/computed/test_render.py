@@ -235,3 +235,21 @@ def test_too_many_variants() -> None:
 """ + BODY
     found = errors(load(text))
     assert any("vary gives 65 combinations; at most 64" in m for _, _, m in found)
+
+
+def test_written_options_that_read_the_same_in_a_variant() -> None:
+    # Llama-2-7B's training weights and gradients are both 13.48 GB in BF16, but with FP32
+    # gradients they differ: the variant with bf16 gradients is the one reported.
+    text = HEAD + """\
+    question: Which is the gradients' size?
+    options: {A: "{{ training.gradients | GB:2 }}", B: "{{ training.weights | GB:2 }}"}
+    answer: A
+    distractor_review: {B: "This is the weights, which the question does not ask about."}
+    vary:
+      training.grad_precision: [fp32, bf16]
+""" + BODY
+    found = errors(load(text))
+    assert len(found) == 1
+    assert found[0][:2] == (8, 56)  # at the second of the two
+    assert "in the variant training.grad_precision=bf16: options A and B both read '13.48 GB'" \
+        in found[0][2]
