@@ -159,7 +159,7 @@ def bank_text(questions: int, *, bank_id: str = "bench", start: int = 0,
     marker = "0PLACEHOLDER0"
     blocks: dict[int, str] = {}
     parts = [header, "questions:\n"]
-    for n, q in zip(range(questions), _mixed(templates)):
+    for n, q in zip(range(questions), _mixed(templates), strict=False):
         block = blocks.get(id(q))
         if block is None:
             text = yamlio.dump({"questions": [dict(q, id=marker)]}, fold=True)
@@ -179,7 +179,7 @@ def _varied_text(questions: int, bank_id: str, start: int, topics: dict[str, str
                  templates: list[dict[str, Any]]) -> str:
     vocabulary = _vocabulary(templates)
     parts = [_header(bank_id, topics), "questions:\n"]
-    for n, template in zip(range(questions), _mixed(templates)):
+    for n, template in zip(range(questions), _mixed(templates), strict=False):
         qid = f"{bank_id}-{start + n:06d}"
         q = _vary(template, random.Random(qid), vocabulary)
         q["id"] = qid

@@ -85,11 +85,13 @@ def test_export_variants_writes_plain_text(tmp_path: Path,
     assert "::model-states-001.v2::" in text and "::kv-cache-001.v2::" in text
     assert "{{ " not in text
     assert "answer_figure" not in text and "misconceptions" not in text and "vary" not in text
-    # The kv-cache variants read back as plain questions. (The model-states ones hold a
-    # literal '{{' that the importer does not escape as '{{{{' yet: it skips them.)
+    # The variants read back as plain questions (the importer writes the literal '{{' of
+    # model-states-001 as the escape '{{{{').
     back = tmp_path / "back.yaml"
-    main(["import", str(to), "--to", str(back)])
+    assert main(["import", str(to), "--to", str(back)]) == 0
     report = load_library([back])
     assert report.library is not None, [str(d) for d in report.diagnostics]
-    assert [q.id for q in report.library.questions] == ["kv-cache-001", "kv-cache-001-v2"]
-    assert not any(q.computed for q in report.library.questions)
+    assert [q.id for q in report.library.questions] == [
+        "model-states-001", "model-states-001-v2", "kv-cache-001", "kv-cache-001-v2"]
+    assert "A literal {{ stays as written." in report.library.questions[0].full_explanation
+    assert all(q.vary is None and q.answer_figure is None for q in report.library.questions)
