@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from quiz import __version__
 from quiz.cli import main
 from tests.conftest import SEED_BANK
@@ -148,14 +150,18 @@ def test_quiz_help_prints_the_overview_and_each_command_help() -> None:
 
 
 def test_a_subcommand_is_one_entry_in_the_command_table(
-        monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """Adding a command to COMMANDS is enough for dispatch, the overview and typo hints."""
     from quiz import cli
 
     seen: list[list[str]] = []
+
+    def stats(argv: list[str]) -> int:
+        seen.append(argv)
+        return 0
+
     table = dict(cli.COMMANDS)
-    table["stats"] = cli.Command("stats", "[--days N]", "progress per topic",
-                                 lambda argv: seen.append(argv) or 0)
+    table["stats"] = cli.Command("stats", "[--days N]", "progress per topic", stats)
     monkeypatch.setattr(cli, "COMMANDS", table)
     assert main(["stats", "--days", "7"]) == 0 and seen == [["--days", "7"]]
     assert main(["help"]) == 0
