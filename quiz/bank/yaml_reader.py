@@ -244,7 +244,7 @@ class _Builder:
                         if key is not _DISCARD:
                             cur[key] = value
                             vmarks[key] = event.start_mark
-                            if comment_ends and not event.style and cls is scalar_cls and \
+                            if comment_ends and cls is scalar_cls and not event.style and \
                                     event.end_mark.index in comment_ends:
                                 doc.comments.append((self._path(stack, key), event.start_mark,
                                                      event.end_mark))
@@ -252,7 +252,7 @@ class _Builder:
                     elif cur is not None:
                         cur.append(value)
                         vmarks.append(event.start_mark)
-                        if comment_ends and not event.style and cls is scalar_cls and \
+                        if comment_ends and cls is scalar_cls and not event.style and \
                                 event.end_mark.index in comment_ends:
                             doc.comments.append((self._path(stack, len(cur) - 1), event.start_mark,
                                                  event.end_mark))

@@ -211,3 +211,20 @@ def test_gift_meta_with_a_bad_footprint_is_skipped_not_written(
     out = capsys.readouterr().out
     assert "m.gift:2: error: this question would not load in a bank: " in out
     assert [q.id for q in load_library([bank]).library.questions] == ["r"]  # type: ignore[union-attr]
+
+
+def test_an_alias_as_a_value_in_a_file_with_comments_is_an_error_not_a_crash(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Found by fuzzing certificationy files: an alias (``*name``) where a value goes, in a file
+    with a comment, made the YAML reader ask the alias for a scalar's style."""
+    (tmp_path / "forms.yml").write_text(
+        "- {value: an option # a comment\n  , correct: false}\n- {value: *widget, correct: x}\n",
+        encoding="utf-8")
+    bank = tmp_path / "forms.yaml"
+    bank.write_bytes((tmp_path / "forms.yml").read_bytes())
+    assert main(["validate", str(bank)]) == 1
+    out = capsys.readouterr().out
+    assert "internal error" not in out and "alias" in out
+    assert main(["import", str(tmp_path / "forms.yml"), "--to", str(tmp_path / "b.yaml"),
+                 "--format", "certificationy"]) == 1
+    assert "not a certificationy file" in capsys.readouterr().out
