@@ -97,6 +97,37 @@ def repaint_pending(screen: Screen[Any]) -> bool:
                 or screen._repaint_required)
 
 
+def repaint_requested(widget: Widget) -> bool:
+    """True when ``widget`` (a screen, or a widget on one) has been asked to repaint whole.
+    ``Widget._repaint_required`` (Textual 8.2.8)."""
+    return bool(widget._repaint_required)
+
+
+def forget_repaint_request(screen: Screen[Any]) -> None:
+    """Clear ``screen``'s request to repaint whole (tests then see whether one comes).
+    ``Screen._repaint_required`` (Textual 8.2.8)."""
+    screen._repaint_required = False
+
+
+def widgets_to_repaint(screen: Screen[Any]) -> set[Widget]:
+    """The widgets ``screen`` will repaint at its next update. ``Screen._dirty_widgets``
+    (Textual 8.2.8)."""
+    return set(screen._dirty_widgets)
+
+
+def run_frame_update(screen: Screen[Any]) -> None:
+    """Run what ``screen``'s frame timer runs (its compositor's refresh) now.
+    ``Screen._on_timer_update`` (Textual 8.2.8)."""
+    screen._on_timer_update()
+
+
+SCREEN_LAYOUT = "_refresh_layout"
+"""The name of the method that lays a screen out (``Screen._refresh_layout``, Textual 8.2.8),
+for a test that counts layouts."""
+
+_uses(Screen, "_on_timer_update")
+
+
 class SkipsRepaintWhileHidden(Screen[None]):
     """A screen that can drop its pending repaints: when :meth:`draws_now` says ``False``, a
     refresh of the screen's compositor is dropped (``Screen._compositor_refresh``, its

@@ -10,7 +10,15 @@ from quiz.study import session as session_module
 from quiz.study.session import StudySession
 from quiz.tui.app import make_app
 from quiz.tui.screens.question import QuestionScreen
-from quiz.tui.textual_internals import layout_pending, repaint_pending
+from quiz.tui.textual_internals import (
+    SCREEN_LAYOUT,
+    forget_repaint_request,
+    layout_pending,
+    repaint_pending,
+    repaint_requested,
+    run_frame_update,
+    widgets_to_repaint,
+)
 from tests.conftest import make_library, question_data
 
 
@@ -187,13 +195,13 @@ async def test_enter_lays_out_nothing_and_shows_the_first_question_drawn_ahead(
         assert all(b._drawn_for[0] == question.view.scrollable_content_region.width
                    for b in blocks)
         layouts: list[str] = []
-        real = Screen._refresh_layout
+        real = getattr(Screen, SCREEN_LAYOUT)
 
         def counting(self: Screen, size=None, scroll=False):  # type: ignore[no-untyped-def]
             layouts.append(type(self).__name__)
             return real(self, size, scroll)
 
-        monkeypatch.setattr(Screen, "_refresh_layout", counting)
+        monkeypatch.setattr(Screen, SCREEN_LAYOUT, counting)
         await pilot.press("enter")
         await pilot.pause()
         assert app.screen is question
@@ -217,20 +225,20 @@ async def test_a_screen_covered_by_an_opaque_one_never_repaints_the_one_on_top()
         await pilot.pause()
         question, summary = app.ahead.question, app.screen
         assert isinstance(summary, SummaryScreen) and question is not None
-        summary._repaint_required = False
+        forget_repaint_request(summary)
         question.refresh()
-        question._on_timer_update()  # what its frame timer would run
-        assert not summary._repaint_required and not repaint_pending(question)
+        run_frame_update(question)  # what its frame timer would run
+        assert not repaint_requested(summary) and not repaint_pending(question)
         # Under a dialog whose background lets the question show through, a change is drawn.
         await pilot.press("escape", "q")
         await pilot.pause()
         dialog = app.screen
         assert isinstance(dialog, ConfirmScreen)
         dialog.styles.background = Color(0, 0, 0, 0.5)
-        dialog._repaint_required = False
+        forget_repaint_request(dialog)
         question.refresh()
-        question._on_timer_update()
-        assert dialog._repaint_required
+        run_frame_update(question)
+        assert repaint_requested(dialog)
 
 
 async def test_with_a_store_the_plan_is_written_once_the_first_question_is_painted(
@@ -248,7 +256,7 @@ async def test_with_a_store_the_plan_is_written_once_the_first_question_is_paint
         # When the plan is written, the first question is on screen and painted.
         question = app.ahead.question
         assert question is not None and app.screen is question
-        assert not question._repaint_required and not question._dirty_widgets
+        assert not repaint_requested(question) and not widgets_to_repaint(question)
         seen.append((type(app.screen).__name__, question.view.text_of("stem")))
         real(self, session_id, plan)
 

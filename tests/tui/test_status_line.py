@@ -7,7 +7,7 @@ from textual.app import App, ComposeResult
 from textual.geometry import Region
 
 from quiz.tui.content import literal
-from quiz.tui.textual_internals import layout_pending
+from quiz.tui.textual_internals import layout_pending, repaint_requested
 from quiz.tui.widgets.status_line import StatusLine
 
 
@@ -44,7 +44,7 @@ async def test_a_new_text_repaints_without_a_layout_and_alert_styles_the_right()
         await pilot.pause()
         line.show(literal("Question 1/5"), "0/5 answered · ⏱ 0:59 left", alert=True)
         # A wider text on the right asks for a repaint only, never a layout of the screen.
-        assert line._repaint_required
+        assert repaint_requested(line)
         assert not layout_pending(line) and not layout_pending(app.screen)
         await pilot.pause()
         assert line.alert and line.right == "0/5 answered · ⏱ 0:59 left"
