@@ -66,6 +66,8 @@ class QuestionScreen(QuestionKeys, ReshownScreen):
         self._enter_guard_until = 0.0
         self._from_summary = False
         """The question was opened from the summary's list: Esc goes back there."""
+        self._rate_shown = False
+        """Rate is shown in the key bar (see :meth:`_show_rate_key`)."""
 
     @property
     def session(self) -> StudySession:
@@ -115,7 +117,7 @@ class QuestionScreen(QuestionKeys, ReshownScreen):
                   rating=self._rating_line())
         if self.focused is not view:
             view.focus()
-        self.refresh_bindings()
+        self._show_rate_key()
 
     def _draw_status(self) -> None:
         shown = self.session.current
@@ -194,7 +196,7 @@ class QuestionScreen(QuestionKeys, ReshownScreen):
         # The verdict scrolled to the top, the rating line under it.
         view.reveal(outcome, hint=self._hint(outcome), rating=self._rating_line())
         self._enter_guard_until = event_clock() + REPEAT_GUARD
-        self.refresh_bindings()
+        self._show_rate_key()
 
     # -- keys (QuestionKeys.on_key runs these steps, in order, under the input lock) -------------
     def _step_for(self, event: events.Key) -> Callable[[], Awaitable[None]] | None:
@@ -244,6 +246,14 @@ class QuestionScreen(QuestionKeys, ReshownScreen):
     async def _locked(self, step: Callable[[], Awaitable[None]]) -> None:
         async with self._input_lock:
             await step()
+
+    def _show_rate_key(self) -> None:
+        """Show or hide Rate in the key bar, when that changes (a refresh of the bindings
+        redraws the key bar: not on every key)."""
+        shown = self.check_action("rate_key", ()) is True
+        if shown != self._rate_shown:
+            self._rate_shown = shown
+            self.refresh_bindings()
 
     def action_rate_key(self) -> None:
         """The key bar's Rate: the digit keys themselves rate (taken in order as steps)."""
