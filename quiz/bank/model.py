@@ -426,6 +426,16 @@ class Question(_Strict):
         question._variant = chosen
         return question
 
+    def __eq__(self, other: object) -> bool:
+        """Questions are equal when their fields are: a computed question equals the plain
+        question that states what it renders (an export read back), whatever raw values
+        (``_template``) it keeps for its other variants."""
+        if not isinstance(other, Question):
+            return NotImplemented
+        return self.__dict__ == other.__dict__
+
+    __hash__ = _Strict.__hash__
+
     @property
     def computed(self) -> bool:
         """True for a computed question: its text and options come from the calculator."""

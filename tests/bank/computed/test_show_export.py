@@ -95,3 +95,15 @@ def test_export_variants_writes_plain_text(tmp_path: Path,
         "model-states-001", "model-states-001-v2", "kv-cache-001", "kv-cache-001-v2"]
     assert "A literal {{ stays as written." in report.library.questions[0].full_explanation
     assert all(q.vary is None and q.answer_figure is None for q in report.library.questions)
+
+
+def test_a_computed_question_equals_the_plain_question_it_renders() -> None:
+    report = load_library([FIXTURE])
+    assert report.library is not None
+    question = report.library.banks[0].questions[0]
+    from quiz.bank.variants import plain
+
+    flat = plain(question)
+    assert not flat.computed and question.computed
+    assert flat == question and hash(flat) == hash(question)
+    assert question.with_variant(question.variants()[1]) != question
