@@ -36,7 +36,8 @@ def test_llama_3_8b_logits_at_8192_tokens_exceed_one_layer() -> None:
     assert logits > 5 * layer_selective  # about 5.5 layers' worth
     assert 2 * sbv > layer_selective  # even the BF16 logits alone
     report = estimate(spec(model="llama-3-8b", phase="training",
-                           training={"seq_len": 8192, "recompute": "selective"}))
+                           training={"convention": "paper",
+                                     "seq_len": 8192, "recompute": "selective"}))
     got = items(report.training)
     assert got["logits"] == logits
     assert got["activations"] == L * layer_selective
@@ -65,7 +66,8 @@ def test_korthikanti_sec_4_3_total_with_embedding_and_output_layer(
     s, b, v, t = 2048, 1, 51_200, 8
     report = estimate(spec(
         layers=L, hidden=h, heads=a, ffn=4 * h, vocab=v, gated_mlp=False, phase="training",
-        training={"tp": t, "pp": p, "sequence_parallel": True, "recompute": recompute,
+        training={"convention": "paper",
+                  "tp": t, "pp": p, "sequence_parallel": True, "recompute": recompute,
                   "seq_len": s, "micro_batch": b}))
     got = items(report.training)
     sbh = s * b * h
@@ -92,7 +94,8 @@ def test_megatron_theoretical_memory_usage_agrees_but_for_token_ids_and_bf16_log
                 + 4 * s * b * h + 4 * s * b * v) // t
     report = estimate(spec(
         layers=L, hidden=h, heads=a, ffn=4 * h, vocab=v, gated_mlp=False, phase="training",
-        training={"tp": t, "sequence_parallel": True, "recompute": "selective", "seq_len": s,
+        training={"convention": "paper",
+                  "tp": t, "sequence_parallel": True, "recompute": "selective", "seq_len": s,
                   "micro_batch": b}))
     ours = sum(items(report.training)[k] for k in (
         "activations", "embedding_activations", "output_activations", "logits"))
@@ -113,7 +116,8 @@ def test_fp32_training_keeps_4_bytes_per_logit_and_replicates_without_sequence_p
 
 def test_pipeline_parallel_first_stage_has_no_output_layer_and_p_embedding_masks() -> None:
     report = estimate(spec(model="llama-2-70b", phase="training",
-                           training={"tp": 8, "pp": 2, "sequence_parallel": True,
+                           training={"convention": "paper",
+                                     "tp": 8, "pp": 2, "sequence_parallel": True,
                                      "recompute": "selective"}))
     got = items(report.training)
     assert got["output_activations"] == 0 and got["logits"] == 0
@@ -139,11 +143,14 @@ def test_context_parallel_splits_the_sequence() -> None:
     # activations of s/cp tokens. Llama-3-8B at 131,072 tokens over cp 8 keeps, per device, what
     # 16,384 tokens keep without it (tp 8 with sequence parallelism, selective recomputation).
     base = {"model": "llama-3-8b", "phase": "training",
-            "training": {"tp": 8, "sequence_parallel": True, "recompute": "selective",
+            "training": {"convention": "paper",
+                         "tp": 8, "sequence_parallel": True, "recompute": "selective",
                          "zero": 1, "dp": 2}}
-    cp = estimate(spec(**{**base, "training": {**base["training"], "seq_len": 131_072,
+    cp = estimate(spec(**{**base, "training": {"convention": "paper",
+                                               **base["training"], "seq_len": 131_072,
                                                 "cp": 8}}))
-    flat = estimate(spec(**{**base, "training": {**base["training"], "seq_len": 16_384}}))
+    flat = estimate(spec(**{**base, "training": {"convention": "paper",
+                                                 **base["training"], "seq_len": 16_384}}))
     got, ref = items(cp.training), items(flat.training)
     for name in ("activations", "embedding_activations", "output_activations", "logits"):
         assert got[name] == ref[name], name
@@ -155,7 +162,7 @@ def test_context_parallel_splits_the_sequence() -> None:
     assert cp.training.devices == 2 * 8 * 8
     # without recomputation the scores of the local s/cp queries span all s keys: 5as(s/cp)b
     none = estimate(spec(model="llama-3-8b", phase="training",
-                         training={"seq_len": 8192, "cp": 4}))
+                         training={"convention": "paper", "seq_len": 8192, "cp": 4}))
     local = 8192 // 4
     assert items(none.training)["activations"] == 32 * (34 * local * 4096 + 5 * 32 * local * 8192)
     note = next(n for n in explain_notes(cp) if n.startswith("Context parallelism:"))
@@ -178,7 +185,8 @@ def test_mixtral_expert_and_router_activations() -> None:
     per_token = 34 * h - 16 * h + 2 * k * 2 * h + 2 * k * 3 * f + 4 * E + 12 * k
     assert per_token == 278_584  # twice the dense 139,264
     report = estimate(spec(model="mixtral-8x7b", phase="training",
-                           training={"seq_len": 4096, "recompute": "selective"}))
+                           training={"convention": "paper",
+                                     "seq_len": 4096, "recompute": "selective"}))
     assert items(report.training)["activations"] == 32 * 4096 * per_token
     notes = explain_notes(report)
     assert any(n.startswith("Mixture of experts: Korthikanti's Table 2") for n in notes)
@@ -186,5 +194,5 @@ def test_mixtral_expert_and_router_activations() -> None:
     assert not any(n.startswith("Mixture of experts: Korthikanti") for n in dense)
     # full recomputation keeps only each layer's input, experts or not
     full = estimate(spec(model="mixtral-8x7b", phase="training",
-                         training={"seq_len": 4096, "recompute": "full"}))
+                         training={"convention": "paper", "seq_len": 4096, "recompute": "full"}))
     assert items(full.training)["activations"] == 32 * 2 * 4096 * h

@@ -174,7 +174,8 @@ def test_huge_values_are_rejected_not_printed_through_a_float(
 def test_largest_values_print_exact_grouped_sizes(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = cli(
         capsys,
-        *"--model llama-2-7b --seq-len 1e9 --micro-batch 1e7 --phase training --width 120".split(),
+        *("--model llama-2-7b --seq-len 1e9 --micro-batch 1e7 --phase training --width 120 "
+          "--convention paper").split(),
     )
     assert code == 0
     # 32 × sbh × (34 + 5as/h), s = 10^9, b = 10^7, h = 4,096, a = 32 — exact, in YB
@@ -412,7 +413,7 @@ def test_settings_that_do_nothing_are_noted(capsys: pytest.CaptureFixture[str]) 
 
 def test_physically_absurd_figures_are_warned(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = cli(capsys, "--model", "llama-2-7b", "--seq-len", "1e9", "--micro-batch",
-                         "1e7", "--width", "200")
+                         "1e7", "--width", "200", "--convention", "paper")
     assert code == 0
     assert "51,200.05 YB" in out
     assert "Warning: training needs 51,200.05 YB per device (mostly activations): more than " \

@@ -122,7 +122,7 @@ def test_qlora_base_of_llama_2_7b_matches_what_peft_prints() -> None:
 
 def test_lora_items_for_llama_2_7b_r8_on_q_and_v() -> None:
     n = 4_194_304
-    items = _items(_spec({"finetune": "lora", "lora_targets": "q,v"}))
+    items = _items(_spec({"finetune": "lora", "lora_targets": "q,v", "convention": "paper"}))
     assert items["weights"] == 6_738_415_616 * 2  # frozen BF16 base
     assert items["adapter_weights"] == 2 * n
     assert items["gradients"] == 2 * n  # adapters only
@@ -132,7 +132,8 @@ def test_lora_items_for_llama_2_7b_r8_on_q_and_v() -> None:
     # Activations (Korthikanti et al. 2022, Table 2: sbh(34 + 5as/h) per layer, s = 2,048,
     # b = 1, h = 4,096, a = 32 → 5as/h = 80): 32 × 8,388,608 × 114 for full fine-tuning.
     full = 32 * 8_388_608 * 114
-    assert activation_bytes(_spec({}).training, _spec({}).resolved) == full
+    paper = _spec({"convention": "paper"})
+    assert activation_bytes(paper.training, paper.resolved) == full
     # o, gate/up and down have no adapter: their inputs (2 + 2 + 8 sbh) are not kept; q and v
     # each keep A's output, 2 bytes × s·b·r.
     assert items["activations"] == full - 32 * 8_388_608 * 12 + 32 * 2 * 2 * 2048 * 8
@@ -143,7 +144,8 @@ def test_the_frozen_embedding_and_lm_head_keep_no_input() -> None:
     # inputs of the final norm and the output projection (2sbh + 2sbh at 16 bits). Frozen, the
     # embedding needs no gradient and the LM head no weight gradient: only the norm's input
     # stays, 2 × 2,048 × 4,096 bytes. The logits (sbv × (2 + 4)) are needed all the same.
-    full, lora = _items(_spec({})), _items(_spec({"finetune": "lora"}))
+    full = _items(_spec({"convention": "paper"}))
+    lora = _items(_spec({"finetune": "lora", "convention": "paper"}))
     assert full["embedding_activations"] == 8_388_608
     assert full["output_activations"] == 4 * 8_388_608
     assert (lora["embedding_activations"], lora["output_activations"]) == (0, 2 * 8_388_608)
@@ -236,7 +238,8 @@ def test_explain_names_alpha_kept_layers_double_quant_and_what_is_not_modelled()
     assert "autocast_adapter_dtype=True" in lora
     assert "Activations with adapters" in lora
     assert "Bytes per parameter, mixed-precision Adam" not in lora  # a full fine-tuning note
-    qlora = " ".join(explain_notes(estimate(_spec({"finetune": "qlora"}))))
+    qlora = " ".join(explain_notes(estimate(_spec({"finetune": "qlora", "recompute": "none",
+                                                   "convention": "paper"}))))
     assert "keeps the embeddings, the LM head and the norms in the load dtype: 262,410,240 " \
         "params × 2 bytes = 524.82 MB" in qlora
     assert "prepare_model_for_kbit_training casts those to FP32 (1.05 GB" in qlora
@@ -249,7 +252,7 @@ def test_explain_names_alpha_kept_layers_double_quant_and_what_is_not_modelled()
 def test_qlora_on_an_rtx_4090_prints_a_sourced_derivation(capsys: pytest.CaptureFixture[str]) \
         -> None:
     assert main(["--model", "llama-2-7b", "--finetune", "qlora", "--gpu", "rtx-4090",
-                 "--width", "120"]) == 0
+                 "--width", "120", "--recompute", "none", "--convention", "paper"]) == 0
     out = capsys.readouterr().out
     assert "QLoRA (NF4, double quantization) r 8 on all linear layers" in out
     assert "frozen base: 6,476,005,376 weights of the linear layers in NF4" in out
@@ -417,7 +420,9 @@ def test_the_calculator_doc_examples_print_what_the_doc_says() -> None:
     qlora = estimate(_spec({"finetune": "qlora", "lora_rank": 16, "recompute": "full"},
                            gpu="rtx-4090"))
     bare = estimate(FootprintSpec.from_mapping({"model": "llama-2-7b", "gpu": "rtx-4090",
-                                                "training": {"finetune": "qlora"}}))
+                                                "training": {"convention": "paper",
+                                                             "finetune": "qlora",
+                                                             "recompute": "none"}}))
     assert lora.training is not None and qlora.training is not None and bare.training is not None
     states = ("adapter_weights", "gradients", "master_weights", "optimizer_states")
 
@@ -449,7 +454,7 @@ def test_fit_advice_prints_the_report_units() -> None:
     for units in ("GB", "GiB"):
         report = estimate(FootprintSpec.from_mapping({
             "model": "llama-2-7b", "gpu": "rtx-4090", "units": units,
-            "training": {"finetune": "lora"}}))
+            "training": {"convention": "paper", "finetune": "lora"}}))
         assert report.training is not None
         by_units[units] = report.training.fit_advice
     assert "--recompute selective gives 23.34 GB per device and --recompute full gives " \

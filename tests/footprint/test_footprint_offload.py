@@ -253,8 +253,9 @@ def test_fp8_training_keeps_higher_precision_states_and_adds_the_fp8_copy() -> N
     # Llama-2-7B's GEMM weights, derived from the shapes: per layer 4 × 4,096² (Q, K, V, O) +
     # 3 × 4,096 × 11,008 (gate, up, down) = 202,375,168; × 32 layers = 6,476,005,376.
     fp8 = _training({"model": "llama-2-7b", "phase": "training",
-                     "training": {"precision": "mixed-fp8"}})
-    bf16 = _training({"model": "llama-2-7b", "phase": "training"})
+                     "training": {"convention": "paper", "precision": "mixed-fp8"}})
+    bf16 = _training({"model": "llama-2-7b", "phase": "training",
+                      "training": {"convention": "paper"}})
     assert fp8.item("fp8_weights").bytes == 6_476_005_376
     for name in ("weights", "gradients", "master_weights", "optimizer_states"):
         assert fp8.item(name).bytes == bf16.item(name).bytes  # BF16 / FP32 as before
@@ -283,12 +284,13 @@ def test_zero3_shards_the_fp8_copy_over_dp_times_cp_as_the_weights_it_copies() -
 def test_fp8_activations_with_tensor_parallelism() -> None:
     # tensor parallel: sbh(8 + 19/t + 5as/(ht)) instead of sbh(10 + 24/t + 5as/(ht)).
     t = _training({"model": "llama-2-7b", "phase": "training",
-                   "training": {"precision": "mixed-fp8", "tp": 2}})
+                   "training": {"convention": "paper", "precision": "mixed-fp8", "tp": 2}})
     sbh = 2048 * 4096
     assert t.item("activations").bytes == -(-32 * (8 * 2 * sbh + 19 * sbh + 5 * 32 * 2048 * 2048)
                                             // 2)
     sp = _training({"model": "llama-2-7b", "phase": "training",
-                    "training": {"precision": "mixed-fp8", "tp": 2, "sequence_parallel": True,
+                    "training": {"convention": "paper",
+                                 "precision": "mixed-fp8", "tp": 2, "sequence_parallel": True,
                                  "recompute": "selective"}})
     assert sp.item("activations").bytes == 32 * 27 * sbh // 2
 
@@ -369,7 +371,8 @@ def test_fp8_bytes_per_param_sum_equals_its_terms_and_names_the_fp8_copy_beside_
     """16 = 2 + 2 + 4 + 8: the FP8 copy (1 byte per GEMM weight, not per parameter) is named
     after the sum, never inside it, in the convention line and in the --explain note."""
     report = estimate(FootprintSpec.from_mapping({"model": "llama-2-7b", "phase": "training",
-                                                  "training": {"precision": "mixed-fp8"}}))
+                                                  "training": {"convention": "paper",
+                                                               "precision": "mixed-fp8"}}))
     assert report.training is not None
     assert ("16 bytes/param = 2 (BF16 weights) + 2 (BF16 gradients) + 4 (FP32 master) + 8 "
             "(adamw states), plus an FP8 copy of each GEMM weight (1 byte per GEMM weight)"

@@ -102,7 +102,7 @@ def test_korthikanti_through_estimate_gpt3() -> None:
     s = spec(
         model="gpt-3-175b",
         phase="training",
-        training={
+        training={"convention": "paper", 
             "tp": 8,
             "sequence_parallel": True,
             "recompute": "selective",

@@ -138,7 +138,8 @@ def test_every_view_reads_the_same_quantity(data: dict[str, Any]) -> None:
 
 
 def test_adam_bytes_per_param_in_explain_is_the_items_sum() -> None:
-    spec = FootprintSpec.from_mapping({"params": "1B", "training": {"optimizer": "adam",
+    spec = FootprintSpec.from_mapping({"params": "1B", "training": {"convention": "paper",
+                                                                    "optimizer": "adam",
                                                                    "grad_precision": "fp32"},
                                        "phase": "training"})
     report = estimate(spec)

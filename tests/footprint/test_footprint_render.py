@@ -29,7 +29,7 @@ def test_derivation_steps_both_phases_are_prefixed() -> None:
 
 
 def test_bars_share_one_scale() -> None:
-    r = report(model="llama-2-7b")
+    r = report(model="llama-2-7b", training={"convention": "paper"})
     text = render_bars(r, width=80)
     rows = {
         line.split()[0]: line
@@ -101,7 +101,7 @@ EXTREMES = [
         "ffn": 1,
         "vocab": 1,
         "gpu": "h100-80gb",
-        "training": {"seq_len": "1e9", "micro_batch": "1e7"},
+        "training": {"seq_len": "1e9", "micro_batch": "1e7", "convention": "paper"},
         "inference": {"context": "1e9", "batch": "1e7", "weights": "int4"},
         "storage": {"dataset_tokens": "1e16", "checkpoints": "1e6"},
     },

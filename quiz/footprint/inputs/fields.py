@@ -48,7 +48,8 @@ KvDtype = Literal["fp32", "fp16", "bf16", "fp8", "int8"]
 Phase = Literal["training", "inference", "both"]
 Units = Literal["GB", "GiB"]
 CheckpointKind = Literal["full", "weights"]
-Convention = Literal["paper", "deepspeed"]
+Convention = Literal["practice", "paper", "deepspeed"]
+Attention = Literal["flash", "eager"]
 Offload = Literal["none", "cpu", "nvme"]
 Finetune = Literal["full", "lora", "qlora"]
 LoraTarget = Literal["q", "k", "v", "o", "gate", "up", "down"]
@@ -67,6 +68,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "checkpoint_kind": get_args(CheckpointKind),
     "norm": get_args(Norm),
     "convention": get_args(Convention),
+    "attention": get_args(Attention),
     "offload": get_args(Offload),
     "offload_params": get_args(Offload),
     "finetune": get_args(Finetune),

@@ -14,6 +14,7 @@ from quiz.footprint.inputs.fields import (
     MAX_PARAMS,
     YES_NO,
     ZERO_STAGE,
+    Attention,
     CheckpointKind,
     Choice,
     ChoiceList,
@@ -107,7 +108,12 @@ class TrainingSpec(Part):
     seq_len: Annotated[int, Number(1, 10**9, "tokens"),
                        Doc("tokens per sequence", label="Sequence length", metavar="N")] = 2048
     recompute: Annotated[Recompute, Choice("recompute"),
-                         Doc("activation recomputation", label="Recomputation")] = "none"
+                         Doc("activation recomputation", label="Recomputation",
+                             default="none; full for QLoRA (PEFT's recipe)")] = "none"
+    attention: Annotated[Attention | None, Choice("attention"), Doc(
+        "attention kernel: flash (FlashAttention/SDPA, never stores the s × s scores) or eager "
+        "(stores them, Korthikanti's 5as/h term)", label="Attention",
+        default="flash; eager under --convention paper and deepspeed")] = None
     train_tokens: Annotated[int, Number(1, 10**16, "tokens"),
                             Doc("training tokens D for the compute and time estimate, e.g. 2T",
                                 label="Train tokens", metavar="N",
@@ -122,17 +128,39 @@ class TrainingSpec(Part):
         "where the 16-bit parameters live, ZeRO-3 only (ZeRO-Infinity; DeepSpeed "
         "offload_param)", label="Offload params")] = "none"
     convention: Annotated[Convention, Choice("convention"), Doc(
-        "how model states are counted: the ZeRO paper's 16 bytes/param, or DeepSpeed's "
-        "estimator (FP32 gradient shards, the largest layer gathered, buffer factor 1.5)",
-        label="Convention")] = "paper"
+        "how memory is counted: practice (the ZeRO paper's model states, activations per layer "
+        "from the architecture's family), paper (activations by Korthikanti et al.'s GPT "
+        "formula), or DeepSpeed's estimator (FP32 gradient shards, the largest layer gathered, "
+        "buffer factor 1.5)", label="Convention")] = "practice"
     largest_layer: Annotated[int, Number(1, MAX_PARAMS, "parameters"), Doc(
         "parameters of the largest layer (one module), which DeepSpeed's ZeRO-3 estimate "
         "gathers whole", metavar="N", default="from the architecture")] | None = None
+
+    @model_validator(mode="after")
+    def _recipe(self) -> TrainingSpec:
+        # PEFT's QLoRA recipe: prepare_model_for_kbit_training(use_gradient_checkpointing=True)
+        # turns on gradient checkpointing of every decoder layer (full recomputation).
+        if self.finetune == "qlora" and "recompute" not in self.model_fields_set:
+            object.__setattr__(self, "recompute", "full")
+        return self
 
     @property
     def devices(self) -> int:
         """Devices in the layout: dp × tp × pp × cp."""
         return self.dp * self.tp * self.pp * self.cp
+
+    @property
+    def attention_kernel(self) -> str:
+        """``"flash"`` or ``"eager"``: ``attention`` if given, else eager under the paper and
+        DeepSpeed conventions (Korthikanti's Table 2 stores the scores), flash otherwise."""
+        if self.attention is not None:
+            return self.attention
+        return "flash" if self.convention == "practice" else "eager"
+
+    @property
+    def recipe_recompute(self) -> bool:
+        """Whether ``recompute`` is QLoRA's recipe (full) rather than chosen."""
+        return self.finetune == "qlora" and "recompute" not in self.model_fields_set
 
 
 class InferenceSpec(Part):

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING
 
 from quiz.footprint.inputs.units import count_noun, format_count
 from quiz.footprint.items.item import Item, Omitted
+from quiz.footprint.items.layer_activations import FAMILY_SRC, gpt_style
 from quiz.footprint.items.model_states import activation_bytes
 from quiz.footprint.items.moe import _sp, _split, _tokens
 from quiz.footprint.items.regime import activation_value_bytes
@@ -67,7 +68,16 @@ def embedding_activation_bytes(t: TrainingSpec, r: ResolvedModel) -> int | None:
         return None
     if t.finetune != "full":  # a frozen embedding gets no gradient: no mask is kept
         return 0
+    if no_embedding_dropout(t, r):
+        return 0
     return -(-_tokens(t) * r.hidden * t.pp // _split(t))
+
+
+def no_embedding_dropout(t: TrainingSpec, r: ResolvedModel) -> bool:
+    """Whether the family model (``--convention practice``) has no embedding dropout: a
+    Llama-style architecture (:func:`~quiz.footprint.items.layer_activations.gpt_style`)."""
+    return (t.convention == "practice" and r.arch is not None
+            and not gpt_style(r.arch))
 
 
 def output_activation_bytes(t: TrainingSpec, r: ResolvedModel) -> int | None:
@@ -149,7 +159,12 @@ def extra_activation_items(
     emb = embedding_activation_bytes(t, r)
     assert emb is not None
     frozen = t.finetune != "full"
-    if frozen:
+    if not frozen and no_embedding_dropout(t, r):
+        items.append(Item(
+            "embedding_activations", emb,
+            "0: this Llama-style model has no embedding dropout, so no mask is kept",
+            FAMILY_SRC))
+    elif frozen:
         items.append(Item(
             "embedding_activations", emb,
             "0: the embedding is frozen (LoRA/QLoRA), so no gradient flows into it and its "

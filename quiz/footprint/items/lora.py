@@ -331,7 +331,7 @@ def activation_change(t: TrainingSpec, r: ResolvedModel, recompute: str) -> Frac
     if recompute == "full" or not (r.layers and r.hidden and r.heads):
         return Fraction(0)
     fields = (t.lora_targets, activation_value_bytes(t.precision), t.seq_len * t.micro_batch,
-              t.tp, t.sequence_parallel, t.lora_rank)
+              t.tp, t.sequence_parallel, t.lora_rank, t.convention == "practice")
     if _LAST_CHANGE and _LAST_CHANGE[0][0] is r and _LAST_CHANGE[0][1] == fields:
         return _LAST_CHANGE[0][2]
     change = _activation_change(_arch(r), r.layers, r.hidden, *fields)
@@ -339,21 +339,25 @@ def activation_change(t: TrainingSpec, r: ResolvedModel, recompute: str) -> Frac
     return change
 
 
-_LAST_CHANGE: list[tuple[ResolvedModel, tuple[str, int, int, int, bool, int], Fraction]] = []
+_LAST_CHANGE: list[tuple[ResolvedModel, tuple[str, int, int, int, bool, int, bool], Fraction]] = []
 """The last answer of :func:`activation_change` with the resolved model it was for (an estimate
 asks twice; a hit does not hash the architecture)."""
 
 
 @lru_cache(maxsize=256)
 def _activation_change(arch: Architecture, layers: int, hidden: int, lora_targets: str, e: int,
-                       sb: int, tp: int, sp: bool, rank: int) -> Fraction:
+                       sb: int, tp: int, sp: bool, rank: int, family: bool = False) -> Fraction:
     """:func:`activation_change` from what it depends on (cached: an estimate asks for it for
     the activations item and again for the fewest-GPU search)."""
     targets = set(targets_of(arch, lora_targets))
     sbh = sb * hidden
     replicated = (not targets & {"q", "k", "v"}) + (not targets & {"gate", "up"})
-    split = (0 if "o" in targets else 1) + (0 if "down" in targets else 4)
-    dropped = Fraction(e * sbh * (replicated * (1 if sp else tp) + split), tp)
+    if family:  # --convention practice: o's input is q wide, down's the real MLP size f
+        split_bytes = (0 if "o" in targets else arch.q_dim) + (0 if "down" in targets else arch.ffn)
+        dropped = Fraction(e * (sbh * replicated * (1 if sp else tp) + sb * split_bytes), tp)
+    else:
+        split = (0 if "o" in targets else 1) + (0 if "down" in targets else 4)
+        dropped = Fraction(e * sbh * (replicated * (1 if sp else tp) + split), tp)
     attn = len(targets & set(ATTENTION_TARGETS))
     mlp = len(targets & set(MLP_TARGETS)) * arch.active_experts
     added = e * sb * rank * (attn + mlp)

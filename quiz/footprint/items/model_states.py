@@ -50,8 +50,15 @@ from quiz.footprint.items.fp8 import (
     layer_coefficients,
 )
 from quiz.footprint.items.item import Item, Omitted
+from quiz.footprint.items.layer_activations import (
+    FAMILY_SRC,
+    FLASH_SRC,
+    layer_formula,
+    layer_terms,
+)
 
 if TYPE_CHECKING:
+    from quiz.footprint.inputs.arch import Architecture
     from quiz.footprint.inputs.parts import TrainingSpec
     from quiz.footprint.inputs.resolve import ResolvedModel
 
@@ -170,10 +177,14 @@ def activation_bytes(t: TrainingSpec, r: ResolvedModel, recompute: str | None = 
     if not (r.layers and r.hidden and r.heads):
         return None
     mode = t.recompute if recompute is None else recompute
-    num, den = _activation_ratio(
-        t.seq_len, t.micro_batch, r.hidden, r.heads, t.tp, t.sequence_parallel,
-        mode, activation_value_bytes(t.precision), is_fp8(t), t.cp,
-    )
+    if t.convention == "practice" and r.arch is not None:
+        num, den = _family_ratio(t, r.arch, mode)
+    else:
+        num, den = _activation_ratio(
+            t.seq_len, t.micro_batch, r.hidden, r.heads, t.tp, t.sequence_parallel,
+            mode, activation_value_bytes(t.precision), is_fp8(t), t.cp,
+            t.attention_kernel == "flash",
+        )
     if r.arch is not None and r.arch.experts > 1 and mode != "full":
         from quiz.footprint.items.moe import moe_layer_change
 
@@ -240,17 +251,31 @@ def activation_bytes_per_layer(
     return Fraction(num, den)
 
 
+def _family_ratio(t: TrainingSpec, arch: Architecture, mode: str) -> tuple[int, int]:
+    """Per-layer activation bytes of ``--convention practice`` as ``(numerator, t)``
+    (:func:`quiz.footprint.items.layer_activations.layer_terms`)."""
+    tokens = t.seq_len // t.cp * t.micro_batch
+    replicated, split = layer_terms(arch, tokens, t.seq_len, activation_value_bytes(t.precision),
+                                    t.attention_kernel, mode, is_fp8(t))
+    if mode == "full":
+        return replicated * (1 if t.sequence_parallel else t.tp), t.tp
+    if t.sequence_parallel:
+        return replicated + split, t.tp
+    return replicated * t.tp + split, t.tp
+
+
 def _activation_ratio(
     s: int, b: int, h: int, a: int, t: int, sp: bool, recompute: str, e: int, fp8: bool = False,
-    cp: int = 1,
+    cp: int = 1, flash: bool = False,
 ) -> tuple[int, int]:
     """Per-layer activation bytes as an exact ratio ``(numerator, t)`` of integers. With context
     parallelism each of the ``cp`` ranks keeps s/cp tokens, whose attention scores span all s
-    keys (``cp`` divides ``s``, as the spec checks)."""
+    keys (``cp`` divides ``s``, as the spec checks). ``flash``: the scores are never stored
+    (FlashAttention), as under selective recomputation."""
     local = s // cp
     sbh = local * b * h
     # softmax output, its dropout mask and dropout output
-    scores = (2 * e + 1) * a * local * s * b
+    scores = 0 if flash else (2 * e + 1) * a * local * s * b
     if recompute == "full":
         return e * sbh * (1 if sp else t), t
     if recompute not in ("none", "selective"):
@@ -265,6 +290,7 @@ def _activation_ratio(
 def _activation_formula(spec: TrainingSpec, L: int, h: int, a: int, e: int) -> str:
     t, s, b = spec.tp, spec.seq_len // spec.cp, spec.micro_batch
     sbh = s * b * h
+    kept = spec.recompute == "none" and spec.attention_kernel == "eager"
     score = Fraction((2 * e + 1) * a * spec.seq_len, h)
     c_all, c_rep, c_split = layer_coefficients(e, is_fp8(spec))
     sp = spec.sequence_parallel and t > 1
@@ -274,20 +300,20 @@ def _activation_formula(spec: TrainingSpec, L: int, h: int, a: int, e: int) -> s
         head = f"{layers} × {e}sbh{'/t' if sp else ''} (each layer's input only)"
         nums = f"{nl} × {e} × {n_sbh}" + (f" / {tt}" if sp else "")
     elif sp:
-        extra = f" + {2 * e + 1}as/h" if spec.recompute == "none" else ""
+        extra = f" + {2 * e + 1}as/h" if kept else ""
         head = f"{layers} × sbh/t ({c_all}{extra})"
         nums = f"{nl} × {n_sbh} / {tt} × ({c_all}"
-        nums += f" + {format_number(score)})" if spec.recompute == "none" else ")"
+        nums += f" + {format_number(score)})" if kept else ")"
     elif t > 1:
-        extra = f" + {2 * e + 1}as/(ht)" if spec.recompute == "none" else ""
+        extra = f" + {2 * e + 1}as/(ht)" if kept else ""
         head = f"{layers} × sbh({c_rep} + {c_split}/t{extra})"
         nums = f"{nl} × {n_sbh} × ({c_rep} + {c_split}/{tt}"
-        nums += f" + {format_number(score)}/{tt})" if spec.recompute == "none" else ")"
+        nums += f" + {format_number(score)}/{tt})" if kept else ")"
     else:
-        extra = f" + {2 * e + 1}as/h" if spec.recompute == "none" else ""
+        extra = f" + {2 * e + 1}as/h" if kept else ""
         head = f"{layers} × sbh({c_all}{extra})"
         nums = f"{nl} × {n_sbh} × ({c_all}"
-        nums += f" + {format_number(score)})" if spec.recompute == "none" else ")"
+        nums += f" + {format_number(score)})" if kept else ")"
     where = f"s = {format_count(s)}"
     if spec.cp > 1:
         where += (f" ({format_count(spec.seq_len)} / cp {format_count(spec.cp)}; the scores "
@@ -473,9 +499,15 @@ def _activation_item(
         )
         return
     e = activation_value_bytes(t.precision)
-    source = KORTHIKANTI_SRC + (
-        " (16-bit activations)" if e == 2 else " re-derived for 4-byte activations (sec. 4.1)"
-    )
+    family = t.convention == "practice" and r.arch is not None
+    if family:
+        source = FAMILY_SRC
+    else:
+        source = KORTHIKANTI_SRC + (
+            " (16-bit activations)" if e == 2 else " re-derived for 4-byte activations (sec. 4.1)"
+        )
+    if t.attention_kernel == "flash" and t.recompute != "full":
+        source += f"; {FLASH_SRC}"
     if is_fp8(t) and t.recompute != "full":
         source += f"; {FP8_ACT_SRC}"
     if t.pp > 1:
@@ -484,7 +516,12 @@ def _activation_item(
     moe = r.arch is not None and r.arch.experts > 1 and t.recompute != "full"
 
     def formula() -> str:
-        text = _activation_formula(t, layers, hidden, heads, e)
+        if family and r.arch is not None:
+            text = layer_formula(r.arch, layers, t.seq_len // t.cp * t.micro_batch, t.seq_len, e,
+                                 t.attention_kernel, t.recompute, t.tp,
+                                 t.sequence_parallel and t.tp > 1, is_fp8(t))
+        else:
+            text = _activation_formula(t, layers, hidden, heads, e)
         if t.finetune != "full":
             from quiz.footprint.items.lora import activation_change_text
 

@@ -48,7 +48,9 @@ def moe_layer_change(t: TrainingSpec, r: ResolvedModel) -> Fraction:
     For T = s/cp × b tokens, k active of E experts, MLP size f per expert, e-byte activations,
     tensor-parallel size t (``split`` = t with sequence parallelism, else 1):
 
-    * minus the dense 4h MLP's GeLU input and output, 8e·Th/t (Korthikanti sec. 4.1);
+    * minus the dense MLP's own tensors: Korthikanti's 4h GeLU input and output, 8e·Th/t
+      (sec. 4.1), or under ``--convention practice`` those of
+      :func:`~quiz.footprint.items.layer_activations.mlp_internal_bytes`;
     * plus each token's k copies through the experts: the dispatched input and the expert
       output (scaled by its routing weight, which keeps it for the backward pass), 2e·Tkh/split,
       and the first projection's outputs and the activation output, e·Tk·3f/t for a gated
@@ -67,7 +69,13 @@ def moe_layer_change(t: TrainingSpec, r: ResolvedModel) -> Fraction:
     h, f, k, n = arch.hidden, arch.ffn, arch.active_experts, arch.experts
     inner = 3 * f if arch.gated_mlp else 2 * f
     split = _split(t)
-    return (Fraction(-8 * e * tokens * h, t.tp)
+    if t.convention == "practice":  # the dense MLP's own tensors of the family model
+        from quiz.footprint.items.layer_activations import mlp_internal_bytes
+
+        dense = mlp_internal_bytes(arch, tokens, e, 1 if t.precision == "mixed-fp8" else e)
+    else:
+        dense = 8 * e * tokens * h  # Korthikanti's 4h GeLU input and output
+    return (Fraction(-dense, t.tp)
             + Fraction(2 * e * tokens * k * h + tokens * (4 * n + 12 * k), split)
             + Fraction(e * tokens * k * inner, t.tp))
 

@@ -13,6 +13,7 @@ from quiz.footprint.inputs.lora_targets import targets_of
 from quiz.footprint.inputs.units import count_noun, format_bytes, format_count, format_number
 from quiz.footprint.items.ep import uses_ep
 from quiz.footprint.items.inference import kv_dtype
+from quiz.footprint.items.layer_activations import gpt_style
 from quiz.footprint.items.lora import trainable_params
 from quiz.footprint.items.model_states import bytes_per_param_text
 from quiz.footprint.items.offload import convention_head, offload_text
@@ -48,7 +49,7 @@ def training_convention(t: TrainingSpec, r: ResolvedModel, has_activations: bool
         f"{convention_head(t) or states}; ZeRO-{t.zero} over dp {dp}"
         f"{' (no effect with dp 1)' if t.dp == 1 and t.zero else ''}; model states split evenly "
         + (
-            f"over tp × pp; activations: Korthikanti et al. 2022 Table 2, {recompute}"
+            f"over tp × pp; activations: {activation_model(t, r)}, {recompute}"
             f"{', sequence parallel' if t.sequence_parallel and t.tp > 1 else ''}, plus the "
             "embedding, output-layer and logits terms of sec. 4.3"
             + (" (logits with the FP32 copy for cross-entropy)" if t.pp == 1 else
@@ -64,9 +65,36 @@ def training_convention(t: TrainingSpec, r: ResolvedModel, has_activations: bool
     return convention + offload_text(t)
 
 
+def activation_model(t: TrainingSpec, r: ResolvedModel) -> str:
+    """How the layers' activations are counted, in words: the family model from the
+    architecture (``--convention practice``) or Korthikanti's Table 2, and the attention."""
+    attention = ("FlashAttention (no s × s scores kept)" if t.attention_kernel == "flash"
+                 else "eager attention (s × s scores kept)")
+    arch = r.arch
+    if t.convention == "practice" and arch is not None:
+        if gpt_style(arch):
+            family = "GPT-style: LayerNorm, GeLU MLP, dropout"
+        else:
+            family = (f"Llama-style: {'RMSNorm' if arch.norm == 'rmsnorm' else 'LayerNorm'}, "
+                      f"{'SwiGLU' if arch.gated_mlp else 'ungated'} MLP of "
+                      f"{format_count(arch.ffn)}, no dropout")
+        return f"per layer from the architecture ({family}), {attention}"
+    return f"Korthikanti et al. 2022 Table 2 (a GPT layer), {attention}"
+
+
+def recompute_text(t: TrainingSpec) -> str:
+    """The recomputation in words, naming PEFT's QLoRA recipe when it chose it."""
+    if t.recipe_recompute:
+        return ("full recomputation (PEFT's QLoRA recipe: prepare_model_for_kbit_training turns "
+                "on gradient checkpointing)")
+    return _RECOMPUTE_TEXT[t.recompute]
+
+
 def training_setup(t: TrainingSpec, r: ResolvedModel) -> str:
     """The one-line scenario of a training estimate."""
-    recompute = _RECOMPUTE_TEXT[t.recompute]
+    recompute = recompute_text(t)
+    if t.recompute != "full" and r.layers:
+        recompute += ", FlashAttention" if t.attention_kernel == "flash" else ", eager attention"
     dp, tp, pp = format_count(t.dp), format_count(t.tp), format_count(t.pp)
     cp = " × cp" if t.cp > 1 else ""
     setup = (
@@ -129,7 +157,18 @@ def conventions(spec: FootprintSpec, r: ResolvedModel, gpu: GpuPreset | None) ->
             f"{'is' if arch.active_experts == 1 else 'are'} active per token = "
             f"{count_noun(r.active_params, 'active parameter')} (compute, not memory)."
         )
-    if spec.phase != "inference" and r.layers:
+    if spec.phase != "inference" and r.layers and spec.training.convention == "practice" \
+            and r.arch is not None:
+        notes.append(
+            "Training activations are counted per layer from the architecture: the tensors "
+            "autograd keeps for the family's norm, MLP and dropout, with "
+            + ("FlashAttention, which never stores the s × s scores (--attention eager stores "
+               "them)" if spec.training.attention_kernel == "flash" else
+               "eager attention, which stores the s × s scores")
+            + ". Korthikanti et al.'s GPT formula: --convention paper. The embedding dropout "
+            "mask, the output layer's inputs and the logits are separate items (sec. 4.3)."
+        )
+    elif spec.phase != "inference" and r.layers:
         notes.append(
             "Training activations use Korthikanti et al.'s formula for a GPT layer (4h MLP, "
             "dropout, attention scores stored unless recomputed); for gated (SwiGLU) or "
