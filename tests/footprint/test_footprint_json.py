@@ -42,6 +42,16 @@ def check_quantization(q: dict[str, Any] | None) -> None:
     assert sum(f["params"] for f in q["formats"]) >= q["quantized_params"]
 
 
+PHASE_GROWN = ("complete", "not_estimated")
+"""Keys the third edition added to each phase (issue 21 §2, §8: the contract grows)."""
+
+
+def check_phase_growth(phase: dict[str, Any]) -> None:
+    assert type(phase["complete"]) is bool
+    assert phase["not_estimated"] == [] if phase["complete"] else phase["not_estimated"]
+    assert all(name in ITEM_NAMES for name in phase["not_estimated"])
+
+
 def check_contract(data: dict[str, Any]) -> None:
     assert set(data) == {"model", "training", "inference", "storage", "omitted", "gpu", "compute"}
     assert set(data["compute"]) == {"items"}
@@ -63,6 +73,7 @@ def check_contract(data: dict[str, Any]) -> None:
             "gpus_needed",
             "headroom_bytes",
             "convention",
+            *PHASE_GROWN,
         }
         assert set(training["per_device"]) == {"total_bytes", "items"}
         assert set(training["offloaded"]) == {"cpu", "nvme"}
@@ -74,16 +85,18 @@ def check_contract(data: dict[str, Any]) -> None:
         assert training["gpus_needed"] is None or type(training["gpus_needed"]) is int
         assert training["headroom_bytes"] is None or type(training["headroom_bytes"]) is int
         assert type(training["convention"]) is str
+        check_phase_growth(training)
     inference = data["inference"]
     if inference is not None:
         assert set(inference) == {"per_device", "gpus_needed", "headroom_bytes", "convention",
-                                  "quantization"}
+                                  "quantization", *PHASE_GROWN}
         check_quantization(inference["quantization"])
         assert set(inference["per_device"]) == {"total_bytes", "items"}
         assert (
             check_items(inference["per_device"]["items"]) == inference["per_device"]["total_bytes"]
         )
         assert inference["gpus_needed"] is None or type(inference["gpus_needed"]) is int
+        check_phase_growth(inference)
     assert set(data["storage"]) == {"items", "total_bytes"}
     assert check_items(data["storage"]["items"]) == data["storage"]["total_bytes"]
     for entry in data["omitted"]:

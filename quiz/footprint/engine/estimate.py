@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from quiz.footprint.compute.figures import compute_items
 from quiz.footprint.engine.fit import fewest_training_gpus, inference_gpus
 from quiz.footprint.engine.report import (
+    ITEM_NAMES,
     ModelSummary,
     Notes,
     PhaseEstimate,
@@ -232,7 +233,8 @@ def _training(
         return training_setup(t, r)
 
     return PhaseEstimate("training", items, total, t.devices, needed, headroom, convention, setup,
-                         advice, {"cpu": placed["cpu"], "nvme": placed["nvme"]})
+                         advice, {"cpu": placed["cpu"], "nvme": placed["nvme"]},
+                         not_estimated=_not_estimated(omitted, "training"))
 
 
 def _inference(
@@ -271,6 +273,13 @@ def _inference(
 
     plan = scheme_plan(inf, r)
     return PhaseEstimate("inference", items, total, 1, needed, headroom, convention, setup,
-                         advice, quantization=None if plan is None else lambda: plan_json(plan))
+                         advice, quantization=None if plan is None else lambda: plan_json(plan),
+                         not_estimated=_not_estimated(omitted, "inference"))
+
+
+def _not_estimated(omitted: list[Omitted], phase: str) -> tuple[str, ...]:
+    """The memory items of ``phase`` among ``omitted``, each once, in the order omitted."""
+    return tuple(dict.fromkeys(o.item for o in omitted
+                               if o.phase == phase and o.item in ITEM_NAMES))
 
 

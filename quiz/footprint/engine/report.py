@@ -9,10 +9,11 @@ types are tested in ``tests/footprint/test_footprint_json.py``)::
                   "offloaded": {"cpu": {"total_bytes": int, "items": [ITEM, ...]},
                                 "nvme": {"total_bytes": int, "items": [ITEM, ...]}},
                   "gpus_needed": int | null, "headroom_bytes": int | null,
-                  "convention": str} | null,
+                  "convention": str, "complete": bool, "not_estimated": [str, ...]} | null,
      "inference": {"per_device": {"total_bytes": int, "items": [ITEM, ...]},
                    "gpus_needed": int | null, "headroom_bytes": int | null,
-                   "convention": str, "quantization": QUANT | null} | null,
+                   "convention": str, "quantization": QUANT | null,
+                   "complete": bool, "not_estimated": [str, ...]} | null,
      "storage": {"items": [ITEM, ...], "total_bytes": int},
      "omitted": [{"phase": str, "item": str, "reason": str}, ...],
      "gpu": {"id": str, "name": str, "memory_bytes": int} | null,
@@ -191,6 +192,9 @@ class PhaseEstimate:
         host: training only: the offloaded items per device by location, ``{"cpu": [...],
             "nvme": [...]}`` (:mod:`quiz.footprint.items.offload`); empty lists without offload. Not
             part of ``items`` or ``total_bytes``, which are GPU memory.
+        not_estimated: the memory items of this phase that could not be estimated (their
+            reasons are in the report's ``omitted``), e.g. ``("activations",)`` without an
+            architecture; the totals and the fit leave them out.
         quantization: inference with a named quantization scheme: its JSON object
             (:func:`quiz.footprint.quant.schemes.plan_json`), or a function that builds it when the
             JSON is written; ``None`` otherwise.
@@ -207,6 +211,14 @@ class PhaseEstimate:
     fit_advice: str = ""
     host: dict[str, list[Item]] = field(default_factory=dict)
     quantization: dict[str, Any] | Callable[[], dict[str, Any]] | None = None
+    not_estimated: tuple[str, ...] = ()
+
+    @property
+    def complete(self) -> bool:
+        """Whether every memory item of the phase was estimated (``not_estimated`` empty): when
+        not, ``total_bytes``, ``headroom`` and ``gpus_needed`` count only what was (a lower
+        bound), and every front end says so."""
+        return not self.not_estimated
 
     @property
     def convention(self) -> str:
@@ -252,6 +264,8 @@ class PhaseEstimate:
             }
         data["gpus_needed"] = self.gpus_needed
         data["headroom_bytes"] = self.headroom
+        data["complete"] = self.complete
+        data["not_estimated"] = list(self.not_estimated)
         data["convention"] = self.convention
         if self.phase == "inference":
             plan = self.quantization

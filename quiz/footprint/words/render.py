@@ -333,8 +333,31 @@ def compute_lines(report: Report, width: int) -> list[str]:
 
 def _phase_total_label(phase: PhaseEstimate) -> str:
     if phase.phase == "training":
-        return f"per device ({count_noun(phase.devices, 'device')} in this layout)"
-    return "one model replica"
+        label = f"per device ({count_noun(phase.devices, 'device')} in this layout)"
+    else:
+        label = "one model replica"
+    if not phase.complete:
+        label += f"; {incomplete_text(phase)}"
+    return label
+
+
+def incomplete_text(phase: PhaseEstimate, hint: bool = True) -> str:
+    """What a phase's total leaves out, for the total row and the fit line: ``"model states
+    only: activations not estimated, give an architecture"``; empty when it is complete."""
+    if phase.complete:
+        return ""
+    names = [_label(n) for n in phase.not_estimated]
+    listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    layers = {"activations", "output_activations", "logits", "embedding_activations",
+              "kv_cache"}
+    counted = ("model states only" if phase.phase == "training" else "weights only") \
+        if set(phase.not_estimated) <= layers else "a partial count"
+    how = ""
+    if set(phase.not_estimated) <= layers:
+        how = ", give an architecture"
+        if hint:
+            how += ": a model preset, --config, or --layers --hidden --heads"
+    return f"{counted}: {listed} not estimated{how}"
 
 
 def _fit_lines(report: Report, phase: PhaseEstimate, units: str, width: int) -> list[str]:
@@ -350,8 +373,13 @@ def _fit_lines(report: Report, phase: PhaseEstimate, units: str, width: int) -> 
                 f"does not fit on one {gpu.name} ({mem}): "
                 f"{format_bytes(-phase.headroom, units)} short per device"
             )
+        if not phase.complete:
+            text = f"{incomplete_text(phase, hint=False)}; {text}"
         if phase.gpus_needed is None:
             text += f"; {phase.fit_advice}"
+        elif not phase.complete:
+            text += (f"; fewest GPUs: at least {format_count(phase.gpus_needed)}, from the "
+                     f"incomplete total ({phase.fit_advice})")
         else:
             text += f"; fewest GPUs: {format_count(phase.gpus_needed)} ({phase.fit_advice})"
     else:
@@ -362,6 +390,8 @@ def _fit_lines(report: Report, phase: PhaseEstimate, units: str, width: int) -> 
         )
         if phase.fit_advice:
             text += f" ({phase.fit_advice})"
+        if not phase.complete:
+            text = f"{incomplete_text(phase, hint=False)}; {text}"
     return _wrap("Fit: " + text, width)
 
 

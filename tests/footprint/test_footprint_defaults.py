@@ -1,0 +1,85 @@
+"""Issue 21 §1: today's defaults. Activations per layer from the architecture with
+FlashAttention, PEFT's QLoRA recipe, and Korthikanti's GPT formula under --convention paper.
+Every figure is computed here by hand from the shapes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from quiz.footprint import FootprintSpec, estimate, render_report
+
+
+def _training(model: str, **training: Any) -> Any:
+    report = estimate(FootprintSpec.from_mapping(
+        {"model": model, "phase": "training", "training": training}))
+    assert report.training is not None
+    return report.training
+
+
+def test_llama_2_7b_activations_per_layer_with_flash_attention() -> None:
+    # T = 2,048 tokens, h = q = k = 4,096, f = 11,008, a = 32, e = 2 (BF16), no dropout.
+    T, h, f, a = 2048, 4096, 11008, 32
+    replicated = T * h * (2 * 2 + 2 * 2)  # norm inputs and outputs
+    split = 2 * T * (h + 2 * h) + 2 * T * h + (3 * 2 + 2) * T * f + 4 * a * T
+    assert (replicated, split) == (67_108_864, 247_726_080)
+    t = _training("llama-2-7b")
+    assert t.item("activations").bytes == 32 * (replicated + split) == 10_074_718_208
+    assert t.item("embedding_activations").bytes == 0  # no embedding dropout in Llama
+    assert "FlashAttention" in t.item("activations").source
+
+
+def test_eager_attention_adds_the_softmax_output() -> None:
+    # Llama has no attention dropout: eager keeps e·a·T·s = 2 × 32 × 2,048 × 2,048 per layer
+    flash = _training("llama-2-7b").item("activations").bytes
+    eager = _training("llama-2-7b", attention="eager").item("activations").bytes
+    assert eager - flash == 32 * (2 * 32 * 2048 * 2048 - 4 * 32 * 2048)
+
+
+def test_a_gpt_layer_with_eager_attention_is_korthikantis_formula() -> None:
+    # GPT-3 175B: LayerNorm, GeLU 4h MLP, dropout, q = k = h: the family model is Table 2's
+    # sbh(34 + 5as/h) exactly, s = 2,048, b = 1, h = 12,288, a = 96.
+    sbh = 2048 * 12288
+    paper = 96 * sbh * (34 + 5 * 96 * 2048 // 12288)
+    practice = _training("gpt-3-175b", attention="eager").item("activations").bytes
+    assert practice == paper == _training("gpt-3-175b", convention="paper").item(
+        "activations").bytes
+
+
+def test_qlora_of_llama_2_7b_fits_an_rtx_4090_with_the_defaults() -> None:
+    report = estimate(FootprintSpec.from_mapping(
+        {"model": "llama-2-7b", "gpu": "rtx-4090", "training": {"finetune": "qlora"}}))
+    t = report.training
+    assert t is not None and t.headroom is not None and t.headroom > 0
+    assert report.spec.training.recompute == "full"  # PEFT: gradient checkpointing on
+    # each layer keeps its input: 32 × 2 × 2,048 × 4,096
+    assert t.item("activations").bytes == 32 * 2 * 2048 * 4096 == 536_870_912
+    text = render_report(report, width=120)
+    assert "PEFT's QLoRA recipe: prepare_model_for_kbit_training turns on gradient" in text
+    chosen = FootprintSpec.from_mapping(
+        {"model": "llama-2-7b", "training": {"finetune": "qlora", "recompute": "none"}})
+    assert chosen.training.recompute == "none" and not chosen.training.recipe_recompute
+
+
+def test_a_fit_without_an_architecture_says_what_it_leaves_out() -> None:
+    # 13B params, mixed-precision Adam (16 bytes/param) under ZeRO-3 over 8 GPUs:
+    # 13e9 × 16 / 8 = 26.00 GB counted; the activations need an architecture.
+    spec = FootprintSpec.from_mapping(
+        {"params": "13B", "phase": "training", "gpu": "a100-80gb",
+         "training": {"optimizer": "adam", "zero": 3, "dp": 8}})
+    report = estimate(spec)
+    t = report.training
+    assert t is not None and t.total_bytes == 13_000_000_000 * 16 // 8
+    assert not t.complete and t.not_estimated == ("activations",)
+    text = render_report(report, width=200)
+    fit = next(line for line in text.splitlines() if line.startswith("Fit:"))
+    assert fit.startswith("Fit: model states only: activations not estimated, give an "
+                          "architecture; fits on each NVIDIA A100 80GB")
+    assert "fewest GPUs: at least 3, from the incomplete total" in fit
+    assert "per device (8 devices in this layout); model states only: activations not " \
+        "estimated" in text
+    data = report.to_json()
+    assert data["training"]["complete"] is False
+    assert data["training"]["not_estimated"] == ["activations"]
+    whole = estimate(FootprintSpec.from_mapping({"model": "llama-2-7b", "phase": "training"}))
+    assert whole.training is not None and whole.training.complete
+    assert whole.to_json()["training"]["not_estimated"] == []
