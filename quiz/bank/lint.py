@@ -18,6 +18,7 @@ gives the same findings in the same order on every run.
 
 from __future__ import annotations
 
+import gc
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -172,18 +173,35 @@ def resolve_rules(select: Sequence[str] = (), ignore: Sequence[str] = ()) -> fro
     return frozenset(chosen)
 
 
-def lint_library(library: Library, rules: Iterable[str] | None = None) -> list[Diagnostic]:
+def lint_library(library: Library, rules: Iterable[str] | None = None, *,
+                 parses: dict[str, tuple[Any, dict[int, yaml_reader.Marks]]] | None = None,
+                 ) -> list[Diagnostic]:
     """Run the lint rules (codes; all when ``rules`` is None) over every bank of ``library``.
 
     Returns the findings sorted by file (in library order), line and column. Findings that a
-    question's or the bank's ``lint: {ignore: [...]}`` names are left out. Each bank file is read
-    again to place findings at ``line:col``; should it have changed or vanished since it was
-    loaded, findings fall back to line 0 (the whole file)."""
+    question's or the bank's ``lint: {ignore: [...]}`` names are left out. Findings are placed
+    at ``line:col`` from the loader's parse of each file when ``parses`` has it (what
+    :func:`quiz.bank.load.load_library` fills in with its ``parses``); otherwise the file is
+    read again, and should it have changed or vanished since it was loaded, findings fall back
+    to line 0 (the whole file)."""
+    enabled = gc.isenabled()
+    gc.disable()  # millions of marks are alive: a collection would walk them again and again
+    try:
+        return _lint_library(library, rules, parses or {})
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _lint_library(library: Library, rules: Iterable[str] | None,
+                  parses: dict[str, tuple[Any, dict[int, yaml_reader.Marks]]],
+                  ) -> list[Diagnostic]:
     enabled = frozenset(r.code for r in RULES) if rules is None else frozenset(rules)
     found: list[tuple[int, Diagnostic]] = []
     stems: list[tuple[LoadedBank, int, _Places]] = []
     for order, bank in enumerate(library.banks):
-        places = _Places.read(bank.path)
+        parsed = parses.get(str(bank.path))
+        places = _Places(*parsed) if parsed is not None else _Places.read(bank.path)
         out = _Collector(bank, places, enabled)
         _lint_bank(bank, out)
         found += [(order, d) for d in out.found]
@@ -428,14 +446,23 @@ def _hand_typed(index: int, q: Question, out: _Collector) -> None:
                 f"{found.placeholder}")
 
 
+_WORD = re.compile(r"[\w][\w'’.,/+-]*")
+_NORMAL_WORD = re.compile(r"\w+")
+
+
+def _nfkc(text: str) -> str:
+    """``text`` in Unicode normal form NFKC (ASCII text is already: returned as it is)."""
+    return text if text.isascii() else unicodedata.normalize("NFKC", text)
+
+
 def _words(text: str) -> list[str]:
     """The words of ``text``: runs of letters, digits and the characters that join them."""
-    return re.findall(r"[\w][\w'’.,/+-]*", unicodedata.normalize("NFKC", text))
+    return _WORD.findall(_nfkc(text))
 
 
 def _normal_words(text: str) -> list[str]:
     """Casefolded words without punctuation, for comparing texts."""
-    return re.findall(r"\w+", unicodedata.normalize("NFKC", text).casefold())
+    return _NORMAL_WORD.findall(_nfkc(text).casefold())
 
 
 _PLACEHOLDER_WORDS = re.compile(r"\b(TODO|FIXME|TBD|XXX)\b|\b(lorem ipsum|lorem)\b",
@@ -443,6 +470,10 @@ _PLACEHOLDER_WORDS = re.compile(r"\b(TODO|FIXME|TBD|XXX)\b|\b(lorem ipsum|lorem)
 _ELLIPSIS_ONLY = re.compile(r"^\s*(?:\.\.\.|…|\[\s*(?:\.\.\.|…)\s*\]|\(\s*(?:\.\.\.|…)\s*\)|"
                             r"<\s*(?:\.\.\.|…)\s*>)\s*$", re.MULTILINE)
 
+
+_MAYBE_PLACEHOLDER = ("TODO", "FIXME", "TBD", "XXX", "LOREM", "...", "…")
+"""A text with a placeholder holds one of these once in capitals (a quick test before the
+exact patterns below)."""
 
 _QUOTED = re.compile(r"`[^`\n]*`|\"[^\"\n]*\"|“[^”\n]*”|‘[^’\n]*’|(?<!\w)'[^'\n]*'(?!\w)")
 """Literal text: a code span (`` `...` ``) or a quotation ("...", “...”, ‘...’, '...' not
@@ -455,6 +486,9 @@ def _placeholders(text: str) -> list[str]:
     ellipsis inside a sentence or a formula ("1, 2, ..., n") is not a placeholder, nor is a
     word quoted as literal text (``the `[TODO]` markers``, ``a "TODO" comment``): the author
     wrote it on purpose."""
+    upper = text.upper()
+    if not any(word in upper for word in _MAYBE_PLACEHOLDER):
+        return []  # most texts: a few substring scans find none of the words nor an ellipsis
     found = []
     literal = [m.span() for m in _QUOTED.finditer(text)]
     for match in _PLACEHOLDER_WORDS.finditer(text):
@@ -528,6 +562,9 @@ def _choose_count(index: int, q: Question, out: _Collector) -> None:
 _NEGATIVE = re.compile(r"\b(not|except|least|false|incorrect|untrue|never|cannot|\w+n['’]t)\b",
                        re.IGNORECASE)
 _SENTENCE = re.compile(r"[^.?!]+[.?!]?")
+_ASKS = re.compile(r"(?i)(which|what|choose|select)\b")
+_ONLY = re.compile(r"\s+only\b", re.I)
+_CONTRAST = re.compile(r"\b(but|and|or|if)\s+$", re.I)
 
 
 def _unemphasised_negative(stem: str) -> str | None:
@@ -537,7 +574,7 @@ def _unemphasised_negative(stem: str) -> str | None:
     but not during inference", "not only") does not negate the question."""
     for sentence in _SENTENCE.findall(stem):
         text = sentence.strip()
-        asks = text.endswith("?") or re.match(r"(?i)(which|what|choose|select)\b", text)
+        asks = text.endswith("?") or _ASKS.match(text)
         if not asks:
             continue
         for match in _NEGATIVE.finditer(text):
@@ -545,8 +582,8 @@ def _unemphasised_negative(stem: str) -> str | None:
             if word.isupper() and len(word) > 1:
                 continue
             if word.lower() == "not" and (
-                    re.match(r"\s+only\b", text[match.end():], re.I)
-                    or re.search(r"\b(but|and|or|if)\s+$", text[:match.start()], re.I)):
+                    _ONLY.match(text, match.end())
+                    or _CONTRAST.search(text[:match.start()])):
                 continue  # "not only", "but not", "and not", "whether or not": no negated ask
             return word
     return None

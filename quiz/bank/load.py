@@ -37,6 +37,9 @@ if TYPE_CHECKING:
     from quiz.bank.cache import BankCache, Stored
     from quiz.bank.model import BankFile, BankInfo, Question
 
+    Parsed = tuple[Any, dict[int, yaml_reader.Marks]]
+    """A file's parsed value and the marks of its containers (see ``parses``)."""
+
 MAX_FILE_BYTES = 64 * 1024 * 1024
 """Largest bank file read, in bytes (a 10,000-question bank is about 9 MB)."""
 
@@ -102,7 +105,8 @@ PROGRESS_INTERVAL_S = 0.1
 def load_library(paths: Sequence[str | os.PathLike[str]], *,
                  pure_python: bool = False, cache_dir: Path | None = None,
                  progress: Callable[[LoadProgress], None] | None = None,
-                 cache_writes: list[Callable[[], None]] | None = None) -> LoadReport:
+                 cache_writes: list[Callable[[], None]] | None = None,
+                 parses: dict[str, Parsed] | None = None) -> LoadReport:
     """Load every bank in ``paths`` into one library.
 
     Each path is a bank file (any name, hidden ones too) or a folder, whose ``*.yaml`` and
@@ -120,6 +124,11 @@ def load_library(paths: Sequence[str | os.PathLike[str]], *,
     ``progress``, if given, is called with a :class:`LoadProgress` as each file starts, a few
     times a second while one is read and checked, and once at the end (stage ``"done"``), in
     the thread that loads.
+    ``parses``, if given, receives each file read in full whose bank is valid: its path (as
+    diagnostics name it) → its parsed value and the marks of its containers
+    (:class:`~quiz.bank.yaml_reader.Document`), so that the linter places its findings without
+    parsing the file again (:func:`quiz.bank.lint.lint_library`). A file served by the cache is
+    not there.
 
     Returns a :class:`LoadReport` with every problem of every file, errors and warnings, file by
     file in the order loaded and by line:column within a file. ``report.library`` is ``None`` when
@@ -161,7 +170,7 @@ def load_library(paths: Sequence[str | os.PathLike[str]], *,
             results.append(item)
             continue
         tracker.start(item, size)
-        result = _load_path(item, pure_python, bank_cache, tracker, cache_writes)
+        result = _load_path(item, pure_python, bank_cache, tracker, cache_writes, parses)
         tracker.finish(len(result.ids))
         results.append(result)
     report = _report(results)
@@ -386,7 +395,8 @@ def _not_regular(mode: int) -> Problem:
 
 def _load_path(path: Path, pure_python: bool, bank_cache: BankCache | None = None,
                tracker: _Tracker | None = None,
-               cache_writes: list[Callable[[], None]] | None = None) -> _FileResult:
+               cache_writes: list[Callable[[], None]] | None = None,
+               parses: dict[str, Parsed] | None = None) -> _FileResult:
     """Read one file, refusing anything that is not a regular file before opening it, and never
     holding more than :data:`MAX_FILE_BYTES` + 1 bytes of it (the file may grow while read).
     With ``bank_cache``, an entry for the file is looked for first (the file is then only
@@ -424,7 +434,8 @@ def _load_path(path: Path, pure_python: bool, bank_cache: BankCache | None = Non
         return fail(Problem(0, 0, f"cannot read this file: {exc.strerror or exc}"))
     if len(data) > MAX_FILE_BYTES:
         return fail(Problem(0, 0, f"this file has more than {MAX_FILE_BYTES:,} bytes; {too_big}"))
-    result = _load_text(data, str(path), pure_python, tracker)
+    result = (_load_text(data, str(path), pure_python, tracker) if parses is None
+              else _load_text(data, str(path), pure_python, tracker, parses))
     bank = result.bank
     if bank_cache is None or bank is None or any(
             p.severity == "error" for p in result.problems):
@@ -509,10 +520,16 @@ def _decode_stored(stored: Stored, path: Path,
 
 
 def _load_text(text: str | bytes, path: str, pure_python: bool,
-               tracker: _Tracker | None = None) -> _FileResult:
+               tracker: _Tracker | None = None,
+               parses: dict[str, Parsed] | None = None) -> _FileResult:
     result = _FileResult(path)
+    # No garbage collection while a file loads: its millions of values and marks are alive
+    # throughout, and each collection would walk them all again (1 s of a 10,000-question
+    # file's load went to collections).
+    enabled = gc.isenabled()
+    gc.disable()
     try:
-        _load_into(result, text, pure_python, tracker)
+        _load_into(result, text, pure_python, tracker, parses)
     except Exception as exc:  # any bug must become a diagnostic, not a traceback
         from quiz.debug import HINT, show_traceback
 
@@ -521,11 +538,15 @@ def _load_text(text: str | bytes, path: str, pure_python: bool,
                                        f"({type(exc).__name__}: {exc}); please report it "
                                        f"({HINT})"))
         result.bank = None
+    finally:
+        if enabled:
+            gc.enable()
     return result
 
 
 def _load_into(result: _FileResult, raw: str | bytes, pure_python: bool,
-               tracker: _Tracker | None = None) -> None:
+               tracker: _Tracker | None = None,
+               parses: dict[str, Parsed] | None = None) -> None:
     # The parser and the validation are imported here, not with this module: a start served
     # from the cache needs neither.
     from pydantic import ValidationError
@@ -577,7 +598,10 @@ def _load_into(result: _FileResult, raw: str | bytes, pure_python: bool,
     enabled = gc.isenabled()
     gc.disable()
     try:
-        result.bank = BankFile.model_validate(value, by_name=False)
+        # Without '{{' anywhere in the file, no question has a placeholder: the model then
+        # looks only for the computed keys (quiz.bank.model.Question._render_computed).
+        result.bank = BankFile.model_validate(
+            value, by_name=False, context=None if "{{" in text else {"no_placeholders": True})
     except ValidationError as exc:
         # A value already reported while reading (an alias, a tag) would only repeat the news.
         taken = {(p.line, p.column) for p in doc.problems if p.severity == "error"}
@@ -594,6 +618,8 @@ def _load_into(result: _FileResult, raw: str | bytes, pure_python: bool,
         result.hashes = tuple(content_hash(q) for q in result.bank.questions)
         problems += display_checks.wide_diagrams(text, value, doc.marks)
         problems += display_checks.letter_references(text, result.bank, value, doc.marks)
+        if parses is not None:
+            parses[result.path] = (value, doc.marks)
     if doc.comments:
         lines = text.split("\n")
         for keys, start, end in doc.comments:

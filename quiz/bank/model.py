@@ -402,11 +402,19 @@ class Question(_Strict):
         """A computed question (placeholders, ``answer_figure`` or ``vary``: see
         :mod:`quiz.bank.computed`) is rendered for one variant, then validated as any other
         question. Its raw values are kept for other variants (:meth:`with_variant`)."""
-        from quiz.bank.computed.template import ComputedErrors, is_computed, render_question
+        from quiz.bank.computed.template import (
+            COMPUTED_KEYS,
+            ComputedErrors,
+            is_computed,
+            render_question,
+        )
 
+        context = info.context if isinstance(info.context, dict) else {}
+        if context.get("no_placeholders") and isinstance(value, dict) and not any(
+                key in value for key in COMPUTED_KEYS):
+            return handler(value)  # the loader saw no '{{' in the file: nothing to render
         if not is_computed(value):
             return handler(value)
-        context = info.context if isinstance(info.context, dict) else {}
         variant = context.get("variant")
         try:
             rendered, chosen = render_question(value, _scenario, variant,

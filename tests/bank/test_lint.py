@@ -65,9 +65,14 @@ def run_lint(tmp_path: Path, *questions: str, head: str = HEAD,
              rules: frozenset[str] | None = None) -> list[Diagnostic]:
     path = tmp_path / "bank.yaml"
     path.write_text(head + "".join(questions), encoding="utf-8")
-    report = load_library([path])
+    parses: dict[str, object] = {}
+    report = load_library([path], parses=parses)
     assert report.library is not None, [str(d) for d in report.diagnostics]
-    return lint.lint_library(report.library, rules)
+    assert list(parses) == [str(path)]
+    shared = lint.lint_library(report.library, rules, parses=parses)  # type: ignore[arg-type]
+    # The loader's parse places every finding where reading the file again does.
+    assert shared == lint.lint_library(report.library, rules)
+    return shared
 
 
 def codes(found: list[Diagnostic]) -> list[tuple[int, int, str]]:
@@ -95,6 +100,20 @@ def test_bundled_banks_and_format_example_are_quiet(tmp_path: Path) -> None:
     report = load_library([tmp_path / "example.yaml"])
     assert report.library is not None
     assert [str(d) for d in lint.lint_library(report.library)] == []
+
+
+def test_validate_reads_each_file_once(tmp_path: Path,
+                                        monkeypatch: pytest.MonkeyPatch,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "bank.yaml"
+    path.write_text(HEAD + question(question="TODO: write the stem"), encoding="utf-8")
+
+    def no_second_read(cls: object, path: Path) -> None:
+        raise AssertionError(f"{path} was parsed again to place the findings")
+
+    monkeypatch.setattr(lint._Places, "read", classmethod(no_second_read))
+    assert main(["validate", str(path)]) == 1
+    assert f"{path}:8:15: error: Q102 placeholder-text" in capsys.readouterr().out
 
 
 def test_near_duplicate_stem_across_files(tmp_path: Path) -> None:
