@@ -118,6 +118,21 @@ with open("/proc/self/status") as status:
     print(next(line.split()[1] for line in status if line.startswith("VmHWM:")))
 """
 
+PEAK_OF = """
+import atexit, os, runpy, sys
+
+def _peak():
+    with open("/proc/self/status") as status:
+        peak = next(line.split()[1] for line in status if line.startswith("VmHWM:"))
+    os.write(2, f"\\nVmHWM {peak}\\n".encode())
+
+atexit.register(_peak)
+sys.argv = ["quiz", *sys.argv[1:]]
+runpy.run_module("quiz", run_name="__main__", alter_sys=True)
+"""
+"""``python -c PEAK_OF ARGS`` runs ``quiz ARGS`` and writes its peak memory (``VmHWM``, kB)
+to standard error as it ends."""
+
 IMPORT_TIMER = """
 import sys, time
 t = time.perf_counter()
@@ -221,6 +236,23 @@ def run_plain(cmd: list[str], env: dict[str, str]) -> tuple[float, str]:
     return elapsed, out.stdout.decode()
 
 
+def run_quiz(args: list[str], env: dict[str, str]) -> tuple[float, int, str]:
+    """Run ``quiz ARGS`` to its end (:data:`PEAK_OF`): seconds, peak memory in bytes and
+    standard output."""
+    start = time.perf_counter()
+    out = subprocess.run([PY, "-c", PEAK_OF, *args], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, env=env)
+    elapsed = time.perf_counter() - start
+    if out.returncode not in (0, 1):
+        raise RuntimeError(f"quiz {' '.join(args[:2])} exited with {out.returncode}: "
+                           f"{out.stderr.decode(errors='replace')[-400:]}")
+    peaks = [line.split()[1] for line in out.stderr.decode(errors="replace").splitlines()
+             if line.startswith("VmHWM ")]
+    if not peaks:
+        raise RuntimeError(f"quiz {' '.join(args[:2])} did not report its peak memory")
+    return elapsed, int(peaks[-1]) * 1024, out.stdout.decode()
+
+
 # -- key presses --------------------------------------------------------------------------------
 def _screen_pending(app: Any) -> bool:
     """True while the current screen has an update waiting for its frame timer: a layout, a
@@ -302,11 +334,12 @@ async def floor_k(presses: int) -> list[float]:
 async def quiz_keys(library: Any, presses: int) -> dict[str, list[float]]:
     """Time each kind of key press of a study session over ``library`` (see the module doc)."""
     from quiz.tui.app import make_app
+    from quiz.tui.screens.footprint import FootprintScreen
     from quiz.tui.screens.question import QuestionScreen
 
     times: dict[str, list[float]] = {k: [] for k in (
         "start session", "answer → reveal", "tick", "scroll", "next", "previous",
-        "open summary")}
+        "open summary", "open calculator")}
     # Start session as the student starts one: shuffled (questions and options), the default;
     # the first Enter of a new app, START_APPS times a round (one press a round was too few
     # for a steady median).
@@ -334,6 +367,15 @@ async def quiz_keys(library: Any, presses: int) -> dict[str, list[float]]:
                 times["answer → reveal"].append(await _press(pilot, "a"))
                 if session.outcome() is None:
                     raise RuntimeError("an option letter did not answer the question")
+                # The calculator from the answered question (its worked example filled in):
+                # until its layout and results are painted.
+                times["open calculator"].append(await _press(pilot, "m"))
+                if not isinstance(app.screen, FootprintScreen):
+                    raise RuntimeError("m on a question did not open the calculator")
+                await pilot.press("escape")
+                await pilot.pause()
+                if not isinstance(app.screen, QuestionScreen):
+                    raise RuntimeError("escape did not close the calculator")
             times["scroll"].append(await _press(pilot, "pagedown"))
             before = session.position
             times["next"].append(await _press(pilot, "n"))
@@ -479,6 +521,7 @@ def main(argv: list[str] | None = None) -> int:
         add("A", paint("A", [PY, "-c", FLOOR_A], (PAINT_MARKER,)).seen[PAINT_MARKER])
         run = paint("bundled", quiz + [bundled], (PAINT_MARKER, READY_MARKER))
         add("paint bundled", run.seen[PAINT_MARKER])
+        add("ready bundled", run.seen[READY_MARKER])
         for n in sizes:
             files = sorted(str(p) for p in libraries[n].glob("*.yaml"))
             seconds, out = run_plain([PY, "-c", FLOOR_B, *files], env)
@@ -497,8 +540,12 @@ def main(argv: list[str] | None = None) -> int:
             add(f"paint later {n}", run.seen[PAINT_MARKER])
             add(f"ready later {n}", run.seen[READY_MARKER])
             add(f"rss later {n}", run.max_rss_bytes)
-            seconds, _ = run_plain(quiz + ["validate", str(libraries[n])], env)
+            # quiz stats on the unchanged library: the banks come from the cache.
+            seconds, _, _ = run_quiz(["stats", str(libraries[n])], env)
+            add(f"stats later {n}", seconds)
+            seconds, peak, _ = run_quiz(["validate", str(libraries[n])], env)
             add(f"validate {n}", seconds)
+            add(f"validate rss {n}", peak)
         for key, body in (("import floor", IMPORT_FLOOR), ("import quiz", IMPORT_QUIZ)):
             _, out = run_plain([PY, "-c", IMPORT_TIMER.format(body=body)], env)
             seconds, pydantic = out.split()
@@ -572,6 +619,9 @@ def table(samples: dict[str, list[float]], sizes: list[int]) -> list[Row]:
     rows.append(Row("floor K: bare app, key press", ms(k), None, "K", None))
     paint = med(samples["paint bundled"])
     rows.append(Row("first paint, bundled bank", ms(paint), paint / a, "A", 1.5))
+    ready = med(samples["ready bundled"])
+    rows.append(Row("bundled bank ready (its question count on screen)", ms(ready), ready / a,
+                    "A", 1.5))
     for n in sizes:
         b = med(samples[f"B {n}"])
         b_rss = med(samples[f"B rss {n}"])
@@ -585,7 +635,7 @@ def table(samples: dict[str, list[float]], sizes: list[int]) -> list[Row]:
         target = n == 10_000
         ready = med(samples[f"ready first {n}"])
         rows.append(Row(f"ready to start, {n:,} questions, first run", ms(ready), ready / b, "B",
-                        0.5 if target else None))
+                        0.5 if n >= 10_000 else None))
         ready = med(samples[f"ready later {n}"])
         rows.append(Row(f"ready to start, {n:,} questions, later run", ms(ready), ready / a, "A",
                         2.0 if target else None))
@@ -596,7 +646,14 @@ def table(samples: dict[str, list[float]], sizes: list[int]) -> list[Row]:
         rows.append(Row(f"peak memory, {n:,} questions, later run", mb(rss), rss / b_rss,
                         "B", 0.5 if target else None))
         seconds = med(samples[f"validate {n}"])
-        rows.append(Row(f"quiz validate, {n:,} questions", ms(seconds), seconds / b, "B", None))
+        rows.append(Row(f"quiz validate, {n:,} questions, lint included", ms(seconds),
+                        seconds / b, "B", 0.6 if n >= 10_000 else None))
+        rss = med(samples[f"validate rss {n}"])
+        rows.append(Row(f"quiz validate, {n:,} questions, peak memory", mb(rss), rss / b_rss,
+                        "B", 1.5 if n >= 100_000 else None))
+        seconds = med(samples[f"stats later {n}"])
+        rows.append(Row(f"quiz stats, {n:,} questions, banks cached", ms(seconds), seconds / a,
+                        "A", 2.0 if n >= 10_000 else None))
     for n in sizes:
         for kind in ("answer → reveal", "tick", "next", "previous", "scroll", "open summary",
                      "start session"):
@@ -606,6 +663,11 @@ def table(samples: dict[str, list[float]], sizes: list[int]) -> list[Row]:
             m = med(values)
             rows.append(Row(f"key: {kind}, {n:,} questions",
                             f"{ms(m)} (slowest {ms(max(values))})", m / k, "K", 11.0))
+        values = samples.get(f"key open calculator {n}", [])
+        if values:
+            m = med(values)
+            rows.append(Row(f"open the calculator from a question (m), {n:,} questions",
+                            f"{ms(m)} (slowest {ms(max(values))})", m / a, "A", 0.5))
     floor, quiz = med(samples["import floor"]), med(samples["import quiz"])
     pydantic = "pydantic imported" if med(samples["import quiz pydantic"]) else "no pydantic"
     rows.append(Row("imports before first paint", f"{ms(quiz)} ({pydantic}; floor "

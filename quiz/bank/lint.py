@@ -174,7 +174,7 @@ def resolve_rules(select: Sequence[str] = (), ignore: Sequence[str] = ()) -> fro
 
 
 def lint_library(library: Library, rules: Iterable[str] | None = None, *,
-                 parses: dict[str, tuple[Any, dict[int, yaml_reader.Marks]]] | None = None,
+                 parses: dict[str, tuple[Any, dict[int, yaml_reader.Marks], str]] | None = None,
                  ) -> list[Diagnostic]:
     """Run the lint rules (codes; all when ``rules`` is None) over every bank of ``library``.
 
@@ -194,7 +194,7 @@ def lint_library(library: Library, rules: Iterable[str] | None = None, *,
 
 
 def _lint_library(library: Library, rules: Iterable[str] | None,
-                  parses: dict[str, tuple[Any, dict[int, yaml_reader.Marks]]],
+                  parses: dict[str, tuple[Any, dict[int, yaml_reader.Marks], str]],
                   ) -> list[Diagnostic]:
     enabled = frozenset(r.code for r in RULES) if rules is None else frozenset(rules)
     found: list[tuple[int, Diagnostic]] = []

@@ -37,8 +37,9 @@ if TYPE_CHECKING:
     from quiz.bank.cache import BankCache, Stored
     from quiz.bank.model import BankFile, BankInfo, Question
 
-    Parsed = tuple[Any, dict[int, yaml_reader.Marks]]
-    """A file's parsed value and the marks of its containers (see ``parses``)."""
+    Parsed = tuple[Any, dict[int, yaml_reader.Marks], str]
+    """A file's parsed value, the marks of its containers and its text as parsed (see
+    ``parses``)."""
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
 """Largest bank file read, in bytes (a 10,000-question bank is about 9 MB)."""
@@ -125,10 +126,10 @@ def load_library(paths: Sequence[str | os.PathLike[str]], *,
     times a second while one is read and checked, and once at the end (stage ``"done"``), in
     the thread that loads.
     ``parses``, if given, receives each file read in full whose bank is valid: its path (as
-    diagnostics name it) → its parsed value and the marks of its containers
-    (:class:`~quiz.bank.yaml_reader.Document`), so that the linter places its findings without
-    parsing the file again (:func:`quiz.bank.lint.lint_library`). A file served by the cache is
-    not there.
+    diagnostics name it) → its parsed value, the marks of its containers
+    (:class:`~quiz.bank.yaml_reader.Document`) and its text as parsed, so that the linter
+    places its findings without parsing the file again (:func:`quiz.bank.lint.lint_library`).
+    A file served by the cache is not there.
 
     Returns a :class:`LoadReport` with every problem of every file, errors and warnings, file by
     file in the order loaded and by line:column within a file. ``report.library`` is ``None`` when
@@ -619,7 +620,7 @@ def _load_into(result: _FileResult, raw: str | bytes, pure_python: bool,
         problems += display_checks.wide_diagrams(text, value, doc.marks)
         problems += display_checks.letter_references(text, result.bank, value, doc.marks)
         if parses is not None:
-            parses[result.path] = (value, doc.marks)
+            parses[result.path] = (value, doc.marks, text)
     if doc.comments:
         lines = text.split("\n")
         for keys, start, end in doc.comments:

@@ -279,3 +279,19 @@ def test_an_unquoted_bracketed_todo_is_still_a_placeholder(tmp_path: Path) -> No
                      rules=frozenset({"Q102"}))
     assert [(d.line, d.rule) for d in found] == [(8, "Q102 placeholder-text")]
     assert "'TODO'" in found[0].message
+
+
+@pytest.mark.parametrize("folder", [ROOT / "question_bank",
+                                    ROOT / "tests" / "fixtures" / "computed"])
+def test_the_loaders_parse_places_findings_as_reading_again(folder: Path) -> None:
+    """Every rule (Q114's places inside a value too) finds the same places from the loader's
+    parse as from reading the files again, on the bundled banks (hand-typed figures) and the
+    computed fixture."""
+    parses: dict[str, object] = {}
+    report = load_library([folder], parses=parses)
+    assert report.library is not None
+    assert len(parses) == len(report.library.banks)
+    shared = lint.lint_library(report.library, parses=parses)  # type: ignore[arg-type]
+    assert shared == lint.lint_library(report.library)
+    assert any((d.rule or "").startswith("Q114") and d.line > 0 for d in shared) \
+        or folder.name == "computed"
