@@ -21,6 +21,10 @@ from quiz.wording import plural as _plural
 if TYPE_CHECKING:
     from quiz.bank.library import Diagnostic
 
+SCHEMA_REF = "./quiz-bank.schema.json"
+"""How a new bank names its JSON Schema: the copy beside it (:func:`_schema_beside`), a path
+that travels with the folder (not the installed package's, which a colleague does not have)."""
+
 
 # -- validate ---------------------------------------------------------------------------------
 def _validate_parser() -> argparse.ArgumentParser:
@@ -164,11 +168,13 @@ def run_new(argv: Sequence[str]) -> int:
     path = _bank_path(parser, ns.bank)
     try:
         added = add_question(path, topic=ns.topic, multiple=ns.multiple,
-                             schema_ref=_schema_ref(path.parent))
+                             schema_ref=SCHEMA_REF)
     except TemplateError as exc:
         print(f"quiz new: {exc}", file=sys.stderr)
         return EXIT_ERRORS
     what = "created the bank with" if added.created else "added"
+    if added.created:
+        _schema_beside(path.parent)
     print(f"{path}:{added.line}: {what} question '{added.id}' (topic {added.topic}); replace "
           f"each TODO, then run: quiz validate {path}")
     return EXIT_OK
@@ -183,22 +189,21 @@ def _bank_path(parser: argparse.ArgumentParser, text: str) -> Path:
     return path
 
 
-def _schema_ref(folder: Path) -> str:
-    """How a new bank in ``folder`` names the JSON Schema: ``./quiz-bank.schema.json``, a path
-    that travels with the folder. When the folder has no copy of the schema yet, one is written
-    there (and said on stderr), so editors find it on this machine and on a colleague's."""
+def _schema_beside(folder: Path) -> None:
+    """Write a copy of the bank JSON Schema into ``folder`` when it has none, so the
+    ``$schema=./quiz-bank.schema.json`` line of a bank just created there works on this
+    machine and on a colleague's (said on stderr; a folder that cannot take it is left)."""
     from quiz.bank.files import write_atomic
     from quiz.bank.schema import SCHEMA_FILE, render
 
     copy = folder / SCHEMA_FILE
-    if not copy.exists() and not copy.is_symlink() and folder.is_dir():
-        try:
-            write_atomic(copy, render().encode("utf-8"))
-            print(f"{copy}: wrote the bank JSON Schema beside the bank, for editors",
-                  file=sys.stderr)
-        except OSError:
-            pass
-    return f"./{SCHEMA_FILE}"
+    if copy.exists() or copy.is_symlink() or not folder.is_dir():
+        return
+    try:
+        write_atomic(copy, render().encode("utf-8"))
+    except OSError:
+        return
+    print(f"{copy}: wrote the bank JSON Schema beside the bank, for editors", file=sys.stderr)
 
 
 def run_import(argv: Sequence[str]) -> int:
@@ -231,11 +236,9 @@ def run_import(argv: Sequence[str]) -> int:
     if not ns.to:
         parser.error("--to needs a bank file or a folder")
     to = Path(ns.to) if Path(ns.to).is_dir() else _bank_path(parser, ns.to)
-    folder = to if to.is_dir() else to.parent
     try:
         report = import_files([Path(f) for f in ns.files], to, fmt=ns.format, force=ns.force,
-                              topic=ns.topic, schema_ref=_schema_ref(folder)
-                              if folder.is_dir() else None)
+                              topic=ns.topic, schema_ref=SCHEMA_REF)
     except TransferError as exc:
         print(f"quiz import: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -254,6 +257,8 @@ def run_import(argv: Sequence[str]) -> int:
         skipped_note = f" ({' and '.join(skipped)} skipped)" if skipped else ""
         print(f"nothing imported{skipped_note}; {to} is unchanged")
         return EXIT_ERRORS
+    for folder in dict.fromkeys(w.path.parent for w in report.written if w.created):
+        _schema_beside(folder)
     for n, written in enumerate(report.written):
         how = "created" if written.created else "appended to"
         tail = (f", skipped {' and '.join(skipped)}" if skipped else "") + said

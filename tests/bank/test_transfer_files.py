@@ -228,3 +228,13 @@ def test_an_alias_as_a_value_in_a_file_with_comments_is_an_error_not_a_crash(
     assert main(["import", str(tmp_path / "forms.yml"), "--to", str(tmp_path / "b.yaml"),
                  "--format", "certificationy"]) == 1
     assert "not a certificationy file" in capsys.readouterr().out
+
+
+def test_an_import_that_writes_nothing_leaves_nothing(tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "bad.aiken").write_text("A stem\nA. only one\nANSWER: A\n", encoding="utf-8")
+    assert main(["import", str(tmp_path / "bad.aiken"), "--to", str(tmp_path / "b.yaml")]) == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.aiken"]
+    assert main(["import", str(tmp_path / "bad.aiken"), str(tmp_path / "bad.aiken"),
+                 "--to", str(tmp_path / "b.yaml")]) == 1
+    assert "nothing imported (1 question skipped)" in capsys.readouterr().out
