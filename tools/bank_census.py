@@ -36,11 +36,25 @@ def main() -> int:
     if "--files" in sys.argv:
         only = set(sys.argv[sys.argv.index("--files") + 1].split(","))
     files = sorted(p for p in folder.glob("*.yaml") if not p.name.startswith("."))
+    from quiz.bank.load import load_library
+
+    report = load_library([folder])
+    if report.library is None:
+        print("the library does not load:", *report.diagnostics, sep="\n")
+        return 1
+    rendered = {q.id: q for q in report.library.questions}
     qs = []
     for p in files:
         data = yaml.safe_load(p.read_text(encoding="utf-8"))
         for q in data.get("questions", []):
+            r = rendered[q["id"]]
             q["_file"] = p.name
+            q["_raw_computed"] = "answer_figure" in q or "{{" in yaml.safe_dump(q)
+            q["_raw_vary"] = "vary" in q
+            q["_raw_generated"] = "answer_figure" in q
+            q["question"], q["options"] = r.stem, dict(r.options)
+            q["answer"] = list(r.answer) if r.multiple_response else r.answer
+            q["short_explanation"] = r.short_explanation
             qs.append(q)
     scope = [q for q in qs if only is None or q["_file"] in only]
     topics: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
@@ -49,12 +63,8 @@ def main() -> int:
     multi = [q for q in qs if isinstance(q["answer"], list)]
     single = [q for q in qs if not isinstance(q["answer"], list)]
 
-    def is_computed(q: dict) -> bool:
-        blob = yaml.safe_dump(q)
-        return "answer_figure" in q or "{{" in blob
-
-    computed = [q for q in qs if is_computed(q)]
-    varied = [q for q in qs if "vary" in q or "vary" in (q.get("worked_example") or {})]
+    computed = [q for q in qs if q["_raw_computed"]]
+    varied = [q for q in qs if q["_raw_vary"]]
     files_computed = sorted({q["_file"] for q in computed})
     print(f"questions: {len(qs)} in {len(files)} files")
     big = [t for t, c in topics.items() if sum(c.values()) >= 12]
@@ -73,7 +83,7 @@ def main() -> int:
     print(f"computed: {len(computed)} in {len(files_computed)} files {files_computed}; with vary: {len(varied)}")
 
     print(f"--- cue statistics over {'all' if only is None else ','.join(sorted(only))} ---")
-    sscope = [q for q in scope if not isinstance(q["answer"], list) and "answer_figure" not in q]
+    sscope = [q for q in scope if not isinstance(q["answer"], list) and not q["_raw_generated"]]
     longest = shortest = 0
     for q in sscope:
         key = q["answer"]
@@ -87,7 +97,7 @@ def main() -> int:
     print(f"key strictly longest: {longest}/{len(sscope)} ({100*longest/n:.0f}%)  strictly shortest: {shortest}/{len(sscope)} ({100*shortest/n:.0f}%)")
     kabs = kn = dabs = dn = 0
     for q in scope:
-        if "answer_figure" in q:
+        if q["_raw_generated"]:
             continue
         keys = q["answer"] if isinstance(q["answer"], list) else [q["answer"]]
         for k, v in q["options"].items():
@@ -99,7 +109,10 @@ def main() -> int:
                 dn += 1
                 dabs += hit
     print(f"absolute words: keys {kabs}/{kn} ({100*kabs/max(kn,1):.1f}%)  distractors {dabs}/{dn} ({100*dabs/max(dn,1):.1f}%)")
-    long_stems = [(q["id"], words(q["question"])) for q in scope if words(q["question"]) > 60]
+    def main_stem(q: dict) -> str:
+        return q["question"].split("Assume:")[0]
+
+    long_stems = [(q["id"], words(main_stem(q))) for q in scope if words(main_stem(q)) > 60]
     print(f"stems over 60 words: {len(long_stems)} {long_stems}")
     bad_refs = [q["id"] for q in scope for r in q.get("references", []) if not SOURCE.search(r)]
     print(f"references without URL/DOI/arXiv: {len(bad_refs)} {sorted(set(bad_refs))}")
