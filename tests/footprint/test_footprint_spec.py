@@ -227,6 +227,15 @@ def test_frozen_and_round_trip() -> None:
         s.replace({"training": {"zero": 5}})
 
 
+def test_replace_resets_fields_of_a_part_left_at_its_defaults() -> None:
+    """A part whose every field is a default is not in the dump; None still resets there (the
+    fp32-everything misconception replaces weights and clears group_size on a BF16 scenario)."""
+    s = FootprintSpec.from_mapping({"model": "llama-2-70b", "inference": {"weights": "bf16"}})
+    t = s.replace({"inference": {"weights": "fp32", "kv_dtype": "fp32", "group_size": None}})
+    assert (t.inference.weights, t.inference.kv_dtype, t.inference.group_size) == ("fp32",
+                                                                                  "fp32", 128)
+
+
 @pytest.mark.parametrize(
     ("data", "loc", "message"),
     [

@@ -270,6 +270,8 @@ class FootprintSpec(ModelShape, _ModelChoice):
             if isinstance(value, Mapping) and isinstance(data.get(key), dict):
                 merged = {**data[key], **value}
                 data[key] = {k: v for k, v in merged.items() if v is not None}
+            elif isinstance(value, Mapping):
+                data[key] = {k: v for k, v in value.items() if v is not None}
             elif value is None:
                 data.pop(key, None)
             else:
