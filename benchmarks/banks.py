@@ -101,8 +101,9 @@ def _templates() -> tuple[dict[str, str], list[dict[str, Any]]]:
         out.append(q)
     # Single-answer and multiple-response questions alternate while both last, so a short
     # session meets both kinds.
-    single = [q for q in out if isinstance(q["answer"], str)]
-    multiple = [q for q in out if not isinstance(q["answer"], str)]
+    # A question whose options come from answer_figure (a computed question) is single-answer.
+    single = [q for q in out if isinstance(q.get("answer", ""), str)]
+    multiple = [q for q in out if not isinstance(q.get("answer", ""), str)]
     mixed = [q for pair in itertools.zip_longest(single, multiple) for q in pair if q]
     return topics, mixed
 
