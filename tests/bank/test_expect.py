@@ -188,7 +188,7 @@ def test_every_figure_name_reads_the_estimate() -> None:
     with pytest.raises(FigureMissing, match="add 'training: {recompute: full}' or selective"):
         read_figure(estimate(spec.replace({"training": {"recompute": "none"}})),
                     "compute.training_hardware_flops")
-    b200 = estimate(spec.replace({"gpu": "b200-180gb"}))
+    b200 = estimate(spec.replace({"gpu": "rtx-3090"}))  # a preset without compute figures
     with pytest.raises(FigureMissing, match="no datasheet compute figures"):
         read_figure(b200, "compute.training_time")
 

@@ -70,8 +70,8 @@ def test_a_fit_without_an_architecture_says_what_it_leaves_out() -> None:
     t = report.training
     assert t is not None and t.total_bytes == 13_000_000_000 * 16 // 8
     assert not t.complete and t.not_estimated == ("activations",)
-    text = render_report(report, width=200)
-    fit = next(line for line in text.splitlines() if line.startswith("Fit:"))
+    text = " ".join(render_report(report, width=200).split())
+    fit = text[text.index("Fit:"):]
     assert fit.startswith("Fit: model states only: activations not estimated, give an "
                           "architecture; fits on each NVIDIA A100 80GB")
     assert "fewest GPUs: at least 3, from the incomplete total" in fit
@@ -83,3 +83,34 @@ def test_a_fit_without_an_architecture_says_what_it_leaves_out() -> None:
     whole = estimate(FootprintSpec.from_mapping({"model": "llama-2-7b", "phase": "training"}))
     assert whole.training is not None and whole.training.complete
     assert whole.to_json()["training"]["not_estimated"] == []
+
+
+def test_your_own_gpu_alone_and_the_usable_fraction() -> None:
+    # --gpu-memory 24GB alone: a custom GPU of 24,000,000,000 bytes; serving may use 0.9 of it
+    spec = FootprintSpec.from_mapping({"model": "llama-2-7b", "phase": "inference",
+                                       "gpu_memory": "24GB"})
+    report = estimate(spec)
+    inf = report.inference
+    assert report.gpu is not None and report.gpu.memory_bytes == 24 * 10**9
+    assert inf is not None and inf.usable_bytes == 21_600_000_000
+    assert inf.headroom == 21_600_000_000 - inf.total_bytes
+    # training keeps 1 GiB for the CUDA context and allocator
+    t = estimate(spec.replace({"phase": "training", "gpu": "h100-80gb", "gpu_memory": None}))
+    assert t.training is not None and t.training.usable_bytes == 81559 * 2**20 - 2**30
+    # --gpu-util replaces both; a preset's figures can be overridden
+    util = estimate(spec.replace({"gpu": "rtx-4090", "gpu_util": "95%", "gpu_tflops": "100"}))
+    assert util.inference is not None
+    assert util.inference.usable_bytes == 24 * 10**9 * 95 // 100
+    assert util.gpu is not None and util.gpu.peak_flops["bf16"] == 100 * 10**12
+    assert util.gpu.peak_flops["fp8"] == 330_300 * 10**9  # the preset's, kept
+    # Apple unified memory: three quarters by default
+    mac = estimate(spec.replace({"gpu": "apple-m2-ultra-192gb", "gpu_memory": None}))
+    assert mac.inference is not None and mac.inference.usable_bytes == 192 * 2**30 * 3 // 4
+
+
+def test_gpu_bandwidth_without_memory_is_an_error() -> None:
+    import pytest
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match="give --gpu-memory"):
+        FootprintSpec.from_mapping({"model": "llama-2-7b", "gpu_bandwidth": "1TB"})

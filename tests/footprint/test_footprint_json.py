@@ -42,11 +42,12 @@ def check_quantization(q: dict[str, Any] | None) -> None:
     assert sum(f["params"] for f in q["formats"]) >= q["quantized_params"]
 
 
-PHASE_GROWN = ("complete", "not_estimated")
+PHASE_GROWN = ("usable_bytes", "complete", "not_estimated")
 """Keys the third edition added to each phase (issue 21 §2, §8: the contract grows)."""
 
 
 def check_phase_growth(phase: dict[str, Any]) -> None:
+    assert phase["usable_bytes"] is None or type(phase["usable_bytes"]) is int
     assert type(phase["complete"]) is bool
     assert phase["not_estimated"] == [] if phase["complete"] else phase["not_estimated"]
     assert all(name in ITEM_NAMES for name in phase["not_estimated"])

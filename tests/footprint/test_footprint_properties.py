@@ -223,7 +223,7 @@ def test_items_sum_to_total_and_render_fits(
     act = training_activation_bytes(spec.training, spec.resolved)
     assert states + (act or 0) == t.total_bytes
     if gpu:
-        assert t.headroom == spec.gpu_preset.memory_bytes - t.total_bytes
+        assert t.headroom == t.usable_bytes - t.total_bytes  # the usable memory (issue 21)
         if t.gpus_needed is not None:
             assert t.gpus_needed % (spec.training.tp * spec.training.pp) == 0
     for text in (

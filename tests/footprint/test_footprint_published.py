@@ -250,7 +250,7 @@ def test_fewest_gpus_for_training() -> None:
     from quiz.footprint.items.model_states import model_state_bytes
 
     act = t.item("activations").bytes
-    mem = s.gpu_preset.memory_bytes
+    mem = t.usable_bytes  # the usable memory: all but 1 GiB (issue 21 §1)
     n = t.gpus_needed
     assert model_state_bytes(s.training, s.resolved, n) + act <= mem
     assert model_state_bytes(s.training, s.resolved, n - 1) + act > mem
@@ -263,4 +263,5 @@ def test_inference_fit() -> None:
     s = spec(model="llama-2-70b", phase="inference", gpu="a100-80gb")
     inf = estimate(s).inference
     assert inf.gpus_needed == 2
-    assert inf.headroom == 2 * 80 * 2**30 - inf.total_bytes
+    # usable: vLLM's gpu_memory_utilization 0.9 of each 80 GiB (issue 21 §1)
+    assert inf.headroom == 2 * (80 * 2**30 * 9 // 10) - inf.total_bytes

@@ -207,7 +207,7 @@ def test_inference_gpu_count_divides_the_heads(model: str, gpu: str, extra: dict
     from quiz.footprint.engine.fit import tensor_parallel_fits
 
     spec = FootprintSpec.from_mapping({"model": model, "gpu": gpu, "phase": "inference",
-                                       "inference": extra})
+                                       "inference": extra, "gpu_util": 1})
     report = estimate(spec)
     phase = report.inference
     assert phase is not None and spec.gpu_preset is not None

@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from quiz.footprint.compute.figures import compute_items
-from quiz.footprint.engine.fit import fewest_training_gpus, inference_gpus
+from quiz.footprint.engine.fit import fewest_training_gpus, inference_gpus, usable_memory
 from quiz.footprint.engine.report import (
     ITEM_NAMES,
     ModelSummary,
@@ -84,7 +84,8 @@ def estimate(spec: FootprintSpec) -> Report:
     omitted: list[Omitted] = []
     training = inference = None
     if spec.phase != "inference":
-        training = _training(spec.training, r, gpu, omitted, spec.overhead, spec.units)
+        training = _training(spec.training, r, gpu, omitted, spec.overhead, spec.units,
+                             spec.gpu_util)
     if spec.phase != "training":
         inference = _inference(spec, r, gpu, omitted)
     s_items, s_omitted = storage_items(spec, r)
@@ -201,7 +202,7 @@ def overhead_item(overhead: int, gpus: int = 1) -> Item:
 
 def _training(
     t: TrainingSpec, r: ResolvedModel, gpu: GpuPreset | None, omitted: list[Omitted],
-    overhead: int = 0, units: str = "GB",
+    overhead: int = 0, units: str = "GB", util: float | None = None,
 ) -> PhaseEstimate:
     paper, missing = training_items(t, r)
     omitted.extend(missing)
@@ -216,14 +217,16 @@ def _training(
     total = sum(i.bytes for i in items)
     needed = headroom = None
     advice = ""
+    usable = None
     if gpu is not None:
-        headroom = gpu.memory_bytes - total
-        needed = fewest_training_gpus(t, r, gpu.memory_bytes - overhead)
+        usable = usable_memory(gpu.memory_bytes, "training", util, gpu.unified)
+        headroom = usable - total
+        needed = fewest_training_gpus(t, r, usable - overhead)
         advice = training_fit_advice(t, needed)
         if t.finetune != "full" and needed is None:
             from quiz.footprint.words.lora_notes import fit_advice
 
-            advice = fit_advice(t, r, gpu.memory_bytes - overhead, units) or advice
+            advice = fit_advice(t, r, usable - overhead, units) or advice
     has_activations = any(i.name == "activations" for i in items)
 
     def convention() -> str:  # written when first read (PhaseEstimate.convention)
@@ -234,7 +237,7 @@ def _training(
 
     return PhaseEstimate("training", items, total, t.devices, needed, headroom, convention, setup,
                          advice, {"cpu": placed["cpu"], "nvme": placed["nvme"]},
-                         not_estimated=_not_estimated(omitted, "training"))
+                         not_estimated=_not_estimated(omitted, "training"), usable_bytes=usable)
 
 
 def _inference(
@@ -250,11 +253,13 @@ def _inference(
     needed = headroom = None
     advice = ""
     overhead = spec.overhead
+    usable_bytes = None
     if gpu is not None:
-        usable = gpu.memory_bytes - overhead
+        usable_bytes = usable_memory(gpu.memory_bytes, "inference", spec.gpu_util, gpu.unified)
+        usable = usable_bytes - overhead
         if usable <= 0:
             needed, advice = None, "the framework overhead alone fills each GPU"
-            headroom = gpu.memory_bytes - total - overhead
+            headroom = usable_bytes - total - overhead
         else:
             needed, advice = inference_gpus(total, usable, r.heads, r.kv_heads)
             headroom = needed * usable - total
@@ -274,7 +279,8 @@ def _inference(
     plan = scheme_plan(inf, r)
     return PhaseEstimate("inference", items, total, 1, needed, headroom, convention, setup,
                          advice, quantization=None if plan is None else lambda: plan_json(plan),
-                         not_estimated=_not_estimated(omitted, "inference"))
+                         not_estimated=_not_estimated(omitted, "inference"),
+                         usable_bytes=usable_bytes)
 
 
 def _not_estimated(omitted: list[Omitted], phase: str) -> tuple[str, ...]:

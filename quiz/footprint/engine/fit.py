@@ -115,3 +115,43 @@ def inference_gpus(total: int, memory: int, heads: int | None,
     return even, (
         f"more GPUs than tensor parallelism can use ({count_noun(heads, 'attention head')}): "
         "this count assumes a pipeline split, layers spread over the GPUs")
+
+
+TRAINING_RESERVE = 2**30
+"""Bytes of each GPU a training job cannot use by default: 1 GiB for the CUDA context (several
+hundred MiB per process: PyTorch docs, CUDA semantics, "Memory management"; NVIDIA's CUDA C++
+guide, lazy loading), cuBLAS/NCCL workspaces and the caching allocator's fragmentation. An
+assumption, stated in every fit; ``--gpu-util`` replaces it."""
+SERVING_FRACTION = (9, 10)
+"""vLLM's default ``gpu_memory_utilization`` = 0.9 (vllm/engine/arg_utils.py): the share of each
+GPU the engine may take, weights, activations and KV cache together."""
+UNIFIED_FRACTION = (3, 4)
+"""Unified memory (Apple M-series): the GPU may wire about three quarters of it by default
+(Metal's ``recommendedMaxWorkingSetSize`` on large-memory Macs, as llama.cpp prints it)."""
+
+
+def usable_memory(memory: int, phase: str, util: float | None, unified: bool = False) -> int:
+    """The bytes of one GPU of ``memory`` bytes a ``phase`` (``"training"`` or
+    ``"inference"``) may use: ``⌊memory × util⌋`` when ``util`` (``--gpu-util``) is given;
+    else ¾ of unified memory; else 0.9 × memory for serving (vLLM's default) and memory − 1 GiB
+    for training (:data:`TRAINING_RESERVE`). Never below 0."""
+    if util is not None:
+        num, den = round(util * 10**6), 10**6
+    elif unified:
+        num, den = UNIFIED_FRACTION
+    elif phase == "inference":
+        num, den = SERVING_FRACTION
+    else:
+        return max(0, memory - TRAINING_RESERVE)
+    return memory * num // den
+
+
+def usable_text(memory: int, phase: str, util: float | None, unified: bool = False) -> str:
+    """Why :func:`usable_memory` is what it is, in a few words."""
+    if util is not None:
+        return f"--gpu-util {util:g}"
+    if unified:
+        return "¾ of unified memory, macOS's default GPU share"
+    if phase == "inference":
+        return "vLLM's gpu_memory_utilization 0.9"
+    return "1 GiB kept for the CUDA context and allocator"

@@ -9,10 +9,11 @@ types are tested in ``tests/footprint/test_footprint_json.py``)::
                   "offloaded": {"cpu": {"total_bytes": int, "items": [ITEM, ...]},
                                 "nvme": {"total_bytes": int, "items": [ITEM, ...]}},
                   "gpus_needed": int | null, "headroom_bytes": int | null,
-                  "convention": str, "complete": bool, "not_estimated": [str, ...]} | null,
+                  "convention": str, "usable_bytes": int | null, "complete": bool,
+                  "not_estimated": [str, ...]} | null,
      "inference": {"per_device": {"total_bytes": int, "items": [ITEM, ...]},
                    "gpus_needed": int | null, "headroom_bytes": int | null,
-                   "convention": str, "quantization": QUANT | null,
+                   "convention": str, "quantization": QUANT | null, "usable_bytes": int | null,
                    "complete": bool, "not_estimated": [str, ...]} | null,
      "storage": {"items": [ITEM, ...], "total_bytes": int},
      "omitted": [{"phase": str, "item": str, "reason": str}, ...],
@@ -192,6 +193,9 @@ class PhaseEstimate:
         host: training only: the offloaded items per device by location, ``{"cpu": [...],
             "nvme": [...]}`` (:mod:`quiz.footprint.items.offload`); empty lists without offload. Not
             part of ``items`` or ``total_bytes``, which are GPU memory.
+        usable_bytes: with a GPU, the bytes of each GPU the phase may use (the usable
+            fraction: ``--gpu-util``, vLLM's 0.9 for serving, a 1 GiB reserve for training;
+            :func:`quiz.footprint.engine.fit.usable_memory`); ``headroom`` is counted against it.
         not_estimated: the memory items of this phase that could not be estimated (their
             reasons are in the report's ``omitted``), e.g. ``("activations",)`` without an
             architecture; the totals and the fit leave them out.
@@ -212,6 +216,7 @@ class PhaseEstimate:
     host: dict[str, list[Item]] = field(default_factory=dict)
     quantization: dict[str, Any] | Callable[[], dict[str, Any]] | None = None
     not_estimated: tuple[str, ...] = ()
+    usable_bytes: int | None = None
 
     @property
     def complete(self) -> bool:
@@ -264,6 +269,7 @@ class PhaseEstimate:
             }
         data["gpus_needed"] = self.gpus_needed
         data["headroom_bytes"] = self.headroom
+        data["usable_bytes"] = self.usable_bytes
         data["complete"] = self.complete
         data["not_estimated"] = list(self.not_estimated)
         data["convention"] = self.convention

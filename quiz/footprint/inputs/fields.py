@@ -184,6 +184,21 @@ class Number:
 
 
 @dataclass(frozen=True, slots=True)
+class Tera(Number):
+    """A :class:`Number` given in units of 10^12 (TFLOPS): ``165.2`` → 165,200,000,000,000;
+    text with its own count suffix (``"165.2T"``) is read as it is."""
+
+    def parse(self, value: Any) -> int:
+        """``value`` × 10^12 unless it carries a count suffix."""
+        if isinstance(value, bool):
+            return parse_count(value)
+        text = str(value).strip()
+        if text and text[-1].isdigit():
+            text += "T"
+        return parse_count(text)
+
+
+@dataclass(frozen=True, slots=True)
 class Ratio:
     """Validator metadata: a fraction above 0 and at most 1, given as a number (``0.4``) or a
     percentage (``"40%"``); the value is a ``float`` whose decimal text is exact (``0.4``), so

@@ -13,7 +13,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -68,6 +68,7 @@ class GpuPreset:
     bandwidth: int | None = None
     peak_flops: Mapping[str, int] = field(default_factory=dict)
     compute_source: str = ""
+    unified: bool = False
 
 
 def load_yaml(text: str) -> Any:
@@ -210,6 +211,7 @@ def gpu_presets() -> dict[str, GpuPreset]:
             memory_bytes=_count(entry, "memory_bytes", where),
             datasheet=_text(entry, "datasheet", where),
             source=_text(entry, "source", where),
+            unified=_flag(entry, "unified", where, False),
             **_compute_figures(entry, where),
         )
     return result
@@ -291,3 +293,44 @@ def get_gpu(name: str) -> GpuPreset:
         PresetError: unknown name, with a "did you mean" hint when one is close.
     """
     return _lookup("GPU", name, gpu_presets())
+
+
+@lru_cache(maxsize=64)
+def custom_gpu(base: str | None, memory: int | None, bandwidth: int | None,
+               tflops: int | None) -> GpuPreset:
+    """A GPU of your own (``--gpu-memory``, ``--gpu-bandwidth``, ``--gpu-tflops``), alone or
+    overriding the figures of the preset ``base``. ``tflops`` (FLOP/s) is the dense BF16/FP16
+    matrix peak: it replaces the preset's fp16 and bf16 peaks and keeps its others (FP8, FP32).
+
+    Raises:
+        PresetError: ``base`` is not a GPU preset; neither a base nor a memory is given.
+    """
+    from quiz.footprint.inputs.units import format_bytes
+
+    given: list[str] = []
+    if base is not None:
+        gpu = get_gpu(base)
+    elif memory is None:
+        raise PresetError("a GPU needs its memory: give --gpu-memory or a --gpu preset")
+    else:
+        gpu = GpuPreset(id="custom", name="custom GPU", memory_bytes=memory,
+                        datasheet="given", source="given")
+    peaks = dict(gpu.peak_flops)
+    if memory is not None:
+        given.append(f"memory {format_bytes(memory, 'GB')}")
+    if bandwidth is not None:
+        given.append(f"bandwidth {format_bytes(bandwidth, 'GB')}/s")
+    if tflops is not None:
+        peaks.update(fp16=tflops, bf16=tflops)
+        given.append(f"{tflops / 10**12:g} TFLOPS BF16/FP16")
+    what = ", ".join(given)
+    name = gpu.name if base is None else f"{gpu.name} ({what} as given)"
+    compute = bandwidth if bandwidth is not None else gpu.bandwidth
+    return GpuPreset(
+        id=gpu.id, name=name, memory_bytes=memory if memory is not None else gpu.memory_bytes,
+        datasheet=gpu.datasheet if base is not None and memory is None else f"as given: {what}",
+        source=gpu.source if memory is None else "as given (--gpu-memory)",
+        bandwidth=compute, peak_flops=peaks,
+        compute_source=(gpu.compute_source + "; " if gpu.compute_source else "")
+        + f"as given: {what}" if (bandwidth or tflops) else gpu.compute_source,
+        unified=gpu.unified)

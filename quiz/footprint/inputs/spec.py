@@ -38,13 +38,15 @@ from quiz.footprint.inputs.fields import (
     Number,
     Part,
     Phase,
+    Ratio,
     SpecField,
+    Tera,
     Units,
     fields_of,
 )
 from quiz.footprint.inputs.lora_targets import rank_limit
 from quiz.footprint.inputs.parts import InferenceSpec, StorageSpec, TrainingSpec
-from quiz.footprint.inputs.presets import GpuPreset, PresetError, get_gpu, get_model
+from quiz.footprint.inputs.presets import GpuPreset, PresetError, custom_gpu, get_gpu, get_model
 from quiz.footprint.inputs.resolve import REQUIRED_FOR_COUNT, ResolvedModel, SpecProblem, resolve
 from quiz.footprint.inputs.rules import ep_problems, offload_problems
 from quiz.footprint.inputs.units import count_noun, format_count
@@ -99,6 +101,23 @@ class FootprintSpec(ModelShape, _ModelChoice):
         "memory the framework takes per GPU (CUDA context, allocator fragmentation), e.g. 1GiB",
         label="Overhead/GPU", metavar="SIZE", group="output",
         values="`0`, `800MiB`, `2GB`, at most 10^15 bytes (1 PB)")] = 0
+    gpu_memory: Annotated[int, Number(1, 10**15, "bytes (1 PB)", size=True), Doc(
+        "your GPU's memory as the driver reports it, alone or overriding the preset's, e.g. "
+        "24GB", label="GPU memory", metavar="SIZE", group="output",
+        values="`24GB`, `80GiB`, at most 10^15 bytes (1 PB)")] | None = None
+    gpu_bandwidth: Annotated[int, Number(1, 10**15, "bytes per second", size=True), Doc(
+        "your GPU's peak memory bandwidth per second, e.g. 3.35TB (for the compute figures)",
+        label="GPU bandwidth", metavar="SIZE", group="output",
+        values="`936GB`, `3.35TB` per second")] | None = None
+    gpu_tflops: Annotated[int, Tera(1, 10**18, "FLOP/s"), Doc(
+        "your GPU's peak dense BF16/FP16 matrix TFLOPS (for the compute figures), e.g. 165.2",
+        label="GPU TFLOPS", metavar="N", group="output",
+        values="`165.2`, `989.4` (TFLOPS)")] | None = None
+    gpu_util: Annotated[float, Ratio("usable fraction of GPU memory"), Doc(
+        "fraction of GPU memory the job may use, e.g. 0.9", label="GPU usable", group="output",
+        metavar="FRACTION", default="0.9 for serving (vLLM's gpu_memory_utilization), all but "
+        "a 1 GiB CUDA context and allocator reserve for training, 0.75 of unified memory")
+    ] | None = None
     gpu: Annotated[str | None, Doc("GPU preset for the fit, e.g. h100-80gb", label="GPU",
                                    metavar="PRESET", group="output")] = None
     units: Annotated[Units, Choice("units"),
@@ -133,6 +152,12 @@ class FootprintSpec(ModelShape, _ModelChoice):
                 )
             )
 
+        if self.gpu is None and self.gpu_memory is None and (
+                self.gpu_bandwidth is not None or self.gpu_tflops is not None):
+            flag = "gpu_bandwidth" if self.gpu_bandwidth is not None else "gpu_tflops"
+            problem((flag,), "gpu_memory_needed",
+                    "a GPU needs its memory: give --gpu-memory (or a --gpu preset to override)",
+                    getattr(self, flag))
         resolved = None
         try:
             resolved = resolve(self)
@@ -285,8 +310,12 @@ class FootprintSpec(ModelShape, _ModelChoice):
 
     @property
     def gpu_preset(self) -> GpuPreset | None:
-        """The GPU preset named by ``gpu``, or ``None``."""
-        return None if self.gpu is None else get_gpu(self.gpu)
+        """The GPU: the preset named by ``gpu`` with ``gpu_memory``, ``gpu_bandwidth`` and
+        ``gpu_tflops`` overriding its figures, a custom GPU of those figures alone, or
+        ``None``."""
+        if self.gpu_memory is None and self.gpu_bandwidth is None and self.gpu_tflops is None:
+            return None if self.gpu is None else get_gpu(self.gpu)
+        return custom_gpu(self.gpu, self.gpu_memory, self.gpu_bandwidth, self.gpu_tflops)
 
     @property
     def phases(self) -> tuple[str, ...]:

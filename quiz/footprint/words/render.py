@@ -365,6 +365,14 @@ def _fit_lines(report: Report, phase: PhaseEstimate, units: str, width: int) -> 
     if gpu is None or phase.headroom is None:
         return []
     mem = format_bytes(gpu.memory_bytes, units)
+    usable = ""
+    if phase.usable_bytes is not None:
+        from quiz.footprint.engine.fit import usable_text
+
+        usable = (f", {format_bytes(phase.usable_bytes, units)} usable: "
+                  + usable_text(gpu.memory_bytes, phase.phase, report.spec.gpu_util, gpu.unified))
+    each = f"{mem} each{usable}"
+    mem += usable
     if phase.phase == "training":
         if phase.headroom >= 0:
             text = f"fits on each {gpu.name} ({mem}): {format_bytes(phase.headroom, units)} free"
@@ -385,7 +393,7 @@ def _fit_lines(report: Report, phase: PhaseEstimate, units: str, width: int) -> 
     else:
         n = phase.gpus_needed or 0
         text = (
-            f"needs {format_count(n)} × {gpu.name} ({mem} each): "
+            f"needs {format_count(n)} × {gpu.name} ({each}): "
             f"{format_bytes(phase.headroom, units)} free in total"
         )
         if phase.fit_advice:
