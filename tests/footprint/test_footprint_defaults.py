@@ -114,3 +114,28 @@ def test_gpu_bandwidth_without_memory_is_an_error() -> None:
 
     with pytest.raises(ValidationError, match="give --gpu-memory"):
         FootprintSpec.from_mapping({"model": "llama-2-7b", "gpu_bandwidth": "1TB"})
+
+
+def test_max_batch_fits_at_its_value_and_not_at_one_more() -> None:
+    # Llama-2-7B BF16 on a 24 GB GPU, vLLM's 0.9 usable = 21,600,000,000 bytes. Fixed: weights
+    # 13,476,831,232 + one 2,048-token step at the MLP peak (2 × (2 × 4,096 + 3 × 11,008) bytes
+    # per token) 168,820,736. Per sequence: KV 2 × 32 × 4,096 × 2 × 2,048 = 1,073,741,824 and
+    # the sampled logits 32,000 × 6 = 192,000. (21.6e9 − 13,645,651,968) // 1,073,933,824 = 7.
+    base = {"model": "llama-2-7b", "phase": "inference", "gpu_memory": "24GB"}
+    report = estimate(FootprintSpec.from_mapping(base))
+    assert report.figure("inference.max_batch") == 7
+    # the longest context for one sequence: whole blocks of 16 tokens of 524,288 bytes
+    free = 21_600_000_000 - 13_476_831_232 - 168_820_736 - 192_000
+    assert report.figure("inference.max_context") == free // (16 * 524_288) * 16 == 15_168
+    at = estimate(FootprintSpec.from_mapping({**base, "inference": {"batch": 7}})).inference
+    over = estimate(FootprintSpec.from_mapping({**base, "inference": {"batch": 8}})).inference
+    assert at is not None and at.gpus_needed == 1 and at.headroom is not None and at.headroom >= 0
+    assert over is not None and over.gpus_needed is not None and over.gpus_needed > 1
+    longest = estimate(FootprintSpec.from_mapping({**base, "inference": {"context": 15_168}}))
+    beyond = estimate(FootprintSpec.from_mapping({**base, "inference": {"context": 15_169}}))
+    assert longest.inference is not None and longest.inference.gpus_needed == 1
+    assert beyond.inference is not None and beyond.inference.gpus_needed == 2
+    # the KV cache holds whole blocks: 15,169 tokens take 949 blocks = 15,184 slots
+    kv = beyond.inference.item("kv_cache")
+    assert kv is not None and kv.bytes == 524_288 * 15_184
+    assert "15,184 tokens (15,169 in whole blocks of 16)" in kv.formula

@@ -90,7 +90,9 @@ def check_contract(data: dict[str, Any]) -> None:
     inference = data["inference"]
     if inference is not None:
         assert set(inference) == {"per_device", "gpus_needed", "headroom_bytes", "convention",
-                                  "quantization", *PHASE_GROWN}
+                                  "quantization", *PHASE_GROWN, "max_batch", "max_context"}
+        for key in ("max_batch", "max_context"):
+            assert inference[key] is None or type(inference[key]) is int
         check_quantization(inference["quantization"])
         assert set(inference["per_device"]) == {"total_bytes", "items"}
         assert (

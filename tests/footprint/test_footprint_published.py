@@ -124,14 +124,15 @@ def test_kv_cache_per_token() -> None:
     assert kv_bytes_per_token(layers=80, kv_heads=8, head_dim=128) == 327_680
     assert kv_bytes_per_token(layers=32, kv_heads=32, head_dim=128) == 524_288
     for pid, per_token in (("llama-2-70b", 327_680), ("llama-2-7b", 524_288)):
-        s = spec(model=pid, phase="inference", inference={"context": 1, "batch": 1})
+        s = spec(model=pid, phase="inference", inference={"context": 1, "batch": 1, "kv_block": 1})
         assert estimate(s).inference.item("kv_cache").bytes == per_token
         s = spec(model=pid, phase="inference", inference={"context": 4096, "batch": 8})
         assert estimate(s).inference.item("kv_cache").bytes == per_token * 4096 * 8
 
 
 def test_kv_dtype_of_its_own() -> None:
-    s = spec(model="llama-2-70b", phase="inference", inference={"context": 1, "kv_dtype": "fp8"})
+    s = spec(model="llama-2-70b", phase="inference", inference={"context": 1, "kv_dtype": "fp8",
+                                                             "kv_block": 1})
     assert estimate(s).inference.item("kv_cache").bytes == 163_840
 
 

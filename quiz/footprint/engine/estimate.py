@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from quiz.footprint.compute.figures import compute_items
+from quiz.footprint.engine.capacity import capacity
 from quiz.footprint.engine.fit import fewest_training_gpus, inference_gpus, usable_memory
 from quiz.footprint.engine.report import (
     ITEM_NAMES,
@@ -277,10 +278,13 @@ def _inference(
         return texts()[1]
 
     plan = scheme_plan(inf, r)
-    return PhaseEstimate("inference", items, total, 1, needed, headroom, convention, setup,
-                         advice, quantization=None if plan is None else lambda: plan_json(plan),
-                         not_estimated=_not_estimated(omitted, "inference"),
-                         usable_bytes=usable_bytes)
+    phase = PhaseEstimate("inference", items, total, 1, needed, headroom, convention, setup,
+                          advice, quantization=None if plan is None else lambda: plan_json(plan),
+                          not_estimated=_not_estimated(omitted, "inference"),
+                          usable_bytes=usable_bytes)
+    if needed is not None:
+        object.__setattr__(phase, "capacity_of", lambda: capacity(inf, r, gpu, phase))
+    return phase
 
 
 def _not_estimated(omitted: list[Omitted], phase: str) -> tuple[str, ...]:

@@ -14,7 +14,8 @@ types are tested in ``tests/footprint/test_footprint_json.py``)::
      "inference": {"per_device": {"total_bytes": int, "items": [ITEM, ...]},
                    "gpus_needed": int | null, "headroom_bytes": int | null,
                    "convention": str, "quantization": QUANT | null, "usable_bytes": int | null,
-                   "complete": bool, "not_estimated": [str, ...]} | null,
+                   "complete": bool, "not_estimated": [str, ...],
+                   "max_batch": int | null, "max_context": int | null} | null,
      "storage": {"items": [ITEM, ...], "total_bytes": int},
      "omitted": [{"phase": str, "item": str, "reason": str}, ...],
      "gpu": {"id": str, "name": str, "memory_bytes": int} | null,
@@ -102,12 +103,16 @@ FIGURE_NAMES: tuple[str, ...] = (
     "training.devices",
     "training.gpus_needed",
     "training.headroom",
+    "training.usable",
     "training.cpu_total",
     "training.nvme_total",
     "inference.total",
     *(f"inference.{i}" for i in _PHASE_ITEMS["inference"]),
     "inference.gpus_needed",
     "inference.headroom",
+    "inference.usable",
+    "inference.max_batch",
+    "inference.max_context",
     "storage.total",
     *(f"storage.{i}" for i in _PHASE_ITEMS["storage"]),
     "compute.training_flops",
@@ -217,6 +222,19 @@ class PhaseEstimate:
     quantization: dict[str, Any] | Callable[[], dict[str, Any]] | None = None
     not_estimated: tuple[str, ...] = ()
     usable_bytes: int | None = None
+    capacity_of: tuple[int | None, int | None] | Callable[
+        [], tuple[int | None, int | None]] = (None, None)
+
+    @property
+    def capacity(self) -> tuple[int | None, int | None]:
+        """Inference: ``(max_batch, max_context)`` on the ``gpus_needed`` GPUs
+        (:func:`quiz.footprint.engine.capacity.capacity`; worked out when first read);
+        ``(None, None)`` for training, without a GPU or with an incomplete estimate."""
+        found = self.capacity_of
+        if callable(found):
+            found = found()
+            _set(self, "capacity_of", found)
+        return found
 
     @property
     def complete(self) -> bool:
@@ -271,6 +289,10 @@ class PhaseEstimate:
         data["headroom_bytes"] = self.headroom
         data["usable_bytes"] = self.usable_bytes
         data["complete"] = self.complete
+        if self.phase == "inference":
+            most, longest = self.capacity
+            data["max_batch"] = most
+            data["max_context"] = longest
         data["not_estimated"] = list(self.not_estimated)
         data["convention"] = self.convention
         if self.phase == "inference":
@@ -387,6 +409,12 @@ class Report:
             return phase.gpus_needed
         if what == "headroom":
             return phase.headroom
+        if what == "usable":
+            return phase.usable_bytes
+        if what == "max_batch":
+            return phase.capacity[0]
+        if what == "max_context":
+            return phase.capacity[1]
         if what in ("cpu_total", "nvme_total"):
             return phase.host_total(what[:-6])
         found = phase.item(what)

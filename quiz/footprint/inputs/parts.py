@@ -190,6 +190,9 @@ class InferenceSpec(Part):
                               default="as weights")] = None
     kv_dtype: Annotated[KvDtype | None, Choice("kv_dtype"),
                         Doc("KV cache dtype", label="KV precision", default="16-bit")] = None
+    kv_block: Annotated[int, Number(1, 10**6, "tokens"),
+                        Doc("tokens per KV cache block: the cache holds whole blocks (vLLM's "
+                            "block_size)", label="KV block", metavar="N")] = 16
     batch: Annotated[int, Number(1, 10**7, "sequences"),
                      Doc("concurrent sequences", label="Infer batch", metavar="N")] = 1
     context: Annotated[int, Number(1, 10**9, "tokens"),

@@ -89,16 +89,25 @@ def kv_cache_bytes(spec: InferenceSpec, r: ResolvedModel) -> int | None:
         return None
     per_layer_token = kv_bytes_per_token(layers=1, kv_heads=r.kv_heads, head_dim=r.head_dim,
                                          bytes_per_value=KV_BYTES[kv_dtype(spec)])
-    return per_layer_token * spec.batch * _kv_token_layers(spec, r)
+    return per_layer_token * spec.batch * kv_tokens_per_sequence(spec.context, spec.kv_block, r)
 
 
-def _kv_token_layers(spec: InferenceSpec, r: ResolvedModel) -> int:
-    """Σ over layers of the tokens each keeps: full layers the whole context, sliding-window
-    layers at most the window."""
+def blocks_of(tokens: int, block: int) -> int:
+    """``tokens`` rounded up to whole KV blocks of ``block`` tokens: a paged KV cache (vLLM's
+    PagedAttention, Kwon et al. 2023, sec. 4.1; ``block_size`` 16 by default) allocates whole
+    blocks, so a sequence of 1,000 tokens holds 63 × 16 = 1,008 slots."""
+    return -(-tokens // block) * block
+
+
+def kv_tokens_per_sequence(context: int, block: int, r: ResolvedModel) -> int:
+    """Σ over layers of the KV slots one sequence of ``context`` tokens keeps, in whole blocks
+    of ``block`` tokens: full layers the whole context, sliding-window layers at most the
+    window."""
     window = r.sliding_window or 0
     sliding = r.sliding_layers if window else 0
     layers = r.layers or 0
-    return (layers - sliding) * spec.context + sliding * min(spec.context, window)
+    return ((layers - sliding) * blocks_of(context, block)
+            + sliding * blocks_of(min(context, window), block))
 
 
 def scheme_plan(spec: InferenceSpec, r: ResolvedModel) -> WeightPlan | None:
@@ -330,16 +339,22 @@ def _kv_item(
     full_layers = r.layers - sliding
     layers, kv_heads, head_dim = r.layers, r.kv_heads, r.head_dim
 
+    block = spec.kv_block
+
     def formula() -> str:  # built when first read (Item)
         seqs = count_noun(batch, "sequence")
+        held = blocks_of(ctx, block)
+        slots = count_noun(ctx, "token") if held == ctx else (
+            f"{count_noun(held, 'token')} ({format_count(ctx)} in whole blocks of "
+            f"{format_count(block)})")
         if sliding:
             tokens = (
-                f"({count_noun(full_layers, 'full layer')} × {count_noun(ctx, 'token')} + "
+                f"({count_noun(full_layers, 'full layer')} × {slots} + "
                 f"{count_noun(sliding, 'sliding-window layer')} × min({format_count(ctx)}, "
-                f"window {format_count(window)}) tokens)"
+                f"window {format_count(window)}) tokens in blocks of {format_count(block)})"
             )
         else:
-            tokens = f"{count_noun(layers, 'layer')} × {count_noun(ctx, 'token')}"
+            tokens = f"{count_noun(layers, 'layer')} × {slots}"
         gqa = ""
         if r.heads and kv_heads != r.heads:
             gqa = f" (grouped-query: {format_count(kv_heads)} of {count_noun(r.heads, 'head')})"
@@ -347,7 +362,8 @@ def _kv_item(
                 f"{format_count(head_dim)} head dim × {count_noun(kb, 'byte')} "
                 f"({dtype.upper()}) × {seqs} × {tokens}")
 
-    src = KV_SRC + (
+    src = KV_SRC + ("; Kwon et al. 2023, PagedAttention, sec. 4.1 (whole blocks)"
+                    if blocks_of(ctx, block) != ctx else "") + (
         "; Jiang et al. 2023, Mistral 7B, sec. 2 (rolling buffer cache)" if sliding else ""
     )
     items.append(

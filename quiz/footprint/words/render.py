@@ -398,6 +398,13 @@ def _fit_lines(report: Report, phase: PhaseEstimate, units: str, width: int) -> 
         )
         if phase.fit_advice:
             text += f" ({phase.fit_advice})"
+        most, longest = phase.capacity
+        if most is not None and longest is not None:
+            spec = report.spec.inference
+            text += (f"; capacity on these GPUs: at most {count_noun(most, 'sequence')} of "
+                     f"{count_noun(spec.context, 'token')}, or {count_noun(spec.batch, 'sequence')}"
+                     f" of at most {count_noun(longest, 'token')} (KV cache in blocks of "
+                     f"{format_count(spec.kv_block)})")
         if not phase.complete:
             text = f"{incomplete_text(phase, hint=False)}; {text}"
     return _wrap("Fit: " + text, width)
