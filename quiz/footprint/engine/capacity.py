@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from quiz.footprint.items.inference import KV_BYTES, kv_dtype, kv_tokens_per_sequence
+from quiz.footprint.items.inference import KV_BYTES, kv_dtype, kv_tokens_per_sequence, kv_values
 from quiz.footprint.items.serving import prefill_chunk, working_bytes_per_token
 
 if TYPE_CHECKING:
@@ -51,7 +51,7 @@ def _parts(spec: InferenceSpec, r: ResolvedModel, gpu: GpuPreset | None,
         return None
     names = ("kv_cache", "activations", "logits")
     fixed = sum(i.bytes for i in phase.items if i.name not in names)
-    kv = 2 * r.kv_heads * r.head_dim * KV_BYTES[kv_dtype(spec)]
+    kv = kv_values(r) * KV_BYTES[kv_dtype(spec)]
     e = 4 if spec.weights == "fp32" else 2
     logit = r.vocab * (4 if e == 4 else e + 4)
     return fixed, kv, work, logit, phase.gpus_needed * phase.usable_bytes

@@ -53,6 +53,29 @@ class Architecture:
     active_experts: int = 1
     sliding_window: int | None = None
     sliding_layers: int = 0
+    kv_lora_rank: int = 0
+    q_lora_rank: int = 0
+    qk_rope_dim: int = 0
+    v_head_dim: int = 0
+    shared_experts: int = 0
+    expert_ffn: int = 0
+    dense_layers: int = 0
+    router_bias: bool = False
+
+    @property
+    def mla(self) -> bool:
+        """Multi-head latent attention (DeepSeek-V2/V3): K and V come from a compressed latent
+        of ``kv_lora_rank`` values plus a shared rotary key of ``qk_rope_dim``."""
+        return self.kv_lora_rank > 0
+
+    @property
+    def kv_values_per_layer_token(self) -> int:
+        """Values the KV cache keeps per layer and token: 2 × kv_heads × head_dim, or with MLA
+        the latent and the rotary key, kv_lora_rank + qk_rope_dim (DeepSeek-AI 2024,
+        DeepSeek-V2, sec. 2.1.2-2.1.3: (d_c + d_h^R) × l elements per token)."""
+        if self.mla:
+            return self.kv_lora_rank + self.qk_rope_dim
+        return 2 * self.kv_heads * self.head_dim
 
     @property
     def q_dim(self) -> int:
@@ -97,6 +120,8 @@ def linear_matrices(arch: Architecture) -> list[tuple[int, int, int]]:
     ``in_features`` holds ``ceil(in_features / group)`` groups).
     """
     n, h = arch.layers, arch.hidden
+    if arch.mla:
+        return _mla_matrices(arch)
     per_expert = n * arch.experts
     mats = [
         (arch.q_dim, h, n),
@@ -108,6 +133,31 @@ def linear_matrices(arch: Architecture) -> list[tuple[int, int, int]]:
     else:
         mats.append((arch.ffn, h, per_expert))
     mats.append((h, arch.ffn, per_expert))
+    return mats
+
+
+def _mla_matrices(arch: Architecture) -> list[tuple[int, int, int]]:
+    """The linear matrices of a DeepSeek-V2/V3 model (modeling_deepseek.py): per layer the MLA
+    projections q_a (h → q_lora), q_b (q_lora → heads × head_dim) or q (h → heads ×
+    head_dim) without a query latent, kv_a (h → kv_lora + rope), kv_b (kv_lora → heads ×
+    (nope + v)), o (heads × v → h); the first ``dense_layers`` a dense gated MLP of ``ffn``, the
+    others ``experts`` routed and ``shared_experts`` shared gated experts of ``expert_ffn``."""
+    n, h, a = arch.layers, arch.hidden, arch.heads
+    nope = arch.head_dim - arch.qk_rope_dim
+    mats: list[tuple[int, int, int]] = []
+    if arch.q_lora_rank:
+        mats += [(arch.q_lora_rank, h, n), (a * arch.head_dim, arch.q_lora_rank, n)]
+    else:
+        mats.append((a * arch.head_dim, h, n))
+    mats += [(arch.kv_lora_rank + arch.qk_rope_dim, h, n),
+             (a * (nope + arch.v_head_dim), arch.kv_lora_rank, n),
+             (h, a * arch.v_head_dim, n)]
+    dense, moe = arch.dense_layers, n - arch.dense_layers
+    f = arch.expert_ffn or arch.ffn
+    if dense:
+        mats += [(arch.ffn, h, 2 * dense), (h, arch.ffn, dense)]
+    per = moe * (arch.experts + arch.shared_experts)
+    mats += [(f, h, 2 * per), (h, f, per)]
     return mats
 
 
@@ -135,6 +185,8 @@ def count_params(arch: Architecture) -> ParamCount:
     Returns:
         A :class:`ParamCount` whose ``total`` equals the sum of its parts.
     """
+    if arch.mla:
+        return _count_mla(arch)
     n, h = arch.layers, arch.hidden
     attn_w = h * arch.q_dim + 2 * h * arch.kv_dim + arch.q_dim * h
     attn_b = (arch.q_dim + 2 * arch.kv_dim + h) if arch.linear_bias else 0
@@ -169,6 +221,33 @@ def count_params(arch: Architecture) -> ParamCount:
         quantized_matrices=n_mats,
         kept_16bit=total - quantizable,
     )
+
+
+def _count_mla(arch: Architecture) -> ParamCount:
+    """:func:`count_params` for a DeepSeek-V2/V3 layout (:func:`_mla_matrices` plus the norms:
+    two per layer, the query and KV latents' norms, the final one; the router of E × h per MoE
+    layer and, with ``router_bias``, V3's E-entry e_score_correction_bias). DeepSeek-V3's
+    config.json gives 671,026,419,200, of which 37,554,650,880 active (published: 671B, 37B
+    activated; DeepSeek-AI 2024, DeepSeek-V3 Technical Report, sec. 4.2)."""
+    n, h = arch.layers, arch.hidden
+    mats = _mla_matrices(arch)
+    n_attn = 4 if arch.q_lora_rank else 3  # the attention matrices come first
+    attention = sum(o * i * c for o, i, c in mats[:n_attn + 1])
+    mlp = sum(o * i * c for o, i, c in mats[n_attn + 1:])
+    moe = n - arch.dense_layers
+    router = moe * arch.experts * (h + (1 if arch.router_bias else 0))
+    norms = n * (2 * h + arch.kv_lora_rank + arch.q_lora_rank) + h
+    embeddings = arch.vocab * h
+    lm_head = 0 if arch.tied_embeddings else arch.vocab * h
+    total = embeddings + attention + mlp + router + norms + lm_head
+    f = arch.expert_ffn or arch.ffn
+    idle = moe * (arch.experts - arch.active_experts) * 3 * h * f
+    quantizable = attention + mlp
+    return ParamCount(
+        embeddings=embeddings, positions=0, attention=attention, mlp=mlp, router=router,
+        norms=norms, lm_head=lm_head, total=total, active=total - idle,
+        quantizable=quantizable, quantized_matrices=sum(c for _, _, c in mats),
+        kept_16bit=total - quantizable)
 
 
 @lru_cache(maxsize=256)

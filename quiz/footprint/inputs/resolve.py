@@ -76,17 +76,40 @@ def resolve(spec: Any) -> ResolvedModel:
         SpecProblem: an unknown preset, ``model`` and ``params`` together, an incomplete or
             inconsistent architecture.
     """
-    key = (spec.model, spec.params, _ARCH_VALUES(spec))
+    key = (spec.model, spec.params, _ARCH_VALUES(spec), getattr(spec, "config", None))
     return _resolve_cached(key)
 
 
 @lru_cache(maxsize=512)
 def _resolve_cached(key: tuple[Any, ...]) -> ResolvedModel:
-    model, params, values = key
+    model, params, values, config = key
     given = {f: v for f, v in zip(ARCH_FIELDS, values, strict=True) if v is not None}
+    if config is not None:
+        return _from_config(config, model, params, given)
     if model is not None:
         return _from_preset(model, params, given)
     return _from_fields(params, given)
+
+
+def _from_config(path: str, model: str | None, params: int | None,
+                 given: dict[str, Any]) -> ResolvedModel:
+    """The architecture of a Hugging Face config.json (:mod:`quiz.footprint.inputs.hf_config`),
+    with architecture fields given beside it overriding the file's."""
+    from quiz.footprint.inputs.hf_config import ConfigError, read_config
+
+    if model is not None or params is not None:
+        raise SpecProblem(("config",), "config_and_model",
+                          "give a config.json or a model preset or a parameter count, not both")
+    try:
+        arch, name, context = read_config(path)
+    except ConfigError as exc:
+        raise SpecProblem(("config",), "config", str(exc)) from None
+    if given:
+        arch = replace(arch, **given)
+        name += " (modified)"
+    counts = count_params(arch)
+    return _with_arch(None, name, arch, counts, context,
+                      f"computed from {name}", f"Hugging Face config.json: {path}")
 
 
 def _check_shapes(fields: dict[str, Any], derive_head_dim: bool) -> dict[str, Any]:

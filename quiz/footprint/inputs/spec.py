@@ -79,6 +79,9 @@ class _ModelChoice(Part):
     params: Annotated[int, Number(1, MAX_PARAMS, "parameters"),
                       Doc("parameter count, when there is no preset: 7B, 6.7e9",
                           label="Params (custom)", metavar="N", group="model")] | None = None
+    config: Annotated[str | None, Doc(
+        "a Hugging Face config.json on disk to read the architecture from (nothing is "
+        "downloaded)", metavar="PATH", group="model")] = None
 
 
 class FootprintSpec(ModelShape, _ModelChoice):

@@ -87,9 +87,17 @@ def kv_cache_bytes(spec: InferenceSpec, r: ResolvedModel) -> int | None:
     key/value heads or head size are unknown."""
     if not (r.layers and r.kv_heads and r.head_dim):
         return None
-    per_layer_token = kv_bytes_per_token(layers=1, kv_heads=r.kv_heads, head_dim=r.head_dim,
-                                         bytes_per_value=KV_BYTES[kv_dtype(spec)])
+    per_layer_token = kv_values(r) * KV_BYTES[kv_dtype(spec)]
     return per_layer_token * spec.batch * kv_tokens_per_sequence(spec.context, spec.kv_block, r)
+
+
+def kv_values(r: ResolvedModel) -> int:
+    """Values the KV cache keeps per layer and token: 2 × kv_heads × head_dim (K and V), or
+    for multi-head latent attention the latent and the rotary key, kv_lora_rank + qk_rope_dim
+    (:attr:`~quiz.footprint.inputs.arch.Architecture.kv_values_per_layer_token`)."""
+    if r.arch is not None and r.arch.mla:
+        return r.arch.kv_values_per_layer_token
+    return 2 * (r.kv_heads or 0) * (r.head_dim or 0)
 
 
 def blocks_of(tokens: int, block: int) -> int:
@@ -356,13 +364,24 @@ def _kv_item(
         else:
             tokens = f"{count_noun(layers, 'layer')} × {slots}"
         gqa = ""
+        if r.arch is not None and r.arch.mla:
+            a = r.arch
+            return (f"multi-head latent attention: ({format_count(a.kv_lora_rank)} latent + "
+                    f"{format_count(a.qk_rope_dim)} rotary key) values × "
+                    f"{count_noun(kb, 'byte')} ({dtype.upper()}) × {seqs} × {tokens}")
         if r.heads and kv_heads != r.heads:
             gqa = f" (grouped-query: {format_count(kv_heads)} of {count_noun(r.heads, 'head')})"
         return (f"2 (K and V) × {count_noun(kv_heads, 'KV head')}{gqa} × "
                 f"{format_count(head_dim)} head dim × {count_noun(kb, 'byte')} "
                 f"({dtype.upper()}) × {seqs} × {tokens}")
 
-    src = KV_SRC + ("; Kwon et al. 2023, PagedAttention, sec. 4.1 (whole blocks)"
+    if r.arch is not None and r.arch.mla:
+        src_mla = ("; DeepSeek-AI 2024, DeepSeek-V2, sec. 2.1.2-2.1.3 (MLA caches the "
+                   "compressed latent c_KV and the decoupled rotary key: (d_c + d_h^R) per "
+                   "layer and token)")
+    else:
+        src_mla = ""
+    src = KV_SRC + src_mla + ("; Kwon et al. 2023, PagedAttention, sec. 4.1 (whole blocks)"
                     if blocks_of(ctx, block) != ctx else "") + (
         "; Jiang et al. 2023, Mistral 7B, sec. 2 (rolling buffer cache)" if sliding else ""
     )
