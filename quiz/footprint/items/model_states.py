@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from quiz.footprint.inputs.arch import adafactor_state_values
 from quiz.footprint.inputs.units import count_noun, format_count, format_number
@@ -166,6 +166,23 @@ def model_state_bytes(t: TrainingSpec, r: ResolvedModel, dp: int) -> int | None:
 
 
 def activation_bytes(t: TrainingSpec, r: ResolvedModel, recompute: str | None = None) -> int | None:
+    """Activation bytes per device of the layers (:func:`_activation_bytes`), kept for the last
+    spec and model asked about: an estimate asks for the item and again for the fewest-GPU
+    search (both frozen objects, so identity is enough)."""
+    last = _LAST_ACTIVATIONS
+    if last and last[0] is t and last[1] is r and last[2] == recompute:
+        found: int | None = last[3]
+        return found
+    value = _activation_bytes(t, r, recompute)
+    _LAST_ACTIVATIONS[:] = [t, r, recompute, value]
+    return value
+
+
+_LAST_ACTIVATIONS: list[Any] = []
+
+
+def _activation_bytes(t: TrainingSpec, r: ResolvedModel,
+                      recompute: str | None = None) -> int | None:
     """Activation bytes per device: layers × :func:`activation_bytes_per_layer`, rounded up
     (the first pipeline stage holds L layers' worth, Korthikanti et al. 2022 sec. 4.2.3).
 
