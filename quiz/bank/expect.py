@@ -60,6 +60,7 @@ _WHAT = {
     "compute.prefill_flops": "prefill FLOPs, 2 × active parameters × context × batch",
     "compute.decode_tokens_per_s": "decode upper bound in tokens per second (memory roofline)",
     "compute.decode_crossover_batch": "smallest decode batch that is compute-bound",
+    "trainable_params": "parameters training updates (all, or the LoRA/QLoRA adapters')",
     "training.usable": "memory of each GPU training may use (all but a 1 GiB reserve)",
     "inference.usable": "memory of each GPU serving may use (vLLM's 0.9 by default)",
     "inference.max_batch": "most sequences of `context` tokens that fit on the GPUs needed",
@@ -72,7 +73,8 @@ def _figures() -> dict[str, tuple[Kind, str]]:
 
     table: dict[str, tuple[Kind, str]] = {}
     for name in FIGURE_NAMES:
-        counted = (name in ("params", "active_params") or name.startswith("compute.")
+        counted = (name in ("params", "active_params", "trainable_params")
+                   or name.startswith("compute.")
                    or name.endswith((".devices", ".gpus_needed", ".max_batch", ".max_context")))
         part, _, item = name.partition(".")
         what = _WHAT.get(name, f"{part} {item.replace('_', ' ')}")

@@ -60,7 +60,10 @@ def check_contract(data: dict[str, Any]) -> None:
         assert set(q) == {"name", "value", "unit", "formula", "source"}
         assert q["name"] in COMPUTE_NAMES and q["unit"] == UNITS[q["name"]]
         assert type(q["value"]) is int and q["value"] > 0 and q["formula"] and q["source"]
-    assert set(data["model"]) == {"name", "preset", "params", "active_params"}
+    assert set(data["model"]) == {"name", "preset", "params", "active_params",
+                                  "trainable_params"}
+    trainable = data["model"]["trainable_params"]
+    assert trainable is None or type(trainable) is int
     assert type(data["model"]["name"]) is str
     assert type(data["model"]["params"]) is int
     assert type(data["model"]["active_params"]) is int
@@ -75,7 +78,10 @@ def check_contract(data: dict[str, Any]) -> None:
             "headroom_bytes",
             "convention",
             *PHASE_GROWN,
+            "assumptions",
         }
+        assert set(training["assumptions"]) == {"convention", "attention", "recompute", "recipe",
+                                                "usable"}
         assert set(training["per_device"]) == {"total_bytes", "items"}
         assert set(training["offloaded"]) == {"cpu", "nvme"}
         for host in training["offloaded"].values():
@@ -90,7 +96,9 @@ def check_contract(data: dict[str, Any]) -> None:
     inference = data["inference"]
     if inference is not None:
         assert set(inference) == {"per_device", "gpus_needed", "headroom_bytes", "convention",
-                                  "quantization", *PHASE_GROWN, "max_batch", "max_context"}
+                                  "quantization", *PHASE_GROWN, "max_batch", "max_context",
+                                  "assumptions"}
+        assert set(inference["assumptions"]) == {"kv_block", "usable"}
         for key in ("max_batch", "max_context"):
             assert inference[key] is None or type(inference[key]) is int
         check_quantization(inference["quantization"])
@@ -120,7 +128,19 @@ def test_contract_llama_2_7b() -> None:
         "preset": "llama-2-7b",
         "params": 6_738_415_616,
         "active_params": 6_738_415_616,
+        "trainable_params": 6_738_415_616,  # full fine-tuning: every parameter
     }
+    assert data["training"]["assumptions"] == {
+        "convention": "practice", "attention": "flash", "recompute": "none", "recipe": None,
+        "usable": None}
+    qlora = estimate(FootprintSpec.from_mapping(
+        {"model": "llama-2-7b", "gpu": "rtx-4090", "training": {"finetune": "qlora"}})).to_json()
+    # PEFT prints 19,988,480 trainable params for r 8 on every linear layer of Llama-2-7B:
+    # 32 × 8 × (4 × (4,096 + 4,096) + 3 × (4,096 + 11,008))
+    assert qlora["model"]["trainable_params"] == 32 * 8 * (4 * 8192 + 3 * 15104) == 19_988_480
+    assert qlora["training"]["assumptions"]["recipe"] == "peft-qlora (gradient checkpointing)"
+    assert qlora["inference"]["assumptions"] == {
+        "kv_block": 16, "usable": "vLLM's gpu_memory_utilization 0.9"}
     names = [i["name"] for i in data["training"]["per_device"]["items"]]
     assert names == ["weights", "gradients", "master_weights", "optimizer_states", "activations",
                      "embedding_activations", "output_activations", "logits"]

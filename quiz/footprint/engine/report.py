@@ -3,19 +3,23 @@
 Every size is an exact ``int`` of bytes. :meth:`Report.to_json` produces this contract (keys and
 types are tested in ``tests/footprint/test_footprint_json.py``)::
 
-    {"model": {"name": str, "preset": str | null, "params": int, "active_params": int},
+    {"model": {"name": str, "preset": str | null, "params": int, "active_params": int,
+               "trainable_params": int | null},
      "training": {"per_device": {"total_bytes": int, "items": [ITEM, ...]},
                   "devices": int,
                   "offloaded": {"cpu": {"total_bytes": int, "items": [ITEM, ...]},
                                 "nvme": {"total_bytes": int, "items": [ITEM, ...]}},
                   "gpus_needed": int | null, "headroom_bytes": int | null,
                   "convention": str, "usable_bytes": int | null, "complete": bool,
-                  "not_estimated": [str, ...]} | null,
+                  "not_estimated": [str, ...], "assumptions": {"convention": str,
+                  "attention": str, "recompute": str, "recipe": str | null,
+                  "usable": str | null}} | null,
      "inference": {"per_device": {"total_bytes": int, "items": [ITEM, ...]},
                    "gpus_needed": int | null, "headroom_bytes": int | null,
                    "convention": str, "quantization": QUANT | null, "usable_bytes": int | null,
                    "complete": bool, "not_estimated": [str, ...],
-                   "max_batch": int | null, "max_context": int | null} | null,
+                   "max_batch": int | null, "max_context": int | null,
+                   "assumptions": {"kv_block": int, "usable": str | null}} | null,
      "storage": {"items": [ITEM, ...], "total_bytes": int},
      "omitted": [{"phase": str, "item": str, "reason": str}, ...],
      "gpu": {"id": str, "name": str, "memory_bytes": int} | null,
@@ -98,6 +102,7 @@ _PHASE_ITEMS = {
 FIGURE_NAMES: tuple[str, ...] = (
     "params",
     "active_params",
+    "trainable_params",
     "training.total",
     *(f"training.{i}" for i in _PHASE_ITEMS["training"]),
     "training.devices",
@@ -388,6 +393,8 @@ class Report:
             return self.model.params
         if name == "active_params":
             return self.model.active_params
+        if name == "trainable_params":
+            return self.trainable_params
         section, _, what = name.partition(".")
         if section == "compute":
             return next((q.value for q in self.compute if q.name == what), None)
@@ -420,6 +427,41 @@ class Report:
         found = phase.item(what)
         return None if found is None else found.bytes
 
+    @property
+    def trainable_params(self) -> int | None:
+        """The parameters training updates, as PEFT's ``print_trainable_parameters`` counts
+        them: every parameter in full fine-tuning, the adapters' with LoRA/QLoRA; ``None``
+        when training is not estimated."""
+        if self.training is None:
+            return None
+        t = self.spec.training
+        if t.finetune == "full":
+            return self.model.params
+        from quiz.footprint.items.lora import trainable_params
+
+        return trainable_params(t, self.spec.resolved)
+
+    def assumptions(self, phase: str) -> dict[str, Any]:
+        """What ``phase`` assumed, as fields (the JSON's ``assumptions``): the convention,
+        attention kernel, recomputation and recipe for training; the KV block for serving;
+        the usable share of GPU memory for both."""
+        from quiz.footprint.engine.fit import usable_text
+
+        spec = self.spec
+        out: dict[str, Any] = {}
+        if phase == "training":
+            t = spec.training
+            out.update(convention=t.convention, attention=t.attention_kernel,
+                       recompute=t.recompute,
+                       recipe="peft-qlora (gradient checkpointing)" if t.recipe_recompute
+                       else None)
+        else:
+            out["kv_block"] = spec.inference.kv_block
+        gpu = self.gpu
+        out["usable"] = None if gpu is None else usable_text(
+            gpu.memory_bytes, phase, spec.gpu_util, gpu.unified)
+        return out
+
     def to_json(self) -> dict[str, Any]:
         """The JSON contract (see the module docstring); every size in bytes."""
         data: dict[str, Any] = {
@@ -428,9 +470,12 @@ class Report:
                 "preset": self.model.preset,
                 "params": self.model.params,
                 "active_params": self.model.active_params,
+                "trainable_params": self.trainable_params,
             },
-            "training": None if self.training is None else self.training.to_json(),
-            "inference": None if self.inference is None else self.inference.to_json(),
+            "training": None if self.training is None else {
+                **self.training.to_json(), "assumptions": self.assumptions("training")},
+            "inference": None if self.inference is None else {
+                **self.inference.to_json(), "assumptions": self.assumptions("inference")},
             "storage": (
                 {"items": [], "total_bytes": 0} if self.storage is None else self.storage.to_json()
             ),
