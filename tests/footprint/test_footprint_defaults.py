@@ -139,3 +139,20 @@ def test_max_batch_fits_at_its_value_and_not_at_one_more() -> None:
     kv = beyond.inference.item("kv_cache")
     assert kv is not None and kv.bytes == 524_288 * 15_184
     assert "15,184 tokens (15,169 in whole blocks of 16)" in kv.formula
+
+
+def test_settings_that_are_not_used_or_not_possible_are_stated() -> None:
+    # --bytes-per-token does nothing when --dataset-size gives the bytes
+    report = estimate(FootprintSpec.from_mapping(
+        {"model": "llama-2-7b", "storage": {"dataset_size": "1TB", "bytes_per_token": 4}}))
+    assert [u.key for u in report.unused] == ["storage.bytes_per_token"]
+    # optimizer offload with ZeRO-0: DeepSpeed needs stage 1 or more; said, not silent
+    off = estimate(FootprintSpec.from_mapping(
+        {"model": "llama-2-7b", "phase": "training", "training": {"offload": "cpu"}}))
+    assert any(w.startswith("optimizer offload with ZeRO stage 0") for w in off.warnings)
+    # "with no recomputation", never "with none recomputation"
+    from quiz.footprint import explain_notes
+
+    notes = " ".join(explain_notes(estimate(FootprintSpec.from_mapping(
+        {"model": "llama-2-7b", "phase": "training"}))))
+    assert "with no recomputation" in notes and "none recomputation" not in notes

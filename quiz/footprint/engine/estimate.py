@@ -123,8 +123,15 @@ capacity in the world."""
 def implausible(report: Report) -> list[str]:
     """Warnings for figures that pass any physical sense: more than :data:`MAX_DEVICE_BYTES` of
     memory on one device, or more than :data:`MAX_STORAGE_BYTES` on disk (the arithmetic is still
-    exact; the inputs are probably wrong)."""
+    exact; the inputs are probably wrong); and for optimizer offload with ZeRO stage 0, which
+    DeepSpeed refuses (issue 21 §7: nothing accepted silently)."""
     out = []
+    t = report.spec.training
+    if report.training is not None and t.offload != "none" and t.zero == 0:
+        out.append("optimizer offload with ZeRO stage 0: DeepSpeed's offload_optimizer needs "
+                   "ZeRO stage 1 or more (it moves the partitioned optimizer states; Ren et al. "
+                   "2021, ZeRO-Offload, sec. 4); this estimate moves them off the GPU all the "
+                   "same, as if the stage were 1 with one data-parallel rank")
     for phase in report.phases:
         if phase.total_bytes > MAX_DEVICE_BYTES:
             big = max(phase.items, key=lambda i: i.bytes)
@@ -170,6 +177,9 @@ def unused(spec: FootprintSpec) -> list[Unused]:
         elif t.finetune == "lora" and "double_quant" in t.model_fields_set:
             out.append(Unused("training.double_quant", "double quantization applies to "
                               "QLoRA's 4-bit base, and LoRA keeps the base 16-bit"))
+    if "bytes_per_token" in st.model_fields_set and st.dataset_size is not None:
+        out.append(Unused("storage.bytes_per_token", "the dataset size is given in bytes, so "
+                          "the bytes per token are not used"))
     if spec.phase == "training":
         out += [Unused(f"inference.{k}", "the inference settings do nothing when only training "
                        "is estimated") for k in InferenceSpec.model_fields

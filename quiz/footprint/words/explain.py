@@ -53,6 +53,11 @@ from quiz.footprint.items.model_states import (
 from quiz.footprint.words.quant_notes import scheme_notes
 from quiz.footprint.words.serving_notes import serving_note
 
+_RECOMPUTE = {"none": "no recomputation", "selective": "selective recomputation",
+              "full": "full recomputation"}
+"""The recomputation modes in words ("with no recomputation", never "with none
+recomputation")."""
+
 
 def explain_notes(report: Report, *, units: str = "GB") -> list[str]:
     """Notes comparing this estimate's conventions with other tools', with this case's numbers.
@@ -299,7 +304,7 @@ def activation_notes(report: Report) -> list[str]:
             "8 bytes per token for the int64 token ids). Fused or chunked cross-entropy kernels "
             "(Liger Kernel's FusedLinearCrossEntropy, Apple's Cut Cross-Entropy) never "
             f"materialise them. Here the logits are {size} than one layer's activations "
-            f"({b(one_layer)} with {t.recompute} recomputation): their size grows with the "
+            f"({b(one_layer)} with {_RECOMPUTE[t.recompute]}): their size grows with the "
             f"vocabulary ({count_noun(r.vocab, 'entry', 'entries')}), not with the layers.")
     else:
         flat = t.model_copy(update={"pp": 1})
@@ -357,7 +362,7 @@ def compute_notes(report: Report) -> list[str]:
         hardware = figures.get("training_hardware_flops")
         if hardware is not None:
             text += (
-                f"; with {t.recompute} recomputation the GPUs execute {format_count(hardware)} "
+                f"; with {_RECOMPUTE[t.recompute]} the GPUs execute {format_count(hardware)} "
                 f"FLOPs, so the hardware FLOPs utilization is {hardware / flops:.3f} × the MFU "
                 "for the same run time (Chowdhery et al. 2022, app. B)")
         else:
