@@ -189,6 +189,13 @@ def run_analyze(argv: Sequence[str]) -> int:
     for path in missing:
         print(f"quiz analyze: {path}: no such file or folder", file=sys.stderr)
     analysis = analyze([Path(p) for p in ns.results if p not in missing], library)
+    if analysis.files_read == 0:
+        # Nothing to analyse: an empty table (or JSON of zeros) would read as a class that
+        # answered nothing; say why each file was not read instead.
+        for message in analysis.messages:
+            print(message, file=sys.stderr)
+        print("quiz analyze: no results file could be read", file=sys.stderr)
+        return EXIT_ERRORS
     if ns.json:
         import json
 
@@ -201,7 +208,4 @@ def run_analyze(argv: Sequence[str]) -> int:
     if (ns.json or ns.csv) and analysis.messages:
         for message in analysis.messages:
             print(message, file=sys.stderr)
-    if analysis.files_read == 0:
-        print("quiz analyze: no results file could be read", file=sys.stderr)
-        return EXIT_ERRORS
     return EXIT_OK

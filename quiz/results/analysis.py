@@ -31,6 +31,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import stat
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -179,10 +181,17 @@ def read_file(path: Path) -> tuple[str | None, list[tuple[str, _Attempt]], list[
     """One results file: its learner id (``None`` when the file cannot be used), its answers
     and the messages about it (each begins with the file's path)."""
     try:
-        with path.open("rb") as handle:
+        # O_NONBLOCK: a named pipe opens at once (and is refused below) instead of waiting for
+        # a writer; a device such as /dev/zero is refused before it is read without end.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                return None, [], [f"{path}: not a regular file: not a quiz results export"]
             document = json.load(handle)
     except OSError as exc:
         return None, [], [f"{path}: cannot be read ({exc.strerror or exc})"]
+    except RecursionError:
+        return None, [], [f"{path}: nested too deeply to be a quiz results export"]
     except UnicodeDecodeError:
         return None, [], [f"{path}: not UTF-8 text: not a quiz results export"]
     except json.JSONDecodeError as exc:

@@ -1,0 +1,47 @@
+"""``quiz analyze`` on hostile results files: deep nesting, a named pipe, a device, and a run
+where no file could be read (nothing on standard output then, only the reasons)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from quiz.cli import main
+from quiz.results.analysis import read_file
+
+
+def test_deeply_nested_json_is_a_message_not_a_traceback(tmp_path: Path) -> None:
+    path = tmp_path / "deep.json"
+    path.write_text('{"format": ' + "[" * 100_000 + "]" * 100_000 + "}", "utf-8")
+    learner, answers, messages = read_file(path)
+    assert learner is None and answers == []
+    assert messages == [f"{path}: nested too deeply to be a quiz results export"]
+
+
+def test_a_named_pipe_is_refused_without_waiting_for_a_writer(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    learner, _, messages = read_file(fifo)
+    assert learner is None
+    assert messages == [f"{fifo}: not a regular file: not a quiz results export"]
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+def test_a_device_is_refused_before_reading_it(tmp_path: Path) -> None:
+    link = tmp_path / "zero.json"
+    link.symlink_to("/dev/zero")
+    learner, _, messages = read_file(link)
+    assert learner is None
+    assert messages == [f"{link}: not a regular file: not a quiz results export"]
+
+
+def test_nothing_read_prints_no_empty_table(tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "x.json").write_text("not json", "utf-8")
+    assert main(["analyze", str(tmp_path / "x.json")]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert f"{tmp_path / 'x.json'}:1:1: not valid JSON" in captured.err
+    assert "no results file could be read" in captured.err
