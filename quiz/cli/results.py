@@ -119,11 +119,17 @@ def run_results(argv: Sequence[str]) -> int:
     db = progress_db(ns.data_dir)
     answers = []
     if db.exists():
-        from quiz.study.store import Store, StoreError
+        from quiz.study.store import Store, StoreError, damage_text
 
         try:
             with Store.open(db) as store:
+                if store.notice and store.problem is None:
+                    # A damaged file was set aside: say so, or "no answers recorded yet"
+                    # below would read as if the student had never studied.
+                    print(f"quiz results: {store.notice}", file=sys.stderr)
                 answers = collect(store, library, learner)
+                if store.damage:
+                    print(f"quiz results: {damage_text(store)}", file=sys.stderr)
         except (StoreError, OSError) as exc:
             print(f"quiz results: {exc}", file=sys.stderr)
             return EXIT_ERRORS

@@ -45,3 +45,17 @@ def test_nothing_read_prints_no_empty_table(tmp_path: Path,
     assert captured.out == ""
     assert f"{tmp_path / 'x.json'}:1:1: not valid JSON" in captured.err
     assert "no results file could be read" in captured.err
+
+
+def test_export_from_a_damaged_progress_file_says_it_was_set_aside(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "progress.db").write_text("garbage, not SQLite", "utf-8")
+    assert main(["results", "export", "--data-dir", str(data), "--learner", "s1",
+                 "--out", str(tmp_path / "out.json")]) == 0
+    err = capsys.readouterr().err
+    aside = [p.name for p in data.iterdir() if p.name.startswith("progress.db.damaged-")]
+    assert len(aside) == 1
+    assert f"The progress file {data / 'progress.db'} could not be used" in err
+    assert aside[0] in err
