@@ -381,10 +381,27 @@ def format_stats(stats: object, width: int = 80) -> str:
     def name(text: str) -> str:
         return text if len(text) <= name_width else text[:name_width - 1] + "…"
 
-    lines.append(f"{'Topic':<{name_width}}  {'Accuracy':>8}  {'Answers':>7}  {'Seen':>9}  "
-                 f"{'Mastered':>8}  {'Due':>4}")
+    narrow = width - fixed < 12
+    """Too narrow for the topic table with a readable name (and for the session table): each
+    row becomes a heading line and an indented line of its figures, wrapped to ``width``."""
+
+    def figures(text: str) -> list[str]:
+        return textwrap.wrap(text, width, initial_indent="     ", subsequent_indent="     ")
+
+    if narrow:
+        lines.append("Topics")
+    else:
+        lines.append(f"{'Topic':<{name_width}}  {'Accuracy':>8}  {'Answers':>7}  {'Seen':>9}  "
+                     f"{'Mastered':>8}  {'Due':>4}")
     for t in stats.topics:
         acc = f"{t.accuracy:.0%}" if t.answered else "-"
+        if narrow:
+            cut = t.name if len(t.name) <= width - 2 else t.name[:width - 3] + "…"
+            lines.append(f"  {cut}")
+            lines += figures(f"accuracy {acc} · {plural(t.answered, 'answer')} · "
+                             f"{t.seen}/{t.questions} seen · {t.mastered} mastered · "
+                             f"{t.due} due")
+            continue
         lines.append(f"{name(t.name):<{name_width}}  {acc:>8}  {t.answered:>7}  "
                      f"{f'{t.seen}/{t.questions}':>9}  {t.mastered:>8}  {t.due:>4}")
     lines.append("")
@@ -394,7 +411,8 @@ def format_stats(stats: object, width: int = 80) -> str:
                   for x in stats.leeches]
         lines.append("")
     head = f"{'#':>3}  {'Started':<16}  {'Mode':<8}  {'Score':>11}  {'Result':<14}  {'Time':>7}"
-    lines.append(head + "  Status")
+    narrow_sessions = len(head) + 2 + len("Status") > width
+    lines.append("Sessions" if narrow_sessions else head + "  Status")
     for s in stats.sessions:
         if s.mode == "exam":
             score = f"{s.correct}/{s.total} {s.score:.0%}"
@@ -406,7 +424,10 @@ def format_stats(stats: object, width: int = 80) -> str:
         row = (f"{s.id:>3}  {s.started_at:<16}  {s.mode:<8}  {score:>11}  {result:<14}  "
                f"{time_used:>7}")
         status = status_words(s.status)
-        if len(row) + 2 + len(status) <= width:
+        if narrow_sessions:
+            lines.append(f"{s.id:>3}  {s.started_at:<16}  {s.mode}"[:width])
+            lines += figures(f"score {score} · {result} · time {time_used} · {status}")
+        elif len(row) + 2 + len(status) <= width:
             lines.append(f"{row}  {status}")
         else:  # on a line of its own, under the row, never past the edge
             lines += [row, f"{'':>5}{status}"[:width]]

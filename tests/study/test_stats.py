@@ -167,3 +167,32 @@ def test_quiz_stats_lines_fit_80_columns(tmp_path: Path) -> None:
     assert "continued as a retry" in text and "(abandoned)" not in text
     (memory,) = [line for line in text.splitlines() if line.startswith("Memory footprint")]
     assert memory.split("  ")[0] == "Memory footprint of training vers…"
+
+
+@pytest.mark.parametrize("width", [40, 50, 64])
+def test_quiz_stats_lines_fit_a_narrow_terminal(tmp_path: Path, width: int) -> None:
+    """``quiz stats`` in a 40-64 column terminal: no line past its edge (the topic table and
+    the session list were 52 and 69+ columns wide whatever the terminal), nothing lost."""
+    from quiz.cli.study import format_stats
+
+    lib = make_library(*(question_data(f"m{i}") for i in range(4)),
+                       topics={"memory": "Memory footprint of training versus inference",
+                               "precision": "Precision"})
+    with Store.open(tmp_path / "p.db") as store:
+        _practice(store, lib, ["B", "A"])
+        _exam(store, lib, ["B", "A", None, "B"])
+        stats = compute(store, lib, T0 + timedelta(days=1))
+    text = format_stats(stats, width)
+    lines = text.splitlines()
+    assert all(len(line) <= width for line in lines), max(lines, key=len)
+    assert "Memory footprint" in text
+    if width < 58:  # the topic table needs 46 columns and 12 for a name
+        assert "accuracy 60% · 5 answers · 3/4 seen · 0 mastered · 1 due" in " ".join(
+            line.strip() for line in lines)
+    else:
+        assert any(line.startswith("Memory footprint")
+                   and line.endswith("60%        5        3/4         0     1") for line in lines)
+    assert "score 2/4 50% · pass · time 2:05 · finished" in " ".join(
+        line.strip() for line in lines)
+    assert "score 1/2 50% · 2 of 4 done · time - · open" in " ".join(
+        line.strip() for line in lines)
