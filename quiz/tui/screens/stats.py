@@ -14,7 +14,7 @@ from textual.widgets import Static
 from quiz.bank.library import Library
 from quiz.bank.terminal import cell_width
 from quiz.study.stats import Stats, compute, status_words
-from quiz.study.store import Store
+from quiz.study.store import Store, damage_text
 from quiz.tui.content import assemble, literal
 from quiz.tui.widgets.bars import bar, fit_label, sparkline
 from quiz.tui.widgets.key_bar import KeyBar
@@ -39,6 +39,9 @@ class StatsScreen(Screen[None]):
     def __init__(self, store: Store, library: Library, *, now: datetime) -> None:
         super().__init__()
         self.stats: Stats = compute(store, library, now)
+        self.damage: str | None = damage_text(store) if store.damage else None
+        """The damaged rows of the progress file skipped while computing, said on the page
+        (the figures would otherwise fall short without a word)."""
 
     def compose(self) -> ComposeResult:
         st = self.stats
@@ -49,6 +52,8 @@ class StatsScreen(Screen[None]):
                                   f"· {st.due} due today · {plural(st.answers, 'answer')} "
                                   "given"),
                          id="stats-overview", markup=False)
+            if self.damage:
+                yield Static(literal(self.damage), id="stats-damage", markup=False)
             yield Static("Accuracy per topic (trend: one mark per session, oldest first)",
                          classes="section-title", markup=False)
             # One line per topic at 80 columns (the page's padding and scrollbar take 3): name
