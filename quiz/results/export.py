@@ -143,6 +143,25 @@ def _key(library: Library | None, question_id: str) -> tuple[str | None, list[st
     return question.topic, sorted([answer] if isinstance(answer, str) else answer)
 
 
+def _drawn_order(library: Library, question_id: str,
+                 plan: dict[str, Any]) -> tuple[str, ...] | None:
+    """The option keys of ``question_id`` in the order a session with this stored ``plan``
+    showed them, drawn again as :meth:`quiz.study.shown.PreparedQuestions.keys_shown` drew
+    them (from the plan's ``option_seed`` and the question id, or bank order without one)."""
+    import random
+
+    from quiz.study.shown import option_order
+
+    try:
+        question = library.question(question_id)
+    except KeyError:
+        return None
+    seed = plan.get("option_seed")
+    option_seed = int(seed) if isinstance(seed, int | str) and str(seed).isdigit() else None
+    rng = random.Random(f"{option_seed}:{question_id}") if option_seed is not None else None
+    return option_order(question, rng)
+
+
 def collect(store: Store, library: Library | None, learner: str) -> list[ExportedAnswer]:
     """Every answer in ``store``, oldest first, as :class:`ExportedAnswer` records of
     ``learner``; ``library`` (the banks studied) supplies each question's topic and key."""
@@ -150,13 +169,23 @@ def collect(store: Store, library: Library | None, learner: str) -> list[Exporte
 
     sessions = {s.id: s for s in store.sessions()}
     shown: dict[int, dict[str, str]] = {}
+    hash_of: dict[str, str] | None = None
     out: list[ExportedAnswer] = []
     for answer in store.answers():
         session = sessions.get(answer.session_id)
         if session is not None and answer.session_id not in shown:
-            shown[answer.session_id] = {qid: keys for qid, keys in plan_entries(session.plan)
-                                        if keys}
-        order = shown.get(answer.session_id, {}).get(answer.question_id)
+            shown[answer.session_id] = dict(plan_entries(session.plan))
+        order: str | tuple[str, ...] | None = shown.get(answer.session_id, {}).get(
+            answer.question_id)
+        if order == "" and session is not None and library is not None:
+            # Drawn as the question was shown (practice, review, cram): draw it again, when
+            # the question is still the one answered (same content hash).
+            if hash_of is None:
+                from quiz.study.recorder import QuestionIndex
+
+                hash_of = QuestionIndex.of(library).hash_of
+            if hash_of.get(answer.question_id) == answer.content_hash:
+                order = _drawn_order(library, answer.question_id, session.plan)
         topic, key = _key(library, answer.question_id)
         variant = getattr(answer, "variant", None)
         out.append(ExportedAnswer(

@@ -59,3 +59,32 @@ def test_export_from_a_damaged_progress_file_says_it_was_set_aside(
     assert len(aside) == 1
     assert f"The progress file {data / 'progress.db'} could not be used" in err
     assert aside[0] in err
+
+
+def test_a_shuffled_practice_session_exports_the_options_shown(tmp_path: Path) -> None:
+    """A practice session stores only an option seed (the order is drawn as each question is
+    shown): the export draws the same order again instead of leaving ``options_shown`` out."""
+    from datetime import UTC, datetime
+
+    from quiz.results.export import collect
+    from quiz.study.recorder import QuestionIndex, Recorder
+    from quiz.study.session import SessionConfig, StudySession
+    from quiz.study.store import Store
+    from tests.conftest import make_library, question_data
+
+    t0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+    lib = make_library(*(question_data(f"q{i}") for i in range(4)))
+    seen: dict[str, list[str]] = {}
+    with Store.open(tmp_path / "p.db") as store:
+        s = StudySession.from_questions(lib.questions, SessionConfig(shuffle=True, seed=11))
+        assert "ids" in s.plan() and "option_seed" in s.plan()
+        sid = store.start_session("practice", ("test-bank",), 11, s.plan(), now=t0)
+        s.sink = Recorder(store, sid, "practice", QuestionIndex.of(lib), now=lambda: t0)
+        for _ in range(4):
+            seen[s.current.question.id] = [o.key for o in s.current.options]
+            s.answer("a")
+            if not s.at_last:
+                s.next()
+        answers = collect(store, lib, "s1")
+    assert {a.question_id: a.options_shown for a in answers} == seen
+    assert any(order != sorted(order) for order in seen.values())  # shuffled indeed
