@@ -413,13 +413,15 @@ class BankCache:
         except OSError:
             self._off = True
             return None
-        problem = ("it is not a folder" if not stat.S_ISDIR(info.st_mode)
-                   else _unsafe_owner(info, "folder"))
+        is_folder = stat.S_ISDIR(info.st_mode)
+        problem = "it is not a folder" if not is_folder else _unsafe_owner(info, "folder")
         if problem is not None:
             self._off = True
+            fix = (f"Use a folder only you can write: chmod 700 {self.folder}, or set "
+                   "QUIZ_CACHE_DIR" if is_folder else  # chmod cannot make a file a folder
+                   "Set QUIZ_CACHE_DIR to a folder only you can write")
             self._note(f"validated-bank cache {self.folder}: {problem}; its entries are not "
-                       f"used and none is written (banks load in full). Use a folder only you "
-                       f"can write: chmod 700 {self.folder}, or set QUIZ_CACHE_DIR")
+                       f"used and none is written (banks load in full). {fix}")
             return None
         try:
             key_file = self._key_file

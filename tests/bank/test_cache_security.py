@@ -270,3 +270,15 @@ def test_the_study_command_line_says_the_note(bank: Path, tmp_path: Path) -> Non
     assert out.returncode == 0, out.stderr
     assert f"quiz: validated-bank cache {folder}: this folder can be written by other users" \
         in out.stderr
+
+
+def test_a_cache_path_that_is_a_file_is_not_told_to_chmod(
+        bank: Path, tmp_path: Path, full_loads: list[str]) -> None:
+    """chmod 700 on a file would not make it a cache folder: the hint names the real fix."""
+    folder = tmp_path / "cache"
+    folder.write_text("a file, not a folder", "utf-8")
+    report = load_library([bank], cache_dir=folder)
+    assert report.library is not None and folder.read_text("utf-8") == "a file, not a folder"
+    assert report.notes == [
+        f"validated-bank cache {folder}: it is not a folder; its entries are not used and none "
+        "is written (banks load in full). Set QUIZ_CACHE_DIR to a folder only you can write"]
