@@ -202,15 +202,19 @@ def load(paths: Sequence[str]) -> Library | None:
 def open_store(data_dir: Path | None) -> Store | None:
     """Open the progress store; print why not (and return ``None``) when it cannot be used."""
     from quiz.paths import PROGRESS_DB, progress_db
+    from quiz.paths import data_dir as folder_of
     from quiz.study.store import Store, StoreError
 
+    folder = folder_of(data_dir, create=False)
+    if folder.exists() and not folder.is_dir():
+        print(f"quiz: the data folder {folder} is a file, not a folder: progress cannot be kept "
+              "there; name a folder with --data-dir DIR or QUIZ_DATA_DIR", file=sys.stderr)
+        return None
     try:
         try:
             path = progress_db(data_dir)
         except OSError:  # a folder that cannot be made: Store.open says so, and runs unsaved
-            from quiz.paths import data_dir as folder
-
-            path = folder(data_dir, create=False) / PROGRESS_DB
+            path = folder / PROGRESS_DB
         store = Store.open(path)
     except (StoreError, OSError) as exc:
         print(f"quiz: {exc}", file=sys.stderr)
