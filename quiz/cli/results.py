@@ -79,6 +79,20 @@ def _write(parser: argparse.ArgumentParser, out: str | None, text: str, *, force
         raise
 
 
+def _bad_iri_base(base: str) -> bool:
+    """True when ``base`` cannot start an xAPI activity id (an absolute IRI, RFC 3987): it must
+    be http or https with a host, and hold no whitespace or control character."""
+    from urllib.parse import urlsplit
+
+    if any(c.isspace() or ord(c) < 32 or ord(c) == 127 for c in base):
+        return True
+    try:
+        parts = urlsplit(base)
+    except ValueError:
+        return True
+    return parts.scheme not in ("http", "https") or not parts.hostname
+
+
 def _library(paths: Sequence[str]) -> Library | None:
     from quiz.cli.study import load
 
@@ -104,6 +118,10 @@ def run_results(argv: Sequence[str]) -> int:
     from quiz.results.export import to_json as results_json
     from quiz.results.xapi import to_xapi
 
+    if _bad_iri_base(ns.iri_base):
+        parser.error(f"--iri-base: give an absolute http:// or https:// address with a host "
+                     f"and no spaces or control characters (found {ns.iri_base!r}): xAPI "
+                     "activity ids are built from it")
     library = _library(list(ns.paths) or [str(bundled_bank_dir())])
     if library is None:
         return EXIT_ERRORS

@@ -88,3 +88,23 @@ def test_a_shuffled_practice_session_exports_the_options_shown(tmp_path: Path) -
         answers = collect(store, lib, "s1")
     assert {a.question_id: a.options_shown for a in answers} == seen
     assert any(order != sorted(order) for order in seen.values())  # shuffled indeed
+
+
+@pytest.mark.parametrize("base", ["notaniri", "javascript:alert(1)", "https://x.org/a b",
+                                  "https://", "ftp://x.org/", "https://x.org/\x1b[31m"])
+def test_an_iri_base_that_would_make_invalid_activity_ids_is_refused(
+        tmp_path: Path, base: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """xAPI activity ids must be absolute IRIs: a relative, scriptable, spaced or control-
+    character base made statements an LRS rejects (and the export said nothing)."""
+    assert main(["results", "export", "--format", "xapi", "--iri-base", base,
+                 "--data-dir", str(tmp_path / "d"), "--learner", "s1"]) == 2
+    err = capsys.readouterr().err
+    assert "--iri-base: give an absolute http:// or https:// address with a host" in err
+
+
+def test_an_ordinary_iri_base_is_kept(tmp_path: Path,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["results", "export", "--format", "xapi", "--iri-base",
+                 "https://lrs.example.edu/quiz", "--data-dir", str(tmp_path / "d"),
+                 "--learner", "s1"]) == 0
+    assert capsys.readouterr().out.strip() == "[]"
