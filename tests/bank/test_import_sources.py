@@ -460,14 +460,19 @@ def test_a_computed_question_is_exported_as_its_rendered_text(tmp_path: Path,
                                                               suffix: str) -> None:
     """Issue 20 §6's default: the first variant, as plain text; nothing that would compute it
     again travels in the comment, so the import has nothing to warn about."""
+    from quiz.bank.variants import bank_with_variants
+
     (tmp_path / "served.yaml").write_text(COMPUTED, encoding="utf-8")
-    original = _library(tmp_path / "served.yaml").questions[0]
+    (bank,) = _library(tmp_path / "served.yaml").banks
+    original = bank.questions[0]
     out = tmp_path / f"served{suffix}"
-    export_banks(list(_library(tmp_path / "served.yaml").banks), out)
+    export_banks([bank_with_variants(bank, 2)], out)
     assert "vary" not in out.read_text(encoding="utf-8")
     (tmp_path / "back").mkdir()
     report = import_files([out], tmp_path / "back" / "served.yaml")
     assert [n for _, n in report.notes] == []
-    back = _library(tmp_path / "back" / "served.yaml").questions[0]
-    assert back.stem == original.stem and "{{" not in back.stem
-    assert back.full_explanation == original.full_explanation
+    first, second = _library(tmp_path / "back" / "served.yaml").questions
+    assert (first.id, second.id) == ("served-001", "served-001.v2")  # ids as exported
+    assert first.stem == original.stem and "{{" not in first.stem
+    assert first.full_explanation == original.full_explanation
+    assert second.stem.startswith("Mistral")

@@ -29,6 +29,7 @@ picks the format, gives fresh ids, fills what a format cannot carry with ``TODO`
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -150,6 +151,16 @@ def json_type(value: Any) -> str:
         return "a number"
     names: dict[type, str] = {str: "text", list: "a list", dict: "an object"}
     return names.get(type(value), type(value).__name__)
+
+
+def id_from(name: str) -> str:
+    """A source's question name as an id: kept as it is when it is already a slug (``kv.v2``,
+    ``q_1``: ids quiz exports), else made one (``Moodle activities`` → ``moodle-activities``)."""
+    from quiz.bank.model import SLUG_PATTERN
+    from quiz.bank.template import slug
+
+    name = name.strip()
+    return name if re.match(SLUG_PATTERN, name) and len(name) <= 120 else slug(name)
 
 
 def placeholder(what: str) -> str:

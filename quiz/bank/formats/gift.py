@@ -46,6 +46,7 @@ from quiz.bank.formats import (
     Note,
     Parsed,
     checked_meta,
+    id_from,
     letters,
     question_data,
     written_questions,
@@ -316,7 +317,7 @@ def _question(block: list[tuple[int, str]], category: str | None, meta: dict[str
     if bank_index is not None:
         data["bank"] = bank_index
     if title:
-        data["id"] = slug(title)
+        data["id"] = id_from(title)
     if category and _category_parts(category):
         data["topic"] = slug(_category_parts(category)[-1])
     data["question"] = stem

@@ -42,6 +42,7 @@ from quiz.bank.formats import (
     Note,
     Parsed,
     checked_meta,
+    id_from,
     letters,
     question_data,
     written_questions,
@@ -302,7 +303,7 @@ def _question(element: ET.Element, kind: str, line: int, result: Parsed,
     data: dict[str, Any] = {"line": line}
     ident = (element.findtext("idnumber") or "").strip() or _text(element.find("name"))
     if ident.strip():
-        data["id"] = slug(ident)
+        data["id"] = id_from(ident)
     tags = [slug(t.findtext("text") or "") for t in element.findall("tags/tag")]
     if tags:
         data["tags"] = [t for t in tags if t != "bank"]

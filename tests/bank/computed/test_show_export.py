@@ -92,7 +92,7 @@ def test_export_variants_writes_plain_text(tmp_path: Path,
     report = load_library([back])
     assert report.library is not None, [str(d) for d in report.diagnostics]
     assert [q.id for q in report.library.questions] == [
-        "model-states-001", "model-states-001-v2", "kv-cache-001", "kv-cache-001-v2"]
+        "model-states-001", "model-states-001.v2", "kv-cache-001", "kv-cache-001.v2"]
     assert "A literal {{ stays as written." in report.library.questions[0].full_explanation
     assert all(q.vary is None and q.answer_figure is None for q in report.library.questions)
 
