@@ -187,7 +187,7 @@ def collect(store: Store, library: Library | None, learner: str) -> list[Exporte
             if hash_of.get(answer.question_id) == answer.content_hash:
                 order = _drawn_order(library, answer.question_id, session.plan)
         topic, key = _key(library, answer.question_id)
-        variant = getattr(answer, "variant", None)
+        variant = answer.variant
         out.append(ExportedAnswer(
             learner=learner, session_id=answer.session_id,
             mode=session.mode if session is not None else "practice",

@@ -207,6 +207,22 @@ def test_the_json_export_names_every_answer(tmp_path: Path,
     assert learner_id(tmp_path / "d") == learner  # kept, not made again
 
 
+def test_a_computed_question_s_variant_is_exported(tmp_path: Path) -> None:
+    with Store.open(tmp_path / "d" / "progress.db") as store:
+        session = store.start_session("practice", ("class-bank",), 1, {"ids": "q1"})
+        store.record_answer(AnswerRecord(
+            session_id=session, question_id="q1", bank_id="class-bank", content_hash="h",
+            chosen=("B",), correct=True, seconds=3.0,
+            answered_at=datetime(2026, 12, 1, 9, tzinfo=UTC),
+            variant={"model": "llama-3-8b", "inference.batch": 16}))
+        answer = collect(store, None, "v")[0]
+    assert answer.variant == {"model": "llama-3-8b", "inference.batch": 16}
+    assert answer.options_shown is None  # the plan kept only the ids
+    made: dict[str, Any] = statement(answer)
+    assert made["context"]["extensions"]["https://quiz.invalid/extensions/variant"] == {
+        "model": "llama-3-8b", "inference.batch": 16}
+
+
 def test_the_csv_export_is_a_row_per_answer_safe_for_spreadsheets(
         tmp_path: Path) -> None:
     bank = write_bank(tmp_path)
