@@ -191,7 +191,7 @@ def _analyze_parser() -> argparse.ArgumentParser:
     out = parser.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="print JSON")
     out.add_argument("--csv", action="store_true", help="print one table as CSV (--table)")
-    parser.add_argument("--table", choices=CSV_TABLES, default="questions",
+    parser.add_argument("--table", choices=CSV_TABLES,
                         help="with --csv: which table (default questions)")
     return parser
 
@@ -201,6 +201,8 @@ def run_analyze(argv: Sequence[str]) -> int:
     file was read (messages about the others are printed), 1 when none was, 2 for usage."""
     parser = _analyze_parser()
     ns = parser.parse_args(list(argv))
+    if ns.table is not None and not ns.csv:
+        parser.error("--table picks which table --csv prints: add --csv")
     from quiz.results.analysis import analyze
     from quiz.results.report import render, to_csv
 
@@ -225,7 +227,7 @@ def run_analyze(argv: Sequence[str]) -> int:
 
         print(json.dumps(analysis.to_json(), indent=2, ensure_ascii=False))
     elif ns.csv:
-        sys.stdout.write(to_csv(analysis, ns.table))
+        sys.stdout.write(to_csv(analysis, ns.table or "questions"))
     else:
         width = shutil.get_terminal_size((80, 24)).columns if sys.stdout.isatty() else 80
         sys.stdout.write(render(analysis, width))

@@ -108,3 +108,12 @@ def test_an_ordinary_iri_base_is_kept(tmp_path: Path,
                  "https://lrs.example.edu/quiz", "--data-dir", str(tmp_path / "d"),
                  "--learner", "s1"]) == 0
     assert capsys.readouterr().out.strip() == "[]"
+
+
+def test_table_without_csv_is_a_usage_error(tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """--table picks the CSV table: without --csv it was silently ignored (the full report
+    printed, not the learners table asked for)."""
+    (tmp_path / "x.json").write_text("{}", "utf-8")
+    assert main(["analyze", str(tmp_path / "x.json"), "--table", "learners"]) == 2
+    assert "--table picks which table --csv prints: add --csv" in capsys.readouterr().err
