@@ -100,8 +100,7 @@ def test_the_fixture_bank_written_from_format_md_validates() -> None:
     assert set(first.distractor_review) == {"A", "B", "C"}
     assert first.distractor_review["A"].startswith("53.9 GB leaves out the optimizer states")
     assert "107.8 GB" in first.distractor_review["C"]
-    assert "A literal {{ stays as written." in first.full_explanation
-    assert "{{" not in first.stem + first.short_explanation
+    assert "{{" not in first.stem + first.short_explanation + first.full_explanation
     assert first.worked_example is not None
     assert first.worked_example.caption == "Llama-2-7B: model states in mixed BF16 with adamw"
     assert second.options["A"] != second.options["B"]
@@ -134,13 +133,13 @@ def test_a_variant_renders_its_own_scenario_and_figures() -> None:
 
 def test_placeholders_in_a_written_question() -> None:
     text = HEAD + """\
-    question: How much do the weights of {{ model.name }} take in BF16?
+    question: How much do the weights of {{ model.name }} take in BF16 ({{{{ stays)?
     options: {A: "{{ inference.weights | GB:2 }}", B: "{{ inference.weights | GiB:2 }} GB"}
     answer: A
     distractor_review: {B: "This is the GiB number ({{ inference.weights | GiB:2 }}) labelled GB."}
 """ + BODY.replace("phase: training", "phase: inference")
     question = only_question(load(text))
-    assert question.stem == "How much do the weights of Llama-2-7B take in BF16?"
+    assert question.stem == "How much do the weights of Llama-2-7B take in BF16 ({{ stays)?"
     assert question.options == {"A": "13.48 GB", "B": "12.55 GiB GB"}
     assert question.distractor_review["B"] == "This is the GiB number (12.55 GiB) labelled GB."
 
