@@ -121,3 +121,22 @@ def test_unknown_preset_hint() -> None:
     with pytest.raises(PresetError, match="h100-80gb"):
         get_gpu("h100")
     assert get_model("LLAMA-2-7B").id == "llama-2-7b"
+
+
+THIRD_EDITION = {  # issue 21 §3: Hugging Face safetensors parameter counts
+    "llama-3.1-8b": 8_030_261_248, "llama-3.1-70b": 70_553_706_496,
+    "llama-3.1-405b": 405_853_388_800, "llama-3.2-1b": 1_235_814_400,
+    "llama-3.2-3b": 3_212_749_824, "qwen2.5-7b": 7_615_616_512, "qwen2.5-72b": 72_706_203_648,
+    "gemma-2-9b": 9_241_705_984, "gemma-2-27b": 27_227_128_320,
+    "mistral-nemo-12b": 12_247_782_400, "mixtral-8x22b": 140_620_634_112,
+    "phi-3-mini": 3_821_079_552,
+}
+
+
+@pytest.mark.parametrize("pid", list(THIRD_EDITION))
+def test_third_edition_presets_match_their_published_counts(pid: str) -> None:
+    preset = get_model(pid)
+    assert preset.published_params == THIRD_EDITION[pid]
+    assert abs(preset.params - THIRD_EDITION[pid]) <= THIRD_EDITION[pid] * 2 // 1000
+    if not preset.published_rounded:
+        assert preset.params == THIRD_EDITION[pid]
