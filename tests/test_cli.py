@@ -31,10 +31,9 @@ def test_version_and_help() -> None:
 
 def test_validate_bundled_bank_is_clean() -> None:
     # The bundled bank's size changes with its content: its counts are asserted by
-    # tests/bank/test_bundled_bank.py; here only that it is clean, with no warnings.
-    # --ignore hand-typed-figure: until the bundled banks' figures are converted to
-    # placeholders (issue 20 §6, content-fix), when this option goes.
-    out = run("validate", "--ignore", "hand-typed-figure", str(BANK_ROOT))
+    # tests/bank/test_bundled_bank.py; here only that it is clean, with no warnings (and so no
+    # figure typed by hand: rule Q114, issue 20).
+    out = run("validate", "--strict", str(BANK_ROOT))
     assert out.returncode == 0, out.stdout + out.stderr
     assert "warning" not in out.stdout + out.stderr
     assert out.stdout.strip().splitlines()[-1].startswith("ok: ")
