@@ -65,7 +65,11 @@ def run_show(argv: Sequence[str]) -> int:
 
         print(json.dumps(data, indent=2, ensure_ascii=False))
     else:
-        print(as_text(data))
+        from quiz.bank.terminal import terminal_safe
+
+        # Bank text is data: a control character is shown as its picture (ESC as ␛), never
+        # sent to the terminal (as the app and quiz validate show it).
+        print("\n".join(terminal_safe(line) for line in as_text(data).split("\n")))
     return EXIT_OK
 
 
