@@ -169,6 +169,13 @@ def render_question(question: dict[str, Any], spec_of: SpecOf,
     plan = _plan(question, errors)
     example = question.get("worked_example")
     footprint = example.get("footprint") if isinstance(example, dict) else None
+    if not isinstance(footprint, dict) and not errors and not any(
+            key in question for key in COMPUTED_KEYS) and all(
+            not template.formats for _, template in plan.templates):
+        # Only '{{{{' escapes: a plain question that writes a literal '{{' (a Twig or Jinja
+        # snippet, say) needs no scenario; its text is the escapes written out.
+        return _replace_texts(question, {loc: template.render({})
+                                         for loc, template in plan.templates}), {}
     if not isinstance(footprint, dict):
         where = next((loc for loc, _ in plan.templates), None) or next(
             (k,) for k in (*COMPUTED_KEYS, "question") if k in question)
