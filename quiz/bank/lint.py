@@ -23,14 +23,14 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Literal
 
 from quiz.bank import yaml_reader
 from quiz.bank.library import Diagnostic, Library, LoadedBank
 from quiz.bank.model import Question
+from quiz.bank.places import Places as _Places
+from quiz.bank.places import Position
 from quiz.bank.problems import mark_position
-from quiz.bank.text_checks import decode, normalise
 
 
 @dataclass(frozen=True)
@@ -219,97 +219,7 @@ def _lint_library(library: Library, rules: Iterable[str] | None,
     return [d for _, d in found]
 
 
-# --- Where things are written --------------------------------------------------------------------
-
-Position = tuple[int, int]
-
-
-class _Places:
-    """Line:column of a bank file's values, read again from the file (0, 0 when unknown)."""
-
-    def __init__(self, value: Any, marks: dict[int, yaml_reader.Marks], text: str = "") -> None:
-        self._value = value
-        self._marks = marks
-        self.text = text
-        """The file's text (normalised as the loader reads it), for places inside a value."""
-        self._line_starts: list[int] | None = None
-
-    def line_col(self, index: int) -> Position:
-        """The 1-based line and column of character ``index`` of :attr:`text` (a binary
-        search in the lines' starts, found once: a 45 MB file has many findings)."""
-        import bisect
-
-        if self._line_starts is None:
-            starts = [0]
-            find = self.text.find
-            at = find("\n")
-            while at >= 0:
-                starts.append(at + 1)
-                at = find("\n", at + 1)
-            self._line_starts = starts
-        line = bisect.bisect_right(self._line_starts, index)
-        return line, index - self._line_starts[line - 1] + 1
-
-    @classmethod
-    def read(cls, path: Path) -> _Places:
-        try:
-            text, problem = decode(path.read_bytes())
-        except OSError:
-            return cls(None, {})
-        if text is None or problem is not None:
-            return cls(None, {})
-        # Tabs become spaces one for one, so every column stays where it was.
-        text = normalise(text)[0].replace("\t", " ")
-        doc = yaml_reader.build(text)
-        return cls(doc.value if not doc.fatal else None, doc.marks, text)
-
-    def _marks_of(self, container: Any) -> yaml_reader.Marks | None:
-        return self._marks.get(id(container)) if container is not None else None
-
-    def _question(self, index: int) -> Any:
-        questions = self._value.get("questions") if isinstance(self._value, dict) else None
-        if isinstance(questions, list) and index < len(questions):
-            return questions[index]
-        return None
-
-    def _at(self, container: Any, key: str, *, of_key: bool = False) -> Position | None:
-        marks = self._marks_of(container)
-        if marks is None:
-            return None
-        table = marks[1] if of_key else marks[2]
-        if not isinstance(table, dict):
-            return None
-        mark = table.get(key)
-        return mark_position(mark) if mark is not None else None
-
-    def question(self, index: int) -> Position:
-        """Where question ``index`` starts (its first key)."""
-        marks = self._marks_of(self._question(index))
-        return mark_position(marks[0]) if marks is not None else (0, 0)
-
-    def value(self, index: int, key: str, sub: str | None = None) -> Position:
-        """Where the value of ``key`` of question ``index`` is written (with ``sub``: the value of
-        that key inside it, e.g. an option); the question's start when it is not there."""
-        question = self._question(index)
-        if sub is None:
-            place = self._at(question, key)
-        else:
-            inner = question.get(key) if isinstance(question, dict) else None
-            place = self._at(inner, sub)
-        return place or self.question(index)
-
-    def key(self, index: int, key: str) -> Position:
-        """Where the key ``key`` of question ``index`` is written (its start if absent)."""
-        return self._at(self._question(index), key, of_key=True) or self.question(index)
-
-    def header(self, key: str, sub: str | None = None, *, of_key: bool = False) -> Position:
-        """Where ``bank: key`` (or ``bank: key: sub``) is written; 0:0 when unknown."""
-        header = self._value.get("bank") if isinstance(self._value, dict) else None
-        if sub is None:
-            return self._at(header, key, of_key=of_key) or (0, 0)
-        inner = header.get(key) if isinstance(header, dict) else None
-        return self._at(inner, sub, of_key=of_key) or self._at(header, key) or (0, 0)
-
+# --- Findings -----------------------------------------------------------------------------------
 
 def _diagnostic(bank: LoadedBank, place: Position, rule: Rule, message: str,
                 hint: str | None = None) -> Diagnostic:

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from quiz.bank.bank_paths import bank_files, not_regular
 from quiz.bank.library import Diagnostic, Library, LoadedBank, LoadReport
 from quiz.bank.problems import Problem, mark_position
 
@@ -43,9 +44,6 @@ if TYPE_CHECKING:
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
 """Largest bank file read, in bytes (a 10,000-question bank is about 9 MB)."""
-
-BANK_SUFFIXES = (".yaml", ".yml")
-"""File names a folder's banks end with."""
 
 _SHAPE = "a bank file is a mapping with 'bank:' and 'questions:'"
 
@@ -155,7 +153,7 @@ def load_library(paths: Sequence[str | os.PathLike[str]], *,
                 0, 0, "an empty path names no bank file or folder (for the current folder, "
                 "write .)")])))
             continue
-        for path, problem in _expand(Path(given)):
+        for path, problem in bank_files(Path(given)):
             if problem is not None:
                 files.append((0, _FileResult(str(path), [problem])))
                 continue
@@ -320,80 +318,6 @@ def _too_big() -> str:
     return f"a bank file may have at most {MAX_FILE_BYTES:,} bytes"
 
 
-def _expand(path: Path) -> list[tuple[Path, Problem | None]]:
-    """The bank files a given path stands for, or the problem that it stands for none.
-
-    Only ``stat`` is used here: nothing is opened (opening a named pipe would block)."""
-    try:
-        mode = os.stat(path).st_mode
-    except (FileNotFoundError, NotADirectoryError, ValueError):  # ValueError: a NUL in the path
-        return [(path, Problem(0, 0, "no such file or folder"))]
-    except OSError as exc:
-        return [(path, Problem(0, 0, f"cannot read this path: {exc.strerror or exc}"))]
-    if stat.S_ISREG(mode):
-        return [(path, None)]
-    if not stat.S_ISDIR(mode):
-        return [(path, _not_regular(mode))]
-    try:
-        # Hidden names are skipped, as a shell's *.yaml does: a macOS "._bank.yaml" (AppleDouble
-        # metadata, not YAML) or a ".draft.yaml" is not part of the library.
-        files = sorted(p for p in path.iterdir() if p.suffix.lower() in BANK_SUFFIXES
-                       and not p.name.startswith(".") and not p.is_dir() and p.exists())
-        if files:
-            return [(p, None) for p in files]
-        message = "this folder has no bank files (*.yaml, *.yml)"
-        nested = _nested_bank_folder(path)
-        if nested is not None:
-            message += f" (subfolders are not searched: name them too, e.g. {nested})"
-        return [(path, Problem(0, 0, message))]
-    except OSError as exc:
-        return [(path, Problem(0, 0, f"cannot read this folder: {exc.strerror or exc}"))]
-
-
-_NESTED_DEPTH = 3
-"""How deep :func:`_nested_bank_folder` looks below a folder without banks."""
-
-_NESTED_FOLDERS = 200
-"""How many folders :func:`_nested_bank_folder` looks into at most (``quiz validate ~``)."""
-
-
-def _nested_bank_folder(folder: Path) -> Path | None:
-    """The first sub-folder (breadth first, a few levels deep, hidden ones skipped) that holds a
-    ``*.yaml`` or ``*.yml`` file, or None. Only used for the hint of an empty folder."""
-    level = [folder]
-    seen = 0
-    for _ in range(_NESTED_DEPTH):
-        below: list[Path] = []
-        for parent in level:
-            try:
-                children = sorted(p for p in parent.iterdir()
-                                  if p.is_dir() and not p.name.startswith("."))
-            except OSError:
-                continue
-            for child in children:
-                seen += 1
-                if seen > _NESTED_FOLDERS:
-                    return None
-                try:
-                    if any(p.suffix.lower() in BANK_SUFFIXES and p.is_file()
-                           for p in child.iterdir()):
-                        return child
-                except OSError:
-                    continue
-                below.append(child)
-        level = below
-    return None
-
-
-_KINDS = ((stat.S_ISFIFO, "a named pipe"), (stat.S_ISCHR, "a character device"),
-          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
-
-
-def _not_regular(mode: int) -> Problem:
-    kind = next((name for test, name in _KINDS if test(mode)), "not a file or a folder")
-    return Problem(0, 0, f"not a regular file ({kind}): give a bank file or a folder of them")
-
-
 def _load_path(path: Path, pure_python: bool, bank_cache: BankCache | None = None,
                tracker: _Tracker | None = None,
                cache_writes: list[Callable[[], None]] | None = None,
@@ -411,7 +335,7 @@ def _load_path(path: Path, pure_python: bool, bank_cache: BankCache | None = Non
         stat_ns = time.time_ns()  # when the stat was taken: see quiz.bank.cache.stat_vouches
         info = os.stat(path)
         if not stat.S_ISREG(info.st_mode):
-            return fail(_not_regular(info.st_mode))
+            return fail(not_regular(info.st_mode))
         if info.st_size > MAX_FILE_BYTES:
             return fail(Problem(0, 0, f"this file is {info.st_size:,} bytes; {too_big}"))
         # O_NONBLOCK: should the path become a named pipe after the stat, opening it must not
@@ -421,7 +345,7 @@ def _load_path(path: Path, pure_python: bool, bank_cache: BankCache | None = Non
         with open(fd, "rb") as file:
             mode = os.fstat(file.fileno()).st_mode
             if not stat.S_ISREG(mode):
-                return fail(_not_regular(mode))
+                return fail(not_regular(mode))
             if bank_cache is not None:
                 stored, digest = bank_cache.get(path.resolve(), info, file)
                 cached = None if stored is None else _from_cache(path, stored)

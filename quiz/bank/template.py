@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from quiz.bank import yaml_reader
+from quiz.bank.bank_paths import BANK_SUFFIXES
 from quiz.bank.files import kind_of, write_atomic
-from quiz.bank.load import BANK_SUFFIXES
 from quiz.bank.model import SLUG_PATTERN
 from quiz.bank.text_checks import decode, normalise
 
