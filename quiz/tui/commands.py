@@ -5,50 +5,25 @@ calculator, help, suspend, quit, screenshot: :class:`AppCommands`, a part of
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from textual.app import App, SystemCommand
+from textual.app import SystemCommand
 from textual.screen import ModalScreen, Screen
 
-from quiz.bank.library import Library
+from quiz.tui.app_state import AppState
 from quiz.tui.textual_internals import driver_of
 
 if TYPE_CHECKING:
-    from datetime import datetime
 
     from quiz.footprint import FootprintSpec
-    from quiz.study.lifecycle import Lifecycle
-    from quiz.study.recorder import QuestionIndex
-    from quiz.study.session import StudySession
-    from quiz.study.store import Store
-    from quiz.tui.ahead import ScreensAhead
     from quiz.tui.screens.start import StartScreen
 
 
-class AppCommands(App[int]):
+class AppCommands(AppState):
     """The app's global actions (its keys and the command palette's entries)."""
 
-    # What the app provides (declared for the type checker; QuizApp defines them).
-    library: Library
-    loaded: bool
-    store: Store | None
-    shuffle: bool
-    seed: int | None
-    paths: list[str] | None
-    _index: QuestionIndex | None
-    ahead: ScreensAhead
-    calculator_spec: FootprintSpec | None
-    now: Callable[[], datetime]
-
     if TYPE_CHECKING:
-        @property
-        def study(self) -> Lifecycle:
-            """The sessions' life."""
-
-        @property
-        def session(self) -> StudySession | None:
-            """The study session shown."""
 
         def _start_screen(self) -> StartScreen | None:
             """The start screen, if on the stack."""

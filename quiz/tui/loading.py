@@ -10,23 +10,17 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from textual import work
-from textual.app import App
 
 from quiz.bank.library import Diagnostic, Library, LoadReport
 from quiz.bank.terminal import terminal_safe
+from quiz.tui.app_state import AppState
 from quiz.tui.messages import BanksLoaded, BanksLoading
 from quiz.tui.screens.start import StartScreen
 
 if TYPE_CHECKING:
-    from datetime import datetime
 
     from quiz.bank.load import LoadProgress
-    from quiz.footprint import FootprintSpec
-    from quiz.study.lifecycle import Lifecycle
     from quiz.study.recorder import QuestionIndex
-    from quiz.study.session import StudySession
-    from quiz.study.store import Store
-    from quiz.tui.ahead import ScreensAhead
 
 SHOWN_WAIT_S = 2.0
 """Longest the loading worker waits for the loaded library to be on screen before it writes
@@ -43,7 +37,7 @@ class LoadFailure:
     usage: str | None = None
 
 
-class LoadsBanks(App[int]):
+class LoadsBanks(AppState):
     """The app's loading of banks: the worker, its progress on the start screen, the library
     shown (or why the app ends), and reloads."""
 
@@ -51,26 +45,7 @@ class LoadsBanks(App[int]):
     check: Callable[[Library], str | None] | None
     _load_lock: threading.Lock
 
-    # What the app provides (declared for the type checker; QuizApp defines them).
-    library: Library
-    loaded: bool
-    store: Store | None
-    shuffle: bool
-    seed: int | None
-    paths: list[str] | None
-    _index: QuestionIndex | None
-    ahead: ScreensAhead
-    calculator_spec: FootprintSpec | None
-    now: Callable[[], datetime]
-
     if TYPE_CHECKING:
-        @property
-        def study(self) -> Lifecycle:
-            """The sessions' life."""
-
-        @property
-        def session(self) -> StudySession | None:
-            """The study session shown."""
 
         def _back_to_start(self) -> None:
             """Close every screen above the start screen."""
