@@ -10,7 +10,6 @@ returns an :class:`~quiz.study.shown.Outcome` — the verdict plus everything to
 from __future__ import annotations
 
 import bisect
-import operator
 import random
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -26,6 +25,7 @@ from quiz.study.shown import (
     SessionError,
     ShownQuestion,
     build_outcome,
+    checked_index,
 )
 
 
@@ -467,11 +467,7 @@ class _AllBut(Sequence[int]):
     def __getitem__(self, index: int | slice) -> int | list[int]:
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]
-        k = operator.index(index)
-        if k < 0:
-            k += len(self)
-        if not 0 <= k < len(self):
-            raise IndexError("position index out of range")
+        k = checked_index(index, len(self), "position")
         skipped = 0
         while True:  # k plus the excluded numbers up to it; they only grow, so this ends
             now = bisect.bisect_right(self._excluded, k + skipped)

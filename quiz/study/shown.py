@@ -13,10 +13,21 @@ import operator
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, overload
+from typing import Any, SupportsIndex, overload
 
 from quiz.bank.model import OPTION_KEYS, Infographic, Question, WorkedExample
 
+
+def checked_index(index: SupportsIndex, length: int, what: str) -> int:
+    """``index`` of a sequence of ``length`` items as a position from 0, a negative one counted
+    from the end, as a list does. Raises ``IndexError`` ("``what`` index out of range") when
+    there is no such item, ``TypeError`` when ``index`` is no integer."""
+    i = operator.index(index)
+    if i < 0:
+        i += length
+    if not 0 <= i < length:
+        raise IndexError(f"{what} index out of range")
+    return i
 
 class SessionError(ValueError):
     """An action the session cannot take (answering twice, choosing the wrong number of
@@ -115,11 +126,7 @@ class PreparedQuestions(Sequence[ShownQuestion]):
     def __getitem__(self, index: int | slice) -> ShownQuestion | list[ShownQuestion]:
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]
-        i = operator.index(index)
-        if i < 0:
-            i += len(self)
-        if not 0 <= i < len(self):
-            raise IndexError("question index out of range")
+        i = checked_index(index, len(self), "question")
         shown = self._prepared[i]
         if shown is None:
             question = self.questions[i]
