@@ -9,8 +9,10 @@ machine and with its progress file; the page talks to it over a WebSocket. The s
 from __future__ import annotations
 
 import argparse
+import errno
 import ipaddress
 import shlex
+import socket
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -31,6 +33,38 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return False
+
+
+def listen_problem(host: str, port: int) -> str | None:
+    """Why ``host``:``port`` cannot be listened on, in words for the user (the port is in use,
+    a port below 1024 without the rights, a name that does not resolve), or None when every
+    address ``host`` names can be bound now. Binds as aiohttp will (SO_REUSEADDR on POSIX,
+    every address the name resolves to) and closes the sockets at once; the server binds again
+    right after, so a program taking the port in between is still reported by the server's own
+    error."""
+    try:
+        addresses = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
+                                       flags=socket.AI_PASSIVE)
+    except OSError as exc:
+        return str(exc.strerror or exc)
+    for family, kind, proto, _, address in addresses:
+        try:
+            with socket.socket(family, kind, proto) as probe:
+                if family == socket.AF_INET6:
+                    probe.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+                if sys.platform != "win32":
+                    probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                probe.bind(address)
+                probe.listen()
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                return ("the port is already in use (another program is listening there): "
+                        "stop it, or choose another port with --port N")
+            if exc.errno == errno.EACCES:
+                return (f"{exc.strerror}: ports below 1024 need administrator rights; choose "
+                        "another with --port N")
+            return str(exc.strerror or exc)
+    return None
 
 
 def app_command(paths: Sequence[str], data_dir: Path | None) -> str:
@@ -70,6 +104,11 @@ def run_serve(argv: Sequence[str]) -> int:
     ns = parser.parse_args(list(argv))
     if not 0 < ns.port < 65536:
         parser.error("--port must be from 1 to 65535")
+    host = f"[{ns.host}]" if ":" in ns.host else ns.host
+    problem = listen_problem(ns.host, ns.port)
+    if problem is not None:
+        print(f"quiz serve: cannot listen on {host}:{ns.port}: {problem}", file=sys.stderr)
+        return EXIT_ERRORS
     from quiz.cli.study import load
     from quiz.paths import bundled_bank_dir
 
@@ -82,7 +121,6 @@ def run_serve(argv: Sequence[str]) -> int:
               "file", file=sys.stderr)
     from textual_serve.server import Server
 
-    host = f"[{ns.host}]" if ":" in ns.host else ns.host
     server = Server(app_command(paths, ns.data_dir), host=ns.host, port=ns.port,
                     title="quiz", public_url=f"http://{host}:{ns.port}")
     print(f"quiz serve: open http://{host}:{ns.port} in a browser (Ctrl+C stops)",
@@ -90,7 +128,7 @@ def run_serve(argv: Sequence[str]) -> int:
     try:
         server.serve()
     except OSError as exc:
-        print(f"quiz serve: cannot listen on {ns.host}:{ns.port}: {exc.strerror or exc}",
+        print(f"quiz serve: cannot listen on {host}:{ns.port}: {exc.strerror or exc}",
               file=sys.stderr)
         return EXIT_ERRORS
     return EXIT_OK

@@ -153,3 +153,28 @@ def test_another_address_is_warned_about_and_bad_input_refused(
     assert main(["serve", "--port", "70000"]) == 2
     assert "--port must be from 1 to 65535" in capsys.readouterr().err
     assert len(started) == 2
+
+
+def test_a_port_already_in_use_is_refused_before_any_banner(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import textual_serve.server
+
+    from quiz.cli import main
+
+    def no_server(*_: object, **__: object) -> None:
+        raise AssertionError("the server must not be made when the port is taken")
+
+    monkeypatch.setattr(textual_serve.server, "Server", no_server)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = int(taken.getsockname()[1])
+        assert main(["serve", str(SEED_BANK), "--port", str(port)]) == 1
+    err = capsys.readouterr().err
+    assert err == (f"quiz serve: cannot listen on 127.0.0.1:{port}: the port is already in use "
+                   "(another program is listening there): stop it, or choose another port with "
+                   "--port N\n")
+    assert "open http" not in err
+    assert main(["serve", str(SEED_BANK), "--host", "no-such-host.invalid"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("quiz serve: cannot listen on no-such-host.invalid:8000: ")
