@@ -126,6 +126,14 @@ class ExamItem:
     flagged: bool
     seconds: float = 0.0
     """Seconds spent on the question during the exam (every visit, pauses left out)."""
+    ticked: frozenset[str] = frozenset()
+    """Letters ticked on a multiple-response question left incomplete (fewer ticks than it
+    asks for, so not an answer: ``outcome`` is ``None``); empty otherwise."""
+
+    @property
+    def incomplete(self) -> bool:
+        """True when some options were ticked but not as many as the question asks for."""
+        return self.outcome is None and bool(self.ticked)
 
     @property
     def correct(self) -> bool:
@@ -523,16 +531,17 @@ class ExamSession:
         self._credit()
         used = min(self.elapsed, self.time_limit_s)
         timed_out = self.expired
-        if self.sink is not None:
-            self.sink.save_state(self._state(used, {}))
+        if self.sink is not None:  # incomplete ticks stay, for the report read again later
+            self.sink.save_state(self._state(used, self._partial_ticks()))
         items = []
         for s in self.shown:
             letters = self.answers.get(s.question.id)
             outcome = None
             if letters is not None:
                 outcome = build_outcome(s, tuple(o for o in s.options if o.letter in letters))
+            ticked = frozenset() if outcome else self.ticks.get(s.question.id, frozenset())
             items.append(ExamItem(s, outcome, s.question.id in self.flags,
-                                  round(self.time_on.get(s.question.id, 0.0), 3)))
+                                  round(self.time_on.get(s.question.id, 0.0), 3), ticked))
 
         def tally(key: Callable[[ExamItem], str]) -> dict[str, Score]:
             result: dict[str, Score] = {}

@@ -231,3 +231,23 @@ def test_partial_ticks_survive_an_interruption(tmp_path: Path) -> None:
     resumed.choose("A")
     assert resumed.answers == {"mr": frozenset({"A", "C"})}
     store.close()
+
+
+def test_incomplete_ticks_are_in_the_report_and_in_the_report_read_again(
+        tmp_path: Path) -> None:
+    lib = make_library(question_data("mr", answer=["A", "C"]), question_data("q2"))
+    store = Store.open(tmp_path / "p.db")
+    exam = ExamSession.draw(lib.questions, SessionConfig(shuffle=False), clock=Clock())
+    sid = store.start_session("exam", ("test-bank",), None, exam.plan())
+    exam.sink = Recorder(store, sid, "exam", QuestionIndex.of(lib))
+    exam.choose("C")  # one tick of two, then submitted
+    report = exam.submit()
+    mr, q2 = report.sheet
+    assert (mr.outcome, mr.ticked, mr.incomplete) == (None, frozenset({"C"}), True)
+    assert (q2.outcome, q2.ticked, q2.incomplete) == (None, frozenset(), False)
+    assert report.score.answered == 0 and report.score.correct == 0
+    rec = store.session(sid)
+    again = ExamSession.stored_report(lib.questions, rec.plan, rec.state, [], [])
+    assert [(it.ticked, it.incomplete) for it in again.sheet] == [
+        (frozenset({"C"}), True), (frozenset(), False)]
+    store.close()

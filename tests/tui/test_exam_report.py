@@ -235,3 +235,42 @@ def test_the_report_shows_the_digits_that_tell_the_score_from_the_pass_mark() ->
                         items=())
     assert percent_text(report) == "33.3%" and report.score.percents(0.334)[1] == "33.4%"
     assert pauses_text(report) == "Taken in one sitting: no pause."
+
+
+async def test_an_incomplete_multiple_response_question_shows_its_ticks(
+        tmp_path: Path) -> None:
+    lib = make_library(question_data("mr", answer=["A", "C"]), question_data("q2"))
+    store = Store.open(tmp_path / "p.db")
+    clock = Clock()
+    app = make_app(lib, shuffle=False, store=store, clock=clock, now=Wall(),
+                   launch=Launch(mode=Mode.EXAM, minutes=10))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ExamScreen)
+        await pilot.press("c")  # one tick of the two it asks for
+        await pilot.pause()
+        screen.finish()
+        await pilot.pause()
+        report = app.screen
+        assert isinstance(report, ExamReportScreen)
+        assert [(r[0], r[2], r[3], r[4]) for r in sheet_rows(report)] == [
+            ("1", "C of 2", "A,C", "– incomplete"), ("2", "–", "B", "– none")]
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ExamRevealScreen)
+        assert app.screen.body.text_of("title") == (
+            "Question 1 · incomplete: C ticked of 2 asked for, not answered")
+    # Read again from the statistics, the ticks are still there.
+    app = make_app(lib, shuffle=False, store=store, clock=Clock(), now=Wall())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.action_stats()
+        await pilot.pause()
+        await pilot.press("e")
+        await pilot.pause()
+        report = app.screen
+        assert isinstance(report, ExamReportScreen)
+        assert [(r[2], r[4]) for r in sheet_rows(report)] == [
+            ("C of 2", "– incomplete"), ("–", "– none")]
+    store.close()

@@ -37,16 +37,27 @@ COLUMNS = ("#", "Topic", "Yours", "Key", "Result", "⚑", "Time")
 
 
 def result_text(item: ExamItem) -> str:
-    """``✓ right``, ``✗ wrong`` or ``– none`` (not answered)."""
+    """``✓ right``, ``✗ wrong``, ``– incomplete`` (a multiple-response question with fewer
+    ticks than it asks for: not an answer) or ``– none`` (nothing chosen)."""
     if item.outcome is None:
-        return "– none"
+        return "– incomplete" if item.incomplete else "– none"
     return "✓ right" if item.correct else "✗ wrong"
+
+
+def yours_text(item: ExamItem) -> str:
+    """The letters chosen (``A,C``), the letters ticked on an incomplete question with how
+    many it asks for (``A of 2``), or ``–`` when nothing was chosen."""
+    if item.outcome is not None:
+        return ",".join(o.letter for o in item.outcome.chosen)
+    if item.incomplete:
+        return f"{','.join(sorted(item.ticked))} of {item.shown.choose}"
+    return "–"
 
 
 def sheet_row(item: ExamItem, topic_names: dict[str, str]) -> tuple[str, ...]:
     """The answer sheet's cells for ``item``, as plain text (bank text made terminal-safe)."""
     shown = item.shown
-    yours = ",".join(o.letter for o in item.outcome.chosen) if item.outcome else "–"
+    yours = yours_text(item)
     key = ",".join(shown.letter_of(k) for k in sorted(shown.question.answer_keys))
     topic = topic_names.get(shown.question.topic, shown.question.topic)
     return (str(shown.number), terminal_safe(topic), yours, key, result_text(item),
@@ -54,7 +65,8 @@ def sheet_row(item: ExamItem, topic_names: dict[str, str]) -> tuple[str, ...]:
 
 
 OTHER_COLUMNS = 40
-"""Cells the columns other than the topic take (their text and padding, the scrollbar)."""
+"""Cells the columns other than the topic take (their text and padding, the scrollbar) when
+"Yours" holds at most 5 characters and "Result" at most 7 (``✓ right``)."""
 
 
 class AnswerSheet(DataTable[Text]):
@@ -82,8 +94,11 @@ class AnswerSheet(DataTable[Text]):
     def _columns_for(self, width: int) -> None:
         """Lay the columns out for ``width`` cells: the topic column takes what the others
         leave, so the answer, the key and the result stay in view on a narrow terminal."""
-        longest = max([len(row[1]) for row in self._rows()] + [len("Topic")])
-        topic = max(8, min(longest, width - OTHER_COLUMNS))
+        rows = self._rows()
+        longest = max([len(row[1]) for row in rows] + [len("Topic")])
+        wider = (max([len(row[2]) for row in rows] + [5]) - 5
+                 + max([len(row[4]) for row in rows] + [7]) - 7)
+        topic = max(8, min(longest, width - OTHER_COLUMNS - wider))
         if topic == self._topic_width:
             return
         self._topic_width = topic

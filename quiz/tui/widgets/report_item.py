@@ -13,9 +13,12 @@ from quiz.tui.widgets.reveal import RevealView
 
 
 def item_title(item: ExamItem) -> Runs:
-    """A report entry's heading: the question's number, right / wrong / not answered, and
-    whether it was flagged."""
+    """A report entry's heading: the question's number, right / wrong / not answered (or
+    incomplete, with the letters ticked), and whether it was flagged."""
     state = "right" if item.correct else ("not answered" if item.outcome is None else "wrong")
+    if item.incomplete:
+        state = (f"incomplete: {', '.join(sorted(item.ticked))} ticked of "
+                 f"{item.shown.choose} asked for, not answered")
     flag = " · ⚑ flagged" if item.flagged else ""
     return (f"Question {item.shown.number}", "bold"), f" · {state}{flag}"
 
