@@ -387,6 +387,14 @@ class BankCache:
         if text not in self.notes:
             self.notes.append(text)
 
+    def _unusable(self, what: str, exc: OSError) -> None:
+        """Turn the cache off for this run, saying why (once): its folder ``what`` (``"cannot
+        be created"``, ``"cannot be read"``) for the reason ``exc`` gives."""
+        self._off = True
+        self._note(f"validated-bank cache {self.folder}: it {what} ({exc.strerror or exc}); "
+                   "no entry is used or written (banks load in full at every start). Set "
+                   "QUIZ_CACHE_DIR to a folder you can write")
+
     def _entry(self, path: Path) -> Path:
         name = hashlib.blake2b(str(path).encode("utf-8", "surrogatepass"),
                                digest_size=16).hexdigest()
@@ -401,17 +409,17 @@ class BankCache:
             return self._secret
         try:
             info = os.stat(self.folder)
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):  # missing, or under a file
             if not create:
                 return None
             try:
                 make_private_dirs(self.folder)
                 info = os.stat(self.folder)
-            except OSError:
-                self._off = True
+            except OSError as exc:
+                self._unusable("cannot be created", exc)
                 return None
-        except OSError:
-            self._off = True
+        except OSError as exc:
+            self._unusable("cannot be read", exc)
             return None
         is_folder = stat.S_ISDIR(info.st_mode)
         problem = "it is not a folder" if not is_folder else _unsafe_owner(info, "folder")
@@ -453,9 +461,11 @@ class BankCache:
         :attr:`notes`); with the file's :func:`content_hash` when it was computed (``None``
         when the rest of the key already differed, or the stat vouches for the content: see
         :func:`stat_vouches`). ``bank`` is left anywhere: seek before reading it again. The
-        payload is read and checked only by :meth:`Stored.decode`."""
+        payload is read and checked only by :meth:`Stored.decode`. A missing folder is made
+        here (0700), as :meth:`put` would: one that cannot be made turns the cache off with a
+        note at the first file, not silently at the first write."""
         digest: str | None = None
-        key = self._usable_key(create=False)
+        key = self._usable_key(create=True)
         if key is None:
             return None, None
         entry = self._entry(path)

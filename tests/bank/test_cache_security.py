@@ -282,3 +282,29 @@ def test_a_cache_path_that_is_a_file_is_not_told_to_chmod(
     assert report.notes == [
         f"validated-bank cache {folder}: it is not a folder; its entries are not used and none "
         "is written (banks load in full). Set QUIZ_CACHE_DIR to a folder only you can write"]
+
+
+def test_a_cache_folder_that_cannot_be_made_is_said_once_not_silent(
+        bank: Path, tmp_path: Path, full_loads: list[str]) -> None:
+    """QUIZ_CACHE_DIR=/proc/nonexist turned the cache off without a word: now it is a note,
+    given at the first file (the writes come after the report, in the study app)."""
+    (tmp_path / "file").write_text("not a folder", "utf-8")
+    folder = tmp_path / "file" / "cache"
+    later: list[object] = []
+    report = load_library([bank], cache_dir=folder, cache_writes=later)  # type: ignore[arg-type]
+    assert report.library is not None and full_loads == [str(bank)] and len(later) == 1
+    assert report.notes == [
+        f"validated-bank cache {folder}: it cannot be created (Not a directory); no entry is "
+        "used or written (banks load in full at every start). Set QUIZ_CACHE_DIR to a folder "
+        "you can write"]
+
+
+def test_the_study_command_line_says_a_cache_folder_cannot_be_made(
+        bank: Path, tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("not a folder", "utf-8")
+    folder = tmp_path / "file" / "cache"
+    env = dict(os.environ, QUIZ_CACHE_DIR=str(folder))
+    out = subprocess.run([sys.executable, "-m", "quiz", "stats", str(bank)], capture_output=True,
+                         text=True, timeout=60, stdin=subprocess.DEVNULL, env=env)
+    assert out.returncode == 0, out.stderr
+    assert out.stderr.count(f"quiz: validated-bank cache {folder}: it cannot be created") == 1
