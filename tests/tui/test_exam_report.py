@@ -19,6 +19,7 @@ from quiz.tui.screens.exam_reveal import ExamRevealScreen
 from quiz.tui.screens.paused import PausedScreen
 from quiz.tui.screens.question import QuestionScreen
 from quiz.tui.screens.stats import StatsScreen
+from quiz.tui.widgets.key_bar import KeyBar
 from quiz.tui.widgets.status_line import StatusLine
 from tests.conftest import make_library, question_data
 from tests.tui.test_exam_flow import Clock, plain, sheet_rows
@@ -184,6 +185,9 @@ async def test_a_strict_exam_has_no_pause_and_runs_on_the_wall_clock(tmp_path: P
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, ExamScreen) and screen.exam.strict
+        # The key bar does not offer what a strict exam refuses.
+        assert [c.description for c in screen.query_one(KeyBar).cells] == [
+            "Next", "Prev", "Flag", "Map", "Submit…", "Help", "Quit", "palette"]
         await pilot.press("t")
         await pilot.pause()
         assert app.screen is screen

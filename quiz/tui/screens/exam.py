@@ -49,13 +49,16 @@ class ExamScreen(QuestionKeys, HiddenWhenCovered):
     """A running exam: question, options, the clock, flags; the report after submitting."""
 
     BINDINGS = [
+        # Every exam key, Help and Quit fit the key bar at 80 columns with "Prev" for Previous
+        # (79 cells with the palette key); the hint line spells them out.
         Binding("n", "next", "Next"),
-        Binding("p", "previous", "Previous"),
+        Binding("p", "previous", "Prev", tooltip="Previous question"),
         Binding("r", "flag", "Flag"),
         Binding("l", "map", "Map"),
         Binding("s", "submit", "Submit…"),
-        # Shown on the hint line (the key bar is full at 80 columns).
-        Binding("t", "pause", "Pause", show=False),
+        Binding("t", "pause", "Pause"),
+        # A strict exam has no pause: its bar leaves t out, and t says why on the hint line.
+        Binding("t", "no_pause", "Pause", show=False),
         *QUESTION_BINDINGS,
         # The calculator still opens with m (the help lists it), but the exam's own keys and
         # Help and Quit are what fit in the key bar at 80 columns.
@@ -114,6 +117,19 @@ class ExamScreen(QuestionKeys, HiddenWhenCovered):
                 self._warned.add(minutes)
                 self.notify(f"{plural(minutes, 'minute')} left.", title="Time",
                             severity="warning", timeout=8, markup=False)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Pause is in a strict exam's key bar neither shown nor bound (``no_pause`` answers
+        t there)."""
+        if action == "pause":
+            return not self.exam.strict
+        if action == "no_pause":
+            return self.exam.strict
+        return True
+
+    def action_no_pause(self) -> None:
+        """t in a strict exam: say on the hint line that it has no pause."""
+        self.action_pause()
 
     def action_pause(self) -> None:
         """Stop the clock and hide the question (not in a strict exam)."""
