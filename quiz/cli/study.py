@@ -377,8 +377,8 @@ def format_stats(stats: object, width: int = 80) -> str:
 
     assert isinstance(stats, Stats)
     lines = textwrap.wrap(
-        f"Questions: {stats.seen} seen, {stats.mastered} mastered, {stats.due} due today, "
-        f"of {stats.questions}; {plural(stats.answers, 'answer')} given", width) + [""]
+        f"Questions: {stats.seen} of {stats.questions} seen, {stats.mastered} mastered, "
+        f"{stats.due} due today; {plural(stats.answers, 'answer')} given", width) + [""]
     fixed = 2 + 8 + 2 + 7 + 2 + 9 + 2 + 8 + 2 + 4
     name_width = max(5, min(max([len(t.name) for t in stats.topics] + [5]), width - fixed))
 

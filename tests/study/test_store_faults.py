@@ -281,6 +281,6 @@ def test_a_data_folder_that_cannot_be_made_runs_without_saving(disk: Path) -> No
     finally:
         remount(disk, "rw")
     assert out.returncode == 0, out.stderr
-    assert out.stdout.startswith("Questions: 0 seen")
+    assert out.stdout.startswith("Questions: 0 of ")
     assert (f"quiz: the progress file {data / 'progress.db'} cannot be written now (the file "
             "or its folder is read-only); it is read as it is") in out.stderr
