@@ -17,6 +17,7 @@ from quiz.tui.textual_internals import driver_of
 if TYPE_CHECKING:
 
     from quiz.footprint import FootprintSpec
+    from quiz.study.store_rows import SessionRecord
     from quiz.tui.screens.start import StartScreen
 
 
@@ -93,17 +94,43 @@ class AppCommands(AppState):
             self.push_screen(StatsScreen(self.store, self.library, now=self.now()))
 
     def action_exam_report(self) -> None:
-        """Show the report of the last exam submitted from these banks (from the
-        statistics), as it was shown when submitted."""
-        from quiz.study.lifecycle import StartRefused
-        from quiz.tui.screens.exam_report import ExamReportScreen
+        """Read a submitted exam's report again (from the statistics), as it was shown when
+        submitted: the only exam's at once; with several, the one chosen from a list of them,
+        newest first (:class:`~quiz.tui.screens.exam_pick.ExamPickScreen`)."""
+        from quiz.study.stats import compute
+        from quiz.tui.screens.exam_pick import ExamPickScreen
+        from quiz.tui.screens.stats import StatsScreen
 
         exams = self.study.submitted_exams() if self.loaded else []
         if not exams:
             self.notify("No exam submitted yet from these banks.", markup=False)
             return
+        if len(exams) == 1:
+            self._open_exam_report(exams[0])
+            return
+        screen = self.screen
+        if isinstance(screen, StatsScreen):
+            rows = screen.stats.sessions
+        else:
+            assert self.store is not None  # submitted_exams() is empty without a store
+            rows = compute(self.store, self.library, self.now()).sessions
+        by_id = {row.id: row for row in rows}
+        records = {rec.id: rec for rec in exams}
+
+        def chosen(session_id: int | None) -> None:
+            if session_id is not None:
+                self._open_exam_report(records[session_id])
+
+        self.push_screen(ExamPickScreen([by_id[rec.id] for rec in exams if rec.id in by_id]),
+                         chosen)
+
+    def _open_exam_report(self, record: SessionRecord) -> None:
+        """Show the report of the submitted exam ``record`` (Esc comes back here)."""
+        from quiz.study.lifecycle import StartRefused
+        from quiz.tui.screens.exam_report import ExamReportScreen
+
         try:
-            report = self.study.exam_report(exams[0])
+            report = self.study.exam_report(record)
         except StartRefused as exc:
             self.notify(str(exc), severity="warning", markup=False)
             return

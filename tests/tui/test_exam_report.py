@@ -278,3 +278,60 @@ async def test_an_incomplete_multiple_response_question_shows_its_ticks(
         assert [(r[2], r[4]) for r in sheet_rows(report)] == [
             ("C of 2", "– incomplete"), ("–", "– none")]
     store.close()
+
+
+async def test_any_earlier_exam_report_is_chosen_from_the_statistics(tmp_path: Path) -> None:
+    from textual.widgets import OptionList
+
+    from quiz.tui.screens.exam_pick import ExamPickScreen
+
+    store = Store.open(tmp_path / "p.db")
+    clock = Clock()
+    wall = Wall()
+    app = make_app(six(), shuffle=False, store=store, clock=clock, now=wall,
+                   launch=Launch(mode=Mode.EXAM, minutes=10))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await _take_exam(pilot, app, clock)  # 6 questions, 2 right
+        await pilot.press("e")  # the 4 missed ones again, as an exam
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ExamScreen) and screen.exam.total == 4
+        await pilot.press("b")
+        await pilot.pause()
+        screen.finish()
+        await pilot.pause()
+        assert isinstance(app.screen, ExamReportScreen)
+    app = make_app(six(), shuffle=False, store=store, clock=Clock(), now=wall)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.action_stats()
+        await pilot.pause()
+        await pilot.press("e")
+        await pilot.pause()
+        picker = app.screen
+        assert isinstance(picker, ExamPickScreen)
+        options = picker.query_one(OptionList)
+        labels = [str(options.get_option_at_index(i).prompt)
+                  for i in range(options.option_count)]
+        # Newest first: the retake (1 of 4 right), then the first exam (2 of 6).
+        assert [label.split("  ", 1)[1] for label in labels] == [
+            "███░░░░░░░░░  25%  1/4  below the mark  0:00",
+            "████░░░░░░░░  33%  2/6  below the mark  1:00"]
+        await pilot.press("down", "enter")
+        await pilot.pause()
+        report = app.screen
+        assert isinstance(report, ExamReportScreen)
+        assert len(sheet_rows(report)) == 6
+        assert plain(report.query_one("#report-score", Static)) == (
+            "Score 2 of 6 right (33%); 3 not answered")
+        await pilot.press("escape")  # back to the statistics, and the list again
+        await pilot.pause()
+        assert isinstance(app.screen, StatsScreen)
+        await pilot.press("e", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ExamReportScreen) and len(sheet_rows(app.screen)) == 4
+        await pilot.press("escape", "e", "escape")
+        await pilot.pause()
+        assert isinstance(app.screen, StatsScreen)
+    store.close()

@@ -57,7 +57,8 @@ Exam report
                  (n p next, previous; Esc back to the sheet)
   a w f u        list all, wrong, flagged or unanswered questions
   p  e           retake the missed ones as practice or as an exam
-  e              (statistics) the last exam's report again
+  e              (statistics) an exam's report again: the list of
+                 exams submitted, newest first; Enter opens one
 
 Summary
   r              retry what you missed

@@ -30,7 +30,7 @@ class StatsScreen(Screen[None]):
 
     BINDINGS = [
         Binding("escape", "back", "Back"),
-        Binding("e", "app.exam_report", "Last exam report"),
+        Binding("e", "app.exam_report", "Exam reports"),
         Binding("ctrl+n", "app.new_session", "New session"),
         Binding("question_mark", "app.help", "Help", show=False),
         Binding("q", "app.request_quit", "Quit"),
