@@ -329,8 +329,12 @@ class _Builder:
                 event.anchor, self.lines, event.start_mark, scalar))
 
     def _duplicate(self, key: str, first: yamlio.ParserMark, again: yamlio.ParserMark) -> None:
-        self.problem(again, f"duplicate key '{key}' on line {again.line + 1}: it is already on "
-                     f"line {first.line + 1} (a key may appear once per mapping)")
+        if first.line == again.line:  # a flow mapping, {A: x, A: y}: the columns tell them apart
+            where = (f"at {again.line + 1}:{again.column + 1}: it is already at "
+                     f"{first.line + 1}:{first.column + 1}")
+        else:
+            where = f"on line {again.line + 1}: it is already on line {first.line + 1}"
+        self.problem(again, f"duplicate key '{key}' {where} (a key may appear once per mapping)")
 
 
 def _comment_starts(text: str) -> set[int]:

@@ -146,7 +146,9 @@ def test_duplicate_key_at_top_level_and_in_flow(pure: bool) -> None:
     text = bank(question(options="{A: a, B: b, B: c}")) + "bank: {id: x, title: y}\n"
     report = load_bank_text(text, pure_python=pure)
     assert found(report) == [
-        (9, 27, "error", "duplicate key 'B' on line 9: it is already on line 9 (a key may "
+        # Both on line 9: the columns say which is which (it read "on line 9: it is already
+        # on line 9").
+        (9, 27, "error", "duplicate key 'B' at 9:27: it is already at 9:21 (a key may "
                          "appear once per mapping)"),
         (14, 1, "error", "duplicate key 'bank' on line 14: it is already on line 1 (a key may "
                          "appear once per mapping)"),
