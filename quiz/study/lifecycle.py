@@ -9,7 +9,6 @@ can be tested without a terminal. It never imports Textual.
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
@@ -79,8 +78,9 @@ class Lifecycle:
 
     ``store`` keeps answers and settings (``None``: nothing is kept); ``index`` gives the bank
     and content hash of every question (built when first asked); ``clock`` times answers and
-    exams (monotonic seconds), ``now`` stamps records (UTC-aware); ``pid`` is written in
-    each plan, so another running quiz does not offer this one's session for resumption.
+    exams (monotonic seconds), ``now`` stamps records (UTC-aware). Which running quiz owns a
+    session is its lock (:mod:`quiz.study.owners`), not its plan: plans no longer name a
+    process (an old plan's ``"pid"`` is read and ignored).
 
     Attributes:
         session: the practice, review or cram session shown (``None``: none yet, or an exam).
@@ -93,13 +93,12 @@ class Lifecycle:
     def __init__(self, library: Library, *, store: Store | None = None,
                  index: Callable[[], QuestionIndex] | None = None,
                  clock: Callable[[], float] = time.monotonic,
-                 now: Callable[[], datetime] = utc_now, pid: int | None = None) -> None:
+                 now: Callable[[], datetime] = utc_now) -> None:
         self.library = library
         self.store = store
         self._index = index
         self.clock = clock
         self.now = now
-        self.pid = os.getpid() if pid is None else pid
         self.session: StudySession | None = None
         self.exam: ExamSession | None = None
         self.recorder: Recorder | None = None
@@ -307,7 +306,6 @@ class Lifecycle:
             # reading each question object) is written once its first question is shown
             # (:meth:`plan_to_write`, issue 13); an exam's, with its time limit, at once.
             plan = exam.plan() if exam is not None else {}
-            plan["pid"] = self.pid
             banks = tuple(b.header.id for b in self.library.banks)
             sid = self.store.start_session(mode, banks, config.seed, plan, now=self.now())
             self.recorder = Recorder(self.store, sid, mode, self.index, now=self.now)
@@ -355,9 +353,7 @@ class Lifecycle:
         if pending is None or pending[1] is not session or self.store is None:
             self._plan_to_write = pending
             return
-        plan = session.plan()
-        plan["pid"] = self.pid
-        self.store.set_plan(pending[0], plan)
+        self.store.set_plan(pending[0], session.plan())
 
     def retry(self, question_ids: Sequence[str], *, shuffle: bool = True,
               seed: int | None = None, as_mode: Mode | str | None = None) -> Session:

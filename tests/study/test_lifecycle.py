@@ -36,11 +36,11 @@ def _library(n: int = 4) -> Library:
                           for i in range(n)))
 
 
-def _life(tmp_path: Path, library: Library | None = None, *, pid: int = 4242,
+def _life(tmp_path: Path, library: Library | None = None, *,
           clock: Clock | None = None) -> tuple[Lifecycle, Store]:
     store = Store.open(tmp_path / "p.db")
     life = Lifecycle(library or _library(), store=store, clock=clock or Clock(),
-                     now=lambda: NOW, pid=pid)
+                     now=lambda: NOW)
     return life, store
 
 
@@ -52,7 +52,8 @@ def test_a_practice_session_is_made_with_its_mode_clock_and_sink(tmp_path: Path)
     assert session.mode is Mode.PRACTICE and session.clock is clock
     assert isinstance(session.sink, Recorder) and session.sink is life.recorder
     (rec,) = store.open_sessions()
-    assert rec.mode == "practice" and rec.plan == {"pid": 4242}
+    # No process id in the plan (the session's lock tells which quiz studies it).
+    assert rec.mode == "practice" and rec.plan == {}
     life.write_plan(session)  # once the first question is shown
     assert store.session(rec.id).plan["ids"] == "q0\nq1\nq2\nq3"
     clock.t += 7
@@ -101,7 +102,7 @@ def test_review_and_cram_say_why_they_cannot_start(tmp_path: Path) -> None:
 
 def test_an_interrupted_session_is_offered_and_resumed_where_it_was_left(
         tmp_path: Path) -> None:
-    life, store = _life(tmp_path, pid=2 ** 22 + 17)  # a process that is not running
+    life, store = _life(tmp_path)
     session = life.start(SessionConfig(shuffle=False))
     assert isinstance(session, StudySession)
     life.write_plan(session)
@@ -117,8 +118,26 @@ def test_an_interrupted_session_is_offered_and_resumed_where_it_was_left(
     assert resumed.mode is Mode.PRACTICE and isinstance(resumed.sink, Recorder)
 
 
+def test_a_plan_written_with_a_process_id_is_still_resumed(tmp_path: Path) -> None:
+    """Plans written before the session locks name a ``"pid"``: it is read and ignored."""
+    life, store = _life(tmp_path)
+    session = life.start(SessionConfig(shuffle=False))
+    assert isinstance(session, StudySession)
+    life.write_plan(session)
+    session.answer({session.current.letter_of("B")})
+    (rec,) = store.open_sessions()
+    store.set_plan(rec.id, {**rec.plan, "pid": 2 ** 22 + 17})
+    again = Lifecycle(_library(), store=store, clock=Clock(), now=lambda: NOW)
+    offer = again.resume_offer()
+    assert offer is not None
+    resumed = again.resume(offer.waiting)
+    assert isinstance(resumed, StudySession) and resumed.position == 1
+    assert [s.question.id for s in resumed.shown] == [s.question.id for s in session.shown]
+    store.close()
+
+
 def test_the_resume_offer_speaks_of_the_mode_asked_for(tmp_path: Path) -> None:
-    life, store = _life(tmp_path, pid=2 ** 22 + 17)
+    life, store = _life(tmp_path)
     session = life.start(SessionConfig(shuffle=False))
     assert isinstance(session, StudySession)
     life.write_plan(session)
@@ -198,7 +217,7 @@ def test_an_interrupted_exam_resumes_with_its_time_left_without_a_terminal(
     """The core half of tests/tui/test_exam_flow.py's resume test: the offer's words, the
     position, the flags and the time left."""
     clock = Clock()
-    life, store = _life(tmp_path, _library(5), pid=2 ** 22 + 17, clock=clock)
+    life, store = _life(tmp_path, _library(5), clock=clock)
     exam = life.start(SessionConfig(shuffle=False), Mode.EXAM, minutes=5)
     assert isinstance(exam, ExamSession)
     exam.choose(exam.current.letter_of("B"))
