@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from quiz.bank import yaml_reader
-from quiz.bank.model import BankFile
+from quiz.bank.model import BankFile, Question
 from quiz.bank.problems import Problem, line_col, mark_position, value_positions
 from quiz.bank.terminal import cell_width, expand_tabs
 
@@ -23,24 +23,46 @@ DIAGRAM_COLUMNS = 76
 has a margin and a scrollbar)."""
 
 
+def _rendered_diagrams(question: Question) -> list[str]:
+    """The ``text`` infographic of a computed question as each of its variants shows it (the
+    placeholders written out as numbers); the first is the variant ``question`` renders."""
+    found = []
+    for values in question.variants():
+        info = question.with_variant(values).infographic
+        if info is not None and info.text is not None:
+            found.append(info.text)
+    return found
+
+
 def wide_diagrams(text: str, value: dict[str, Any],
-                  marks: dict[int, yaml_reader.Marks]) -> list[Problem]:
+                  marks: dict[int, yaml_reader.Marks],
+                  bank: BankFile | None = None) -> list[Problem]:
     """A warning for each ``text`` infographic with lines wider than :data:`DIAGRAM_COLUMNS`
     terminal cells (tabs expanded to stops every 4, as the app shows them; a CJK character takes
     two cells, a combining accent none): the app wraps them (nothing is cut), which breaks a
-    diagram's columns. The warning is at the first such line."""
+    diagram's columns. The warning is at the first such line. A diagram with placeholders
+    (``{{ training.total | GB }}``) is measured as shown, in every variant of its question
+    (``bank``: the file's questions as validated, in file order; without it, as written)."""
     found = []
-    for question in value.get("questions", []):
+    questions = value.get("questions", [])
+    for position, question in enumerate(questions):
         info = question.get("infographic") if isinstance(question, dict) else None
         if not isinstance(info, dict) or not isinstance(info.get("text"), str):
             continue
         diagram: str = info["text"]
         lines = diagram.split("\n")
-        widths = [cell_width(expand_tabs(line)) for line in lines]
-        widest = max(widths)
+        shown = [lines]
+        if "{{" in diagram and bank is not None and len(bank.questions) == len(questions):
+            shown = [d.split("\n") for d in _rendered_diagrams(bank.questions[position])]
+        widest, first = 0, 0
+        for rendered in shown:
+            widths = [cell_width(expand_tabs(line)) for line in rendered]
+            if max(widths) > widest:
+                widest = max(widths)
+                first = next((i for i, w in enumerate(widths) if w > DIAGRAM_COLUMNS), 0)
         if widest <= DIAGRAM_COLUMNS:
             continue
-        first = next(i for i, w in enumerate(widths) if w > DIAGRAM_COLUMNS)
+        first = min(first, len(lines) - 1)  # a placeholder's text has no line break
         offset = sum(len(line) + 1 for line in lines[:first])
         offset += len(lines[first]) - len(lines[first].lstrip(" "))
         mark = marks[id(info)][2]["text"]

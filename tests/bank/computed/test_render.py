@@ -252,3 +252,26 @@ def test_written_options_that_read_the_same_in_a_variant() -> None:
     assert found[0][:2] == (8, 56)  # at the second of the two
     assert "in the variant training.grad_precision=bf16: options A and B both read '13.48 GB'" \
         in found[0][2]
+
+
+def _with_diagram(*lines: str) -> str:
+    """The fixture with a text infographic of ``lines`` on its first question (the diagram's
+    first line is on line 34)."""
+    text = FIXTURE.read_text("utf-8")
+    diagram = "".join(f"        {line}\n" for line in lines)
+    anchor = '    worked_example:\n      caption: "{{ model.name }}: model states'
+    assert anchor in text
+    return text.replace(anchor, "    infographic:\n      text: |\n" + diagram + anchor, 1)
+
+
+def test_a_diagram_is_measured_as_shown_not_as_its_placeholders_are_written() -> None:
+    # 77 columns as written, 71 to 76 as shown (Llama-2-7B ... Mistral-7B-v0.1): it fits.
+    report = load(_with_diagram("per model:", "x" * 60 + " {{ model.name }}"))
+    assert report.ok and [d for d in report.diagnostics if "diagram" in d.message] == []
+    # 76 columns as written; 6,738,415,616 (7B) and 13,015,864,320 (13B) parameters make it
+    # 77 and 78 as shown: the widest variant is reported, at the line that is too wide.
+    report = load(_with_diagram("parameters:", "x" * 63 + " {{ params }}"))
+    assert [(d.line, d.column, d.message) for d in report.diagnostics
+            if "diagram" in d.message] == [
+        (35, 9, "this diagram has lines 78 columns wide: on an 80-column terminal lines over 76 "
+                "wrap, which breaks its columns; keep them to 76 or fewer")]
