@@ -137,6 +137,16 @@ class FootprintParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n(see {self.prog} --help)\n")
 
 
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """``--help`` wrapped at spaces only: a flag name (``--tied-embeddings``, ``--no-double-quant``)
+    is never split over two lines, as textwrap's default break at hyphens would (issue 21 §7).
+    The description and epilog stay as written (raw)."""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        text = " ".join(text.split())
+        return textwrap.wrap(text, width, break_on_hyphens=False, break_long_words=False)
+
+
 def _description() -> str:
     return ("Estimate the memory (per device) and storage of training and serving a model, "
             "showing every formula and its source.")
@@ -144,7 +154,7 @@ def _description() -> str:
 
 def _epilog() -> str:
     return EXAMPLES.format(bounds="\n".join(
-        textwrap.wrap(bounds_text(FIELDS), 78, subsequent_indent="  ")))
+        textwrap.wrap(bounds_text(FIELDS), 78, subsequent_indent="  ", break_on_hyphens=False)))
 
 
 def build_parser(prog: str = "quiz footprint") -> FootprintParser:
@@ -152,7 +162,7 @@ def build_parser(prog: str = "quiz footprint") -> FootprintParser:
     (``quiz footprint: error: unrecognized arguments: --bogus; did you mean ...?``), not an
     outer parser's."""
     parser = FootprintParser(prog=prog, description=_description(), epilog=_epilog(),
-                             formatter_class=argparse.RawDescriptionHelpFormatter)
+                             formatter_class=HelpFormatter)
     add_arguments(parser)
     parser.set_defaults(func=run)
     return parser
@@ -206,7 +216,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         help="training vs inference memory and storage, with the arithmetic shown",
         description=_description(),
         epilog=_epilog(),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     # add_parser builds a plain ArgumentParser; FootprintParser only overrides methods.
     parser.__class__ = FootprintParser

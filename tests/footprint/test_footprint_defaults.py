@@ -146,10 +146,9 @@ def test_settings_that_are_not_used_or_not_possible_are_stated() -> None:
     report = estimate(FootprintSpec.from_mapping(
         {"model": "llama-2-7b", "storage": {"dataset_size": "1TB", "bytes_per_token": 4}}))
     assert [u.key for u in report.unused] == ["storage.bytes_per_token"]
-    # optimizer offload with ZeRO-0: DeepSpeed needs stage 1 or more; said, not silent
-    off = estimate(FootprintSpec.from_mapping(
-        {"model": "llama-2-7b", "phase": "training", "training": {"offload": "cpu"}}))
-    assert any(w.startswith("optimizer offload with ZeRO stage 0") for w in off.warnings)
+    # it is in the JSON too, with why
+    assert report.to_json()["unused"] == [{"key": "storage.bytes_per_token", "reason": (
+        "the dataset size is given in bytes, so the bytes per token are not used")}]
     # "with no recomputation", never "with none recomputation"
     from quiz.footprint import explain_notes
 

@@ -54,8 +54,11 @@ def check_phase_growth(phase: dict[str, Any]) -> None:
 
 
 def check_contract(data: dict[str, Any]) -> None:
-    assert set(data) == {"model", "training", "inference", "storage", "omitted", "gpu", "compute"}
+    assert set(data) == {"model", "training", "inference", "storage", "omitted", "gpu", "compute",
+                         "warnings", "unused"}
     assert set(data["compute"]) == {"items"}
+    assert all(type(w) is str and w for w in data["warnings"])
+    assert all(set(u) == {"key", "reason"} and type(u["reason"]) is str for u in data["unused"])
     for q in data["compute"]["items"]:
         assert set(q) == {"name", "value", "unit", "formula", "source"}
         assert q["name"] in COMPUTE_NAMES and q["unit"] == UNITS[q["name"]]

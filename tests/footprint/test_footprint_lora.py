@@ -374,7 +374,7 @@ def test_zero_2_on_very_many_devices_is_where_adapters_can_hold_more() -> None:
 def test_offload_moves_the_adapters_states_and_deepspeed_counts_full_fine_tuning_only() -> None:
     # ZeRO-Offload (Ren et al. 2021, sec. 3–4) moves gradients, master copy and optimizer
     # states to CPU RAM: for adapters, theirs; the frozen base stays on the GPU.
-    spec = _spec({"finetune": "lora", "lora_targets": "q,v", "offload": "cpu"})
+    spec = _spec({"finetune": "lora", "lora_targets": "q,v", "offload": "cpu", "zero": 2})
     report = estimate(spec)
     assert report.training is not None
     on_gpu = {i.name for i in report.training.items}

@@ -209,7 +209,9 @@ def test_items_sum_to_total_and_render_fits(
                 "sequence_parallel": sp,
                 "recompute": recompute,
             },
-            "inference": {"weights": weights, "group_size": group, "context": ctx, "batch": batch},
+            # AutoAWQ refuses a group that does not divide in_features (an error, tested apart)
+            "inference": {"weights": weights, "group_size": 32 if weights == "awq-int4" else group,
+                          "context": ctx, "batch": batch},
             "storage": {"dataset_tokens": tokens, "checkpoints": ckpt},
         }
     )

@@ -168,7 +168,9 @@ def test_int4_llama_2_7b_weights() -> None:
 @pytest.mark.parametrize("fmt", sorted(WEIGHT_BITS))
 def test_weights_never_below_params_times_bytes(fmt: str) -> None:
     for pid in model_presets():
-        s = spec(model=pid, phase="inference", inference={"weights": fmt})
+        # GPT-2 XL's 1,600 is no multiple of AWQ's default group of 128: an error (AutoAWQ)
+        group = {"group_size": 64} if fmt == "awq-int4" and pid == "gpt-2-1.5b" else {}
+        s = spec(model=pid, phase="inference", inference={"weights": fmt, **group})
         weights = estimate(s).inference.item("weights").bytes
         assert weights >= -(-s.resolved.params * WEIGHT_BITS[fmt] // 8)
 

@@ -35,7 +35,7 @@ from quiz.footprint.engine.report import (
     Unused,
 )
 from quiz.footprint.inputs.parts import InferenceSpec, TrainingSpec
-from quiz.footprint.inputs.units import count_noun, format_bytes
+from quiz.footprint.inputs.units import count_noun, format_bytes, format_count
 from quiz.footprint.items.activations import extra_activation_items
 from quiz.footprint.items.inference import inference_items, scheme_plan
 from quiz.footprint.items.item import Item, Omitted
@@ -123,15 +123,9 @@ capacity in the world."""
 def implausible(report: Report) -> list[str]:
     """Warnings for figures that pass any physical sense: more than :data:`MAX_DEVICE_BYTES` of
     memory on one device, or more than :data:`MAX_STORAGE_BYTES` on disk (the arithmetic is still
-    exact; the inputs are probably wrong); and for optimizer offload with ZeRO stage 0, which
-    DeepSpeed refuses (issue 21 §7: nothing accepted silently)."""
-    out = []
-    t = report.spec.training
-    if report.training is not None and t.offload != "none" and t.zero == 0:
-        out.append("optimizer offload with ZeRO stage 0: DeepSpeed's offload_optimizer needs "
-                   "ZeRO stage 1 or more (it moves the partitioned optimizer states; Ren et al. "
-                   "2021, ZeRO-Offload, sec. 4); this estimate moves them off the GPU all the "
-                   "same, as if the stage were 1 with one data-parallel rank")
+    exact; the inputs are probably wrong); and for a sequence longer than the model was trained
+    for (:func:`context_warnings`)."""
+    out = context_warnings(report.spec, report.spec.resolved)
     for phase in report.phases:
         if phase.total_bytes > MAX_DEVICE_BYTES:
             big = max(phase.items, key=lambda i: i.bytes)
@@ -144,6 +138,33 @@ def implausible(report: Report) -> list[str]:
         out.append(
             f"storage needs {format_bytes(storage.total_bytes, report.units)}: more than 1 ZB, "
             "about all the disk capacity in the world; check the sizes given")
+    return out
+
+
+def context_warnings(spec: FootprintSpec, r: ResolvedModel) -> list[str]:
+    """A warning for each phase whose sequence (training ``seq_len``, inference ``context``) is
+    longer than ``r.context``, the context the model was trained for (a preset's ``context``, a
+    config.json's ``max_position_embeddings``): the memory is still computed, but the model was
+    never trained on such positions; a model with learned positions (GPT-2) has no row for them
+    at all (issue 21 §7)."""
+    trained = r.context
+    if not trained:
+        return []
+    out = []
+    limit = count_noun(trained, "token")
+    table = r.arch.learned_positions if r.arch is not None else 0
+    for phase, what, tokens in (("training", "sequence length", spec.training.seq_len),
+                                ("inference", "context", spec.inference.context)):
+        if phase not in spec.phases or tokens <= trained:
+            continue
+        if table and tokens > table:
+            why = (f"its table of {count_noun(table, 'learned position')} has no row past "
+                   "that, so the model cannot take such a sequence as it is")
+        else:
+            why = ("the memory is estimated, but quality past the trained context is not "
+                   "assured without an extension such as RoPE scaling")
+        out.append(f"{phase} {what} {format_count(tokens)} is longer than the {limit} "
+                   f"{r.name} was trained for: {why}")
     return out
 
 
@@ -177,6 +198,11 @@ def unused(spec: FootprintSpec) -> list[Unused]:
         elif t.finetune == "lora" and "double_quant" in t.model_fields_set:
             out.append(Unused("training.double_quant", "double quantization applies to "
                               "QLoRA's 4-bit base, and LoRA keeps the base 16-bit"))
+    if ("largest_layer" in t.model_fields_set and spec.phase != "inference"
+            and (t.convention != "deepspeed" or t.zero != 3)):
+        out.append(Unused("training.largest_layer", "the largest layer is gathered whole only "
+                          "in DeepSpeed's ZeRO-3 estimate (the deepspeed convention with ZeRO "
+                          "stage 3)"))
     if "bytes_per_token" in st.model_fields_set and st.dataset_size is not None:
         out.append(Unused("storage.bytes_per_token", "the dataset size is given in bytes, so "
                           "the bytes per token are not used"))

@@ -23,7 +23,9 @@ types are tested in ``tests/footprint/test_footprint_json.py``)::
      "storage": {"items": [ITEM, ...], "total_bytes": int},
      "omitted": [{"phase": str, "item": str, "reason": str}, ...],
      "gpu": {"id": str, "name": str, "memory_bytes": int} | null,
-     "compute": {"items": [QUANTITY, ...]}}
+     "compute": {"items": [QUANTITY, ...]},
+     "warnings": [str, ...],
+     "unused": [{"key": str, "reason": str}, ...]}
 
     ITEM = {"name": str, "bytes": int, "formula": str, "source": str}
     QUANTITY = {"name": str, "value": int, "unit": str, "formula": str, "source": str}
@@ -45,6 +47,10 @@ upper bound (tokens per second) and the decode crossover batch of
 :mod:`quiz.footprint.compute.figures`; ``unit`` is ``"FLOPs"``, ``"s"``, ``"tokens/s"`` or
 ``"sequences"``; the list is empty when nothing could be computed (see ``omitted``, phase
 ``"compute"``).
+
+``warnings`` (issue 21 §7) are the report's warning lines, as the text report prints them after
+"Warning:" (a context longer than the model was trained for, a figure beyond physical sense);
+``unused`` lists the settings given that do nothing in this case (spec key and why).
 
 ``quiz footprint --json --explain`` adds one more key, ``"explain": [str, ...]``: the CLI
 attaches the notes of :func:`quiz.footprint.words.explain.explain_notes` (this module does not
@@ -77,6 +83,7 @@ ITEM_NAMES = (
     "fp32_gradients",
     "master_weights",
     "optimizer_states",
+    "load_fp32_copy",
     "estimator_margin",
     "activations",
     "embedding_activations",
@@ -353,7 +360,8 @@ class Report:
     """Settings given that do nothing in this case (see
     :func:`quiz.footprint.engine.estimate.unused`)."""
     warnings: list[str] = field(default_factory=list)
-    """Figures beyond physical sense (see :func:`quiz.footprint.engine.estimate.implausible`)."""
+    """Warning lines: a sequence longer than the model was trained for, figures beyond physical
+    sense (see :func:`quiz.footprint.engine.estimate.implausible`)."""
 
     @property
     def phases(self) -> list[PhaseEstimate]:
@@ -490,5 +498,7 @@ class Report:
                 "memory_bytes": self.gpu.memory_bytes,
             },
             "compute": {"items": [q.to_json() for q in self.compute]},
+            "warnings": list(self.warnings),
+            "unused": [{"key": u.key, "reason": u.reason} for u in self.unused],
         }
         return data

@@ -1,17 +1,19 @@
 """The spec's validity rules that need the resolved model or several fields at once: expert
 parallelism against the model's experts and the data-parallel ranks, offload against the ZeRO
-stage and DeepSpeed's estimator convention. Each rule returns ``(loc, kind, message, value)``
+stage and DeepSpeed's estimator convention, the largest layer against the model, an AWQ
+group size against the matrices' widths. Each rule returns ``(loc, kind, message, value)``
 entries that :class:`~quiz.footprint.inputs.spec.FootprintSpec` raises as validation errors;
 the message says how to fix the value."""
 
 from __future__ import annotations
 
+from math import gcd
 from typing import TYPE_CHECKING
 
 from quiz.footprint.inputs.units import count_noun, format_count
 
 if TYPE_CHECKING:
-    from quiz.footprint.inputs.parts import TrainingSpec
+    from quiz.footprint.inputs.parts import InferenceSpec, TrainingSpec
     from quiz.footprint.inputs.resolve import ResolvedModel
 
 
@@ -62,14 +64,31 @@ def ep_problems(
     return out
 
 
+OFFLOAD_DOC = "DeepSpeed config docs, zero_optimization.offload_optimizer"
+"""Where DeepSpeed says which ZeRO stages can offload the optimizer: "CPU offloading is available
+with ZeRO stage 1, 2, 3. NVMe offloading is available only with ZeRO stage 3." """
+
+
 def offload_problems(t: TrainingSpec) -> list[tuple[tuple[str, ...], str, str, object]]:
     """What cannot be estimated in ``t``: ``(loc, kind, message, value)`` each.
 
+    Optimizer offload needs ZeRO: to CPU RAM with stage 1, 2 or 3, to NVMe with stage 3 only
+    (:data:`OFFLOAD_DOC`; ZeRO-0 has no partitioned optimizer for DeepSpeed to move).
     Parameter offload needs ZeRO-3 (DeepSpeed's ``offload_param`` is a ZeRO-3 feature: the
     parameters must be partitioned to be fetched layer by layer). The DeepSpeed convention has
     estimators for ZeRO-2 and ZeRO-3 with mixed-precision Adam, CPU offload only, and parameter
     offload only together with optimizer offload (the combinations it prints)."""
     out: list[tuple[tuple[str, ...], str, str, object]] = []
+    if t.offload == "cpu" and t.zero == 0:
+        out.append((("training", "offload"), "offload_zero",
+                    "optimizer offload needs ZeRO: DeepSpeed offloads to CPU RAM with ZeRO "
+                    f"stages 1, 2 and 3, to NVMe with stage 3 only ({OFFLOAD_DOC}): set the "
+                    "ZeRO stage (zero) to 1, 2 or 3", t.offload))
+    elif t.offload == "nvme" and t.zero != 3:
+        out.append((("training", "offload"), "offload_zero",
+                    "optimizer offload to NVMe needs ZeRO stage 3: DeepSpeed offloads to NVMe "
+                    f"with stage 3 only, to CPU RAM with stages 1, 2 and 3 ({OFFLOAD_DOC}): set "
+                    "the ZeRO stage (zero) to 3, or offload to cpu", t.offload))
     if t.offload_params != "none" and t.zero != 3:
         out.append((("training", "offload_params"), "offload_zero",
                     "parameter offload needs ZeRO stage 3 (parameters are fetched layer by "
@@ -93,3 +112,52 @@ def offload_problems(t: TrainingSpec) -> list[tuple[tuple[str, ...], str, str, o
                         "DeepSpeed's estimator offloads parameters only together with the "
                         "optimizer: add offload cpu", t.offload_params))
     return out
+
+
+def layer_problems(t: TrainingSpec, r: ResolvedModel) -> list[tuple[tuple[str, ...], str, str,
+                                                                      object]]:
+    """``largest_layer`` larger than the whole model (``r.params``): one layer (one module's own
+    parameters, as DeepSpeed's ``model_to_params`` counts it) cannot hold more parameters than
+    the model; the message names both sizes."""
+    n = t.largest_layer
+    if n is None or n <= r.params:
+        return []
+    return [(("training", "largest_layer"), "largest_layer_model",
+             f"the largest layer, {count_noun(n, 'parameter')}, is larger than the whole model "
+             f"({count_noun(r.params, 'parameter')}): give the parameters of one module (an "
+             "embedding or a projection matrix), at most the model's count", n)]
+
+
+AWQ_GROUP_SRC = ("AutoAWQ awq/modules/linear/gemm.py: WQLinear_GEMM asserts that in_features "
+                 "is a multiple of the group size")
+"""Where AWQ refuses a group size that does not divide a matrix's input width."""
+
+
+def group_problems(inf: InferenceSpec, r: ResolvedModel) -> list[tuple[tuple[str, ...], str,
+                                                                         str, object]]:
+    """An AWQ group size that does not divide the input width (``in_features``, the dimension
+    groups run along) of every quantized matrix: AutoAWQ asserts against it
+    (:data:`AWQ_GROUP_SRC`), so it is an error at ``("inference", "group_size")`` naming the
+    widths and group sizes that fit. GPTQ and plain INT8/INT4 store a partial last group with a
+    scale of its own, which the overhead item's formula states
+    (:func:`quiz.footprint.quant.formulas.partial_groups_text`). Nothing without an
+    architecture (the widths are unknown)."""
+    if not inf.weights.startswith("awq") or r.arch is None:
+        return []
+    from quiz.footprint.inputs.arch import linear_matrices
+
+    g = inf.group_size
+    widths = sorted({inp for _, inp, _ in linear_matrices(r.arch)})
+    bad = [w for w in widths if w % g]
+    if not bad:
+        return []
+    common = 0
+    for w in widths:
+        common = gcd(common, w)
+    fits = [d for d in (32, 64, 128, 256, 512, 1024) if common % d == 0]
+    hint = (f"use one that divides them all, e.g. {', '.join(format_count(d) for d in fits)}"
+            if fits else f"use a divisor of {format_count(common)}")
+    return [(("inference", "group_size"), "group_divides",
+             f"AWQ group size {format_count(g)} does not divide the input width (in_features) "
+             f"of every quantized matrix ({', '.join(format_count(w) for w in bad)}), and "
+             f"AutoAWQ refuses such a layer ({AWQ_GROUP_SRC}); {hint}", g)]

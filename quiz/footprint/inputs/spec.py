@@ -48,7 +48,12 @@ from quiz.footprint.inputs.lora_targets import rank_limit
 from quiz.footprint.inputs.parts import InferenceSpec, StorageSpec, TrainingSpec
 from quiz.footprint.inputs.presets import GpuPreset, PresetError, custom_gpu, get_gpu, get_model
 from quiz.footprint.inputs.resolve import REQUIRED_FOR_COUNT, ResolvedModel, SpecProblem, resolve
-from quiz.footprint.inputs.rules import ep_problems, offload_problems
+from quiz.footprint.inputs.rules import (
+    ep_problems,
+    group_problems,
+    layer_problems,
+    offload_problems,
+)
 from quiz.footprint.inputs.units import count_noun, format_count
 
 __all__ = ["CHOICES", "MAX_PARAMS", "FootprintSpec", "InferenceSpec", "StorageSpec",
@@ -177,7 +182,7 @@ class FootprintSpec(ModelShape, _ModelChoice):
             )
         if resolved is not None and self.phase != "inference":
             t = self.training
-            for loc, kind, message, value in offload_problems(t):
+            for loc, kind, message, value in offload_problems(t) + layer_problems(t, resolved):
                 problem(loc, kind, message, value)
             if resolved.heads and resolved.heads % t.tp:
                 problem(
@@ -207,6 +212,9 @@ class FootprintSpec(ModelShape, _ModelChoice):
                     f"{count_noun(resolved.layers, 'layer')}",
                     t.pp,
                 )
+        if resolved is not None and self.phase != "training":
+            for loc, kind, message, value in group_problems(self.inference, resolved):
+                problem(loc, kind, message, value)
         if (resolved is not None and self.phase != "inference"
                 and self.training.finetune != "full" and resolved.arch is None):
             method = "LoRA" if self.training.finetune == "lora" else "QLoRA"

@@ -30,10 +30,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from quiz.footprint.inputs.arch import quant_groups
+from quiz.footprint.inputs.arch import linear_matrices, quant_groups
 from quiz.footprint.inputs.units import count_noun, format_count
 from quiz.footprint.items.item import Item, Omitted
-from quiz.footprint.quant.formulas import overhead_text, values_text
+from quiz.footprint.quant.formulas import overhead_text, partial_groups_text, values_text
 from quiz.footprint.quant.plan import WeightPlan, weight_plan
 from quiz.footprint.quant.schemes import SCHEMES
 
@@ -309,7 +309,9 @@ def _overhead_item(
             meta = f"{scale} + {_bytes(zero_bits)} {zdtype} zero point"
         else:
             meta = f"{scale}, no zero point (symmetric)"
-        return f"{what} × ({meta})"
+        partial = "" if arch is None else partial_groups_text(
+            [(inp, n) for _, inp, n in linear_matrices(arch)], g)
+        return f"{what} × ({meta}){partial}"
 
     src = GPTQ_SRC
     if spec.scale_dtype is not None or spec.zero_point is not None:

@@ -155,6 +155,7 @@ def deepspeed_bytes(t: TrainingSpec, r: ResolvedModel, dp: int) -> dict[str, tup
             out["gathered_layer"] = (4 * layer[0], "gpu")
         params_off = t.offload_params != "none"
         out["weights"] = (2 * s, t.offload_params if params_off else "gpu")
+        load_copy = 0
         margin = (16 * s + (2 * s if params_off else 0)) // 2
     else:
         s = _shard(t, p, 2, dp)
@@ -162,12 +163,19 @@ def deepspeed_bytes(t: TrainingSpec, r: ResolvedModel, dp: int) -> dict[str, tup
         out["weights"] = (2 * local, "gpu")
         if off == "none":
             out["gradients"] = (2 * s, "gpu")
-        margin = max(4 * local, 16 * s) * BUFFER_FACTOR_NUM // BUFFER_FACTOR_DEN - 16 * s
+        # DeepSpeed's CPU figure is max(4Ψ, 16Ψ/N) × 1.5: the part of 4Ψ (an FP32 copy of
+        # the model per process while loading) beyond the 16Ψ/N offloaded states, then the
+        # buffer factor's 0.5 on the larger of the two
+        load_copy = max(0, 4 * local - 16 * s)
+        bigger = max(4 * local, 16 * s)
+        margin = bigger * BUFFER_FACTOR_NUM // BUFFER_FACTOR_DEN - bigger
     where = "gpu" if off == "none" else off
     out["fp32_gradients"] = (4 * s, where)
     out["master_weights"] = (4 * s, where)
     out["optimizer_states"] = (8 * s, where)
     if off != "none":
+        if load_copy:
+            out["load_fp32_copy"] = (load_copy, off)
         out["estimator_margin"] = (margin, off)
     return out
 
@@ -266,18 +274,26 @@ def _deepspeed_items(
                        ("optimizer_states", "8 bytes (FP32 Adam momentum + variance)")):
         value, where = nums[name]
         out.append((Item(name, value, f"{shard} × {what}", src), where))
+    if "load_fp32_copy" in nums:
+        value, where = nums["load_fp32_copy"]
+        local = -(-psi // m)
+        states = 16 * n
+        out.append((Item(
+            "load_fp32_copy", value,
+            f"4 bytes × {count_noun(local, 'param')} = {format_count(4 * local)} (an FP32 copy "
+            f"of the whole model each process holds while loading) − {format_count(states)} "
+            "(the offloaded states above): DeepSpeed's CPU estimate is max(4Ψ, 16Ψ/N) × 1.5, "
+            "and 4Ψ is the larger from 5 GPUs on",
+            src), where))
     if "estimator_margin" in nums:
         value, where = nums["estimator_margin"]
         moved = sum(v for k, (v, w) in nums.items() if w == where and k != "estimator_margin")
-        if t.zero >= 3:
-            formula = (f"{format_count(moved)} bytes offloaded × (1.5 − 1): DeepSpeed's "
-                       "additional_buffer_factor 1.5 on its CPU estimate")
-        else:
-            local = -(-psi // m)
-            formula = (f"max(4 bytes × {count_noun(local, 'param')} (an FP32 copy per process "
-                       f"while loading), {format_count(moved)} bytes offloaded) × 1.5 − "
-                       f"{format_count(moved)}: DeepSpeed's CPU estimate max(4 × GPUs, 16) × "
-                       "params × additional_buffer_factor 1.5, per GPU, beyond the states above")
+        formula = (f"{format_count(moved)} bytes × (1.5 − 1): DeepSpeed's "
+                   "additional_buffer_factor 1.5 on its CPU estimate")
+        if t.zero < 3:
+            formula = (f"{format_count(moved)} bytes (the larger of the load-time FP32 copy and "
+                       "the offloaded states) × (1.5 − 1): DeepSpeed's additional_buffer_factor "
+                       "1.5 on its CPU estimate")
         out.append((Item("estimator_margin", value, formula, src), where))
     return out
 

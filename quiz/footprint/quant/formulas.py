@@ -61,6 +61,32 @@ def values_text(plan: WeightPlan) -> str:
     return text
 
 
+PARTIAL_GROUP_SRC = (
+    "AutoGPTQ / GPTQModel QuantLinear buffers: scales and qzeros of ⌈in_features / group_size⌉ "
+    "rows, g_idx = i // group_size; GPTQModel GroupedQuantLinear._validate refuses such a layer "
+    "in kernels without auto-padding (Marlin, ExLlama), its torch and Triton kernels take it")
+"""Where a partial last group (a group size that does not divide ``in_features``) is stored."""
+
+
+def partial_groups_text(widths: list[tuple[int, int]], group: int, gptq: bool = False) -> str:
+    """``""`` when ``group`` divides every input width in ``widths`` (``(in_features, count)``
+    pairs); otherwise the sentence that says how the last group of a row is handled: it is
+    partial and has a scale (and zero point) of its own, as AutoGPTQ and GPTQModel store it
+    (:data:`PARTIAL_GROUP_SRC`; with ``gptq``, which kernels refuse it)."""
+    partial = sorted({w for w, _ in widths if w % group})
+    if not partial:
+        return ""
+    parts = ", ".join(f"{format_count(w % group)} weights where in_features is {format_count(w)}"
+                      for w in partial)
+    text = (f"; {format_count(group)} does not divide every in_features, so the last group of a "
+            f"row is partial ({parts}) with a scale of its own")
+    if gptq:
+        text += (" (AutoGPTQ/GPTQModel store ⌈in_features / group⌉ scale rows; GPTQModel's "
+                 "Marlin and ExLlama kernels refuse such a layer, its torch and Triton kernels "
+                 "take it)")
+    return text
+
+
 def overhead_text(plan: WeightPlan) -> str:
     """The ``quantization_overhead`` item's formula: each layout's blocks and what they hold.
 
@@ -88,7 +114,11 @@ def overhead_text(plan: WeightPlan) -> str:
                 where = f"group of {format_count(layout.block)}"
             noun = count_noun(blocks, where, where.replace("block", "blocks").replace(
                 "group", "groups").replace("row", "rows").replace("matrix", "matrices"))
-            terms.append(f"{prefix}{noun} × {bytes_text(layout.block_bits)} ({layout.meta})")
+            term = f"{prefix}{noun} × {bytes_text(layout.block_bits)} ({layout.meta})"
+            if layout.granularity == "group" and fmt not in GGML_TYPES and plan.exact:
+                term += partial_groups_text([(g.inp, g.count) for g in groups], layout.block,
+                                            gptq=layout.key.startswith("gptq"))
+            terms.append(term)
         if layout.second_block and plan.exact:
             second = sum(-(-layout.blocks(g.out, g.inp) // layout.second_block) * g.count
                          for g in groups)

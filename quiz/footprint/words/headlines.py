@@ -143,8 +143,9 @@ _UNITS_NOTE = {
 
 
 def conventions(spec: FootprintSpec, r: ResolvedModel, gpu: GpuPreset | None) -> list[str]:
-    """The report's conventions notes: parameters, units, mixture of experts, activations,
-    context longer than trained, the GPU's memory and compute figures."""
+    """The report's conventions notes: parameters, units, mixture of experts, activations, the
+    GPU's memory and compute figures. (A context longer than the model was trained for is a
+    warning: :func:`quiz.footprint.engine.estimate.implausible`.)"""
     notes = [
         f"Parameters: {format_count(r.params)} ({r.params_note}).",
         _UNITS_NOTE[spec.units],
@@ -174,16 +175,6 @@ def conventions(spec: FootprintSpec, r: ResolvedModel, gpu: GpuPreset | None) ->
             "dropout, attention scores stored unless recomputed); for gated (SwiGLU) or "
             "mixture-of-experts MLPs it is an approximation. The embedding dropout mask, the "
             "output layer's inputs and the logits are separate items (sec. 4.3)."
-        )
-    if r.context and spec.phase != "inference" and spec.training.seq_len > r.context:
-        notes.append(
-            f"seq_len {format_count(spec.training.seq_len)} is longer than the "
-            f"{count_noun(r.context, 'token')} the model was trained with."
-        )
-    if r.context and spec.phase != "training" and spec.inference.context > r.context:
-        notes.append(
-            f"context {format_count(spec.inference.context)} is longer than the model's "
-            f"{count_noun(r.context, 'token')}."
         )
     if gpu is not None:
         notes.append(

@@ -39,6 +39,7 @@ FILL = {
     "fp32_gradients": "▐",
     "master_weights": "▒",
     "optimizer_states": "░",
+    "load_fp32_copy": "▖",
     "estimator_margin": "▗",
     "activations": "▚",
     "embedding_activations": "▞",
