@@ -1,0 +1,28 @@
+"""The calculator screen shows the report's warning lines (issue 21 §7): a context longer than
+the model was trained for is a visible "Warning:" line above the tables."""
+
+from __future__ import annotations
+
+from textual.widgets import Static
+
+from quiz.tui.app import make_app
+from quiz.tui.screens.footprint import FootprintScreen
+from tests.conftest import make_library, question_data
+
+
+async def test_a_context_longer_than_trained_is_a_warning_line_on_the_screen() -> None:
+    app = make_app(make_library(question_data("q1")), shuffle=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("m")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, FootprintScreen)
+        report = screen.query_one("#fp-report", Static)
+        assert "Warning:" not in report.visual.plain  # type: ignore[union-attr]
+        screen.query_one("#fp-inference-context").value = "8192"
+        await pilot.pause()
+        assert screen.spec.inference.context == 8192
+        text = " ".join(report.visual.plain.split())  # type: ignore[union-attr]
+        assert ("Warning: inference context 8,192 is longer than the 4,096 tokens Llama-2-7B "
+                "was trained for") in text
