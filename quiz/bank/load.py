@@ -244,7 +244,8 @@ class _Tracker:
 
 def load_for_study(paths: Sequence[str | os.PathLike[str]], *,
                    progress: Callable[[LoadProgress], None] | None = None,
-                   cache_writes: list[Callable[[], None]] | None = None) -> LoadReport:
+                   cache_writes: list[Callable[[], None]] | None = None,
+                   decode: bool = True) -> LoadReport:
     """Load a library for a study session: :func:`quiz.bank.load.load_library` with the cache
     in :func:`quiz.paths.cache_dir`, then, when the library is usable, ``gc.freeze()``.
 
@@ -275,7 +276,7 @@ def load_for_study(paths: Sequence[str | os.PathLike[str]], *,
             if cache_writes is not None and not all(bank.decoded for bank in library.banks):
                 # Frozen once decoded, by the caller (a freeze walks the heap: 4-5 ms here).
                 later.insert(0, lambda: _decode_and_freeze(library))
-            else:
+            elif decode:
                 library.decode()
                 gc.freeze()
     finally:

@@ -181,14 +181,15 @@ def add_data_dir(parser: argparse.ArgumentParser) -> None:
                         "user data folder)")
 
 
-def load(paths: Sequence[str]) -> Library | None:
+def load(paths: Sequence[str], *, decode: bool = True) -> Library | None:
     """Load the banks (default: the bundled one) for a study run, through the validated-bank
-    cache (:func:`quiz.bank.load.load_for_study`); print problems to stderr; ``None`` on
+    cache (:func:`quiz.bank.load.load_for_study`; ``decode=False``: banks served by the cache
+    are decoded only when their questions are read); print problems to stderr; ``None`` on
     errors."""
     from quiz.bank.load import load_for_study
     from quiz.paths import bundled_bank_dir
 
-    report = load_for_study(list(paths) or [str(bundled_bank_dir())])
+    report = load_for_study(list(paths) or [str(bundled_bank_dir())], decode=decode)
     for note in report.notes:
         print(f"quiz: {note}", file=sys.stderr)
     if report.library is None:
@@ -299,7 +300,8 @@ def run_stats(argv: Sequence[str]) -> int:
             print(f"quiz: {store.notice}", file=sys.stderr)
         if ns.reset:
             return _reset(store, assume_yes=ns.yes)
-        library = load(ns.paths)
+        # The statistics read ids, topics and content hashes: a cached bank stays encoded.
+        library = load(ns.paths, decode=False)
         if library is None:
             return EXIT_ERRORS
         from quiz.study.stats import compute

@@ -14,11 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 from fsrs import Card, Rating, Scheduler, State
 
-from quiz.bank.model import Question
 from quiz.study.store import QuestionTally, StoredCard
+
+if TYPE_CHECKING:  # only named: quiz stats reads the schedule without pydantic
+    from quiz.bank.model import Question
 
 READING_WORDS_PER_SECOND = 238 / 60
 """Average silent reading rate of adults for non-fiction, 238 words per minute (Brysbaert 2019,

@@ -12,7 +12,6 @@ from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any
 
-from quiz.bank.identity import content_hash
 from quiz.bank.library import Library
 from quiz.study.scheduling import LEECH_MISSES, end_of_local_day, is_mastered
 from quiz.study.score import passes
@@ -128,9 +127,25 @@ def clock_text(seconds: float) -> str:
 
 def compute(store: Store, library: Library, now: datetime) -> Stats:
     """Compute the statistics of ``store`` for the questions of ``library`` at ``now`` (UTC);
-    "due" means due by the end of the user's local day."""
-    questions = {q.id: q for q in library.questions}
-    hashes = {qid: content_hash(q) for qid, q in questions.items()}
+    "due" means due by the end of the user's local day.
+
+    Read from the library's plain values (each question's id, topic and content hash), so a
+    library served by the validated-bank cache is not decoded (no pydantic, no models: at
+    10,000 questions that was most of ``quiz stats``); only a leech's stem is read from its
+    question."""
+    topic_of: dict[str, str] = {}
+    hashes: dict[str, str] = {}
+    for bank in library.banks:
+        ids = bank.question_ids
+        bank_hashes = bank.content_hashes
+        if len(bank_hashes) != len(ids):
+            from quiz.bank.identity import content_hash
+
+            bank_hashes = tuple(content_hash(q) for q in bank.questions)
+        for qid, topic, digest in zip(ids, bank.question_topics, bank_hashes, strict=True):
+            if qid not in topic_of:  # ids are unique across a library; the first one counts
+                topic_of[qid] = topic
+                hashes[qid] = digest
     answers = store.answers()
     by_session: dict[int, list[Any]] = {}
     for a in answers:
@@ -163,21 +178,21 @@ def compute(store: Store, library: Library, now: datetime) -> Stats:
     until = end_of_local_day(now)
     due_ids = {qid for qid, c in cards.items() if c.due <= until}
     mastered_ids = {qid for qid, c in cards.items() if is_mastered(c)}
-    seen_ids = {a.question_id for a in answers if a.question_id in questions}
+    seen_ids = {a.question_id for a in answers if a.question_id in topic_of}
 
     topics: dict[str, dict[str, Any]] = {}
-    for q in library.questions:
-        t = topics.setdefault(q.topic, {"questions": 0, "seen": 0, "mastered": 0, "due": 0,
-                                        "correct": 0, "answered": 0, "per_session": {}})
+    for qid, topic in topic_of.items():
+        t = topics.setdefault(topic, {"questions": 0, "seen": 0, "mastered": 0, "due": 0,
+                                      "correct": 0, "answered": 0, "per_session": {}})
         t["questions"] += 1
-        t["seen"] += q.id in seen_ids
-        t["mastered"] += q.id in mastered_ids
-        t["due"] += q.id in due_ids
+        t["seen"] += qid in seen_ids
+        t["mastered"] += qid in mastered_ids
+        t["due"] += qid in due_ids
     for a in answers:
-        asked = questions.get(a.question_id)
+        asked = topic_of.get(a.question_id)
         if asked is None:
             continue
-        t = topics[asked.topic]
+        t = topics[asked]
         t["correct"] += a.correct
         t["answered"] += 1
         right, seen = t["per_session"].get(a.session_id, (0, 0))
@@ -192,11 +207,11 @@ def compute(store: Store, library: Library, now: datetime) -> Stats:
 
     leeches = []
     for qid, tally in store.tallies().items():
-        if tally.wrong >= LEECH_MISSES and qid in questions:
-            q = questions[qid]
+        if tally.wrong >= LEECH_MISSES and qid in topic_of:
+            q = library.question(qid)
             leeches.append(Leech(qid, q.topic, tally.wrong, tally.right,
                                  q.stem.strip().split("\n")[0][:100]))
     leeches.sort(key=lambda x: (-x.wrong, x.right, x.question_id))
-    return Stats(sessions=rows, topics=topic_rows, leeches=leeches, questions=len(questions),
+    return Stats(sessions=rows, topics=topic_rows, leeches=leeches, questions=len(topic_of),
                  seen=len(seen_ids), mastered=len(mastered_ids), due=len(due_ids),
                  answers=len(answers))

@@ -198,3 +198,30 @@ def test_quiz_stats_lines_fit_a_narrow_terminal(tmp_path: Path, width: int) -> N
         line.strip() for line in lines)
     assert "score 1/2 50% · 2 of 4 done · time - · open" in " ".join(
         line.strip() for line in lines)
+
+
+def test_stats_of_a_cached_library_decode_no_question_but_a_leech(
+        tmp_path: Path, bank_dir: Path) -> None:
+    """``quiz stats`` reads each question's id, topic and content hash from the validated-bank
+    cache's index: a cached bank is not decoded (no models built) unless a leech's stem is
+    shown, and the figures are those of the library loaded in full."""
+    from quiz.bank.load import load_library
+
+    full = load_library([bank_dir], cache_dir=tmp_path / "cache").library
+    cached = load_library([bank_dir], cache_dir=tmp_path / "cache").library
+    assert full is not None and cached is not None
+    (bank,) = cached.banks
+    assert not bank.decoded
+    with Store.open(tmp_path / "p.db") as store:
+        _practice(store, full, ["B", "A", "B", "B"], ids=("m0", "m1", "m2", "m3"))
+        stats = compute(store, cached, T0 + timedelta(minutes=10))
+        assert not bank.decoded
+        assert (stats.questions, stats.seen, stats.due, stats.answers) == (4, 4, 1, 4)
+        assert [(t.topic, t.questions, t.correct, t.answered) for t in stats.topics] == [
+            ("memory", 4, 3, 4)]
+        assert stats == compute(store, full, T0 + timedelta(minutes=10))
+        for _ in range(3):
+            _practice(store, full, ["A"], ids=("m1",))
+        stats = compute(store, cached, T0 + timedelta(minutes=10))
+    assert bank.decoded  # the leech's stem is shown
+    assert [(x.question_id, x.wrong, x.stem) for x in stats.leeches] == [("m1", 4, "Stem 1?")]
