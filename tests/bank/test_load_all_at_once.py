@@ -199,3 +199,20 @@ def test_options_that_differ_in_a_first_letter_case_and_spacing_are_duplicates(
         11, 10, f"options A and B read the same ({' '.join(second.strip(chr(34)).split())!r}): "
                 "a student cannot tell them apart; make this option different (option A is on "
                 "line 10)")
+
+
+@pytest.mark.parametrize(("options", "same"), [
+    ({"A": "14 GB", "B": "14 Gb"}, []),  # case inside a word is meaning
+    ({"A": "14 GB", "B": "14 Gb", "C": "14 gb"}, ["C"]),  # "Gb" and "gb" differ by an initial
+    ({"A": "Straße", "B": "strasse"}, []),  # equal only wholly case-folded: not the same
+    ({"A": "Ärger  im Büro", "B": "ärger im büro"}, ["B"]),
+    ({"A": "one", "B": "two", "C": " One "}, ["C"]),
+    ({"A": "one", "B": "two", "C": "three"}, []),
+])
+def test_same_options_are_found_with_or_without_the_quick_test(
+        options: dict[str, str], same: list[str]) -> None:
+    """same_options_errors passes over options whose texts differ wholly case-folded (no two
+    can then read the same); texts equal that way are compared initial by initial."""
+    from quiz.bank.rules import same_options_errors
+
+    assert [e["loc"][-1] for e in same_options_errors(options)] == same

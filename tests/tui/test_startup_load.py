@@ -313,3 +313,18 @@ async def test_a_session_of_other_banks_is_left_open_for_when_they_are_studied(
         assert isinstance(app.screen, QuestionScreen) and app.session is not None
         assert app.session.position == 1
     store.close()
+
+
+def test_a_file_is_reported_a_bounded_number_of_times_while_it_is_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """However slow the machine (no time between reports is asked for here), a file's reading
+    is reported at most once per PROGRESS_STEP of its text: each report costs the app a
+    repaint, which holds the interpreter lock the loading thread needs."""
+    monkeypatch.setattr(load_module, "PROGRESS_INTERVAL_S", 0.0)
+    qids = [f"q{i}" for i in range(200)]
+    (tmp_path / "a.yaml").write_text(bank_text("a", *qids), encoding="utf-8")
+    seen: list[LoadProgress] = []
+    assert load_library([tmp_path], progress=seen.append).ok
+    reading = [p for p in seen if p.stage == "reading"]
+    assert 20 <= len(reading) <= 1 / load_module.PROGRESS_STEP
+    assert [p.questions for p in reading] == sorted({p.questions for p in reading})
