@@ -386,6 +386,13 @@ class Question(_Strict):
         "With answer_figure: how many distractors to generate (default 3, or fewer "
         "misconceptions)."), examples=[3])
     """How many distractors to generate (default: 3, or fewer misconceptions)."""
+    misconception_reviews: dict[StrictStr, Text] | None = Field(default=None, description=(
+        "With answer_figure: this question's own review of the distractor a misconception "
+        "generates, by misconception name (one listed in 'misconceptions'), instead of the "
+        "catalog's; {value}, {key} and {part} are filled in, placeholders work as in any text."),
+        examples=[{"forget-optimizer-states": "{value} leaves out SGD's momentum buffer "
+                   "({part}), 4 bytes per parameter; the full count is {key}."}])
+    """A question's own wording of a misconception's distractor review, by name."""
     vary: dict[StrictStr, list[StrictStr]] | None = Field(default=None, description=(
         "Scenario keys of worked_example.footprint, dotted, to lists of values: each time the "
         "question is drawn one combination is used (at most 64 combinations)."),

@@ -3,11 +3,16 @@
 Each :class:`Misconception` is a mistake students make when sizing memory, as arithmetic on the
 calculator's figures of the question's own scenario: ``forget-optimizer-states`` computes the
 answer figure without the optimizer states. It names the answer figures it applies to, its
-review text (what the student forgot or confused, and the right rule) and a source. Where a
-misconception does not arise in a scenario (no ZeRO sharding to forget, no grouped-query
-attention, no optimizer state), it gives no value and the next misconception in the question's
-list is used. The catalog is documented for instructors in ``question_bank/FORMAT.md``
-(Computed questions), generated from :data:`CATALOG` (:func:`catalog_table`).
+review text (what the student forgot or confused, and the right rule) and a source. Where the
+right rule depends on the scenario, the review is written for it
+(:meth:`Misconception.review_text`): ``forget-optimizer-states`` names the scenario's optimizer
+and what it keeps, ``fp32-everything`` speaks of training or of serving, whichever the figure is
+about. A question may give its own wording instead (``misconception_reviews:``,
+:mod:`quiz.bank.computed.template`). Where a misconception does not arise in a scenario (no ZeRO
+sharding to forget, no grouped-query attention, no optimizer state), it gives no value and the
+next misconception in the question's list is used. The catalog is documented for instructors in
+``question_bank/FORMAT.md`` (Computed questions), generated from :data:`CATALOG`
+(:func:`catalog_table`).
 
 Sizes are exact bytes; every value is an ``int``. Pure: no Textual, no I/O.
 """
@@ -52,6 +57,9 @@ class Misconception:
         source: where the right rule comes from.
         compute: ``(figures, answer format) -> exact value``, or ``None`` where the mistake does
             not arise in this scenario.
+        written_for: ``(figures, answer format) -> review``, the review written for the
+            scenario (with the same ``{value}``, ``{key}`` and ``{part}``), where the right rule
+            depends on it; ``None``: ``review`` reads right for every scenario it arises in.
     """
 
     name: str
@@ -60,6 +68,12 @@ class Misconception:
     review: str
     source: str
     compute: Callable[[Figures, Format], int | None]
+    written_for: Callable[[Figures, Format], str] | None = None
+
+    def review_text(self, figures: Figures, fmt: Format) -> str:
+        """The review for the scenario of ``figures`` and the answer figure ``fmt``, with
+        ``{value}``, ``{key}`` and ``{part}`` still to fill (:meth:`str.format`)."""
+        return self.review if self.written_for is None else self.written_for(figures, fmt)
 
     def applies_to(self, fmt: Format) -> bool:
         """True when this misconception can be made about the figure ``fmt`` writes (and, for
@@ -189,6 +203,133 @@ def _forget_kv(figures: Figures, fmt: Format) -> int | None:
     return figures.number(fmt.name) - kv if kv else None
 
 
+_OPTIMIZER_NAMES = {"adam": "Adam", "adamw": "AdamW", "adam-8bit": "8-bit Adam",
+                    "sgd": "plain SGD", "sgd-momentum": "SGD with momentum",
+                    "adafactor": "Adafactor"}
+"""What each ``training.optimizer`` is called in a review."""
+
+
+def _state_dtype(figures: Figures) -> tuple[str, int]:
+    """The optimizer states' number format and bytes per value (FP32, or BF16 in pure BF16)."""
+    from quiz.footprint.items.regime import state_bytes
+
+    size = state_bytes(figures.spec.training)
+    return ("FP32" if size == 4 else "BF16"), size
+
+
+def _optimizer_keeps(figures: Figures) -> str:
+    """What the scenario's optimizer keeps: ``"AdamW keeps two FP32 moments per trained
+    parameter (8 bytes)"``."""
+    from quiz.footprint.items.regime import ADAM_8BIT_BLOCK
+
+    optimizer = figures.spec.training.optimizer
+    name = _OPTIMIZER_NAMES.get(optimizer, optimizer)
+    dtype, size = _state_dtype(figures)
+    if optimizer in _ADAM:
+        return f"{name} keeps two {dtype} moments per trained parameter ({2 * size} bytes)"
+    if optimizer == "sgd-momentum":
+        return f"{name} keeps one {dtype} momentum buffer per trained parameter ({size} bytes)"
+    if optimizer == "adam-8bit":
+        return (f"{name} keeps two 8-bit moments per trained parameter (2 bytes, plus a 4-byte "
+                f"scale per block of {ADAM_8BIT_BLOCK:,})")
+    if optimizer == "adafactor":
+        return (f"{name} keeps factored {dtype} statistics (a row and a column per weight "
+                "matrix)")
+    return f"{name} keeps no state"
+
+
+def _forget_optimizer_review(figures: Figures, fmt: Format) -> str:
+    states = figures.item("training", "optimizer_states")
+    others = [figures.item("training", item) for item in ("weights", "gradients",
+                                                          "master_weights")]
+    largest = ", the largest of the model states here" if states > max(others) else ""
+    return ("{value} leaves out the optimizer states ({part}). " + _optimizer_keeps(figures)
+            + largest + "; the full count is {key}.")
+
+
+def _adam_one_moment_review(figures: Figures, fmt: Format) -> str:
+    name = _OPTIMIZER_NAMES.get(figures.spec.training.optimizer, "Adam")
+    dtype, size = _state_dtype(figures)
+    return ("{value} counts one " + name + " moment instead of two ({part} short). " + name
+            + " keeps both the first moment (the running mean of the gradients) and the second "
+            f"(of their squares), {size} bytes each in {dtype}; the right count is {{key}}.")
+
+
+def _weights_label(weights: str) -> str:
+    """``bf16`` → ``BF16``; a named scheme → its label (``GPTQ INT4 (AutoGPTQ, asymmetric)``)."""
+    from quiz.footprint.quant.schemes import SCHEMES
+
+    scheme = SCHEMES.get(weights)
+    return scheme.label if scheme is not None else weights.upper()
+
+
+def _fp32_everything_review(figures: Figures, fmt: Format) -> str:
+    if fmt.name.startswith("training."):
+        training = figures.spec.training
+        half = "BF16" if training.precision == "mixed-bf16" else "FP16"
+        optimizer = training.optimizer
+        fp32 = {"adam-8bit": "only the master copy is FP32 (8-bit Adam's moments take 1 byte "
+                             "each)",
+                "sgd": "only the master copy is FP32 (plain SGD keeps no state)",
+                "sgd-momentum": "only the master copy and the momentum buffer are FP32",
+                "adafactor": "only the master copy and Adafactor's statistics are FP32"}.get(
+            optimizer, "only the master copy and the optimizer states are FP32")
+        return ("{value} counts the working weights and gradients at 4 bytes (FP32). Mixed "
+                f"precision keeps them in {half} (2 bytes per parameter); {fp32}. The right "
+                "figure is {key}.")
+    from quiz.footprint.items.inference import KV_BYTES, kv_dtype
+
+    inference = figures.spec.inference
+    params = figures.report.model.params
+    weights = figures.item("inference", "weights") + figures.item("inference",
+                                                                  "quantization_overhead")
+    per = weights / params if params else 0.0
+    per_text = (f"{round(per)} bytes" if abs(per - round(per)) < 0.005
+                else f"about {per:.2f} bytes")
+    kv = kv_dtype(inference)
+    said = []
+    if fmt.name != KV:
+        said.append(f"the weights are {_weights_label(inference.weights)} ({per_text} per "
+                    "parameter)")
+    if fmt.name != INFER_WEIGHTS:
+        said.append(f"the KV cache {'is ' * (not said)}{kv.upper()} ({KV_BYTES[kv]} "
+                    f"byte{'s' * (KV_BYTES[kv] != 1)} per value)")
+    return ("{value} counts every value at 4 bytes (FP32), but here " + " and ".join(said)
+            + "; the right figure is {key}.")
+
+
+def _weights_only_review(figures: Figures, fmt: Format) -> str:
+    if fmt.name == INFER_TOTAL:
+        return ("{value} is the weights alone. Serving also holds the KV cache of every "
+                "sequence and working memory (activations); the right figure is {key}.")
+    parts = ["gradients"]
+    if figures.item("training", "master_weights"):
+        parts.append("FP32 master weights")
+    if figures.item("training", "optimizer_states"):
+        parts.append("optimizer states")
+    if fmt.name == TRAIN_TOTAL and any(figures.item("training", item)
+                                       for item in _ACTIVATION_ITEMS):
+        parts.append("activations")
+    listed = ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
+    return ("{value} is the weights alone. Training also holds the " + listed
+            + "; the right figure is {key}.")
+
+
+def _no_zero_review(figures: Figures, fmt: Format) -> str:
+    training = figures.spec.training
+    split = ["the optimizer states"]
+    if figures.item("training", "master_weights"):
+        split.append("the FP32 master weights")
+    if training.zero >= 2:
+        split.append("the gradients")
+    if training.zero >= 3:
+        split.append("the weights")
+    listed = ", ".join(split[:-1]) + " and " + split[-1] if len(split) > 1 else split[0]
+    return ("{value} ignores the ZeRO sharding: every data-parallel rank would keep the whole "
+            f"state. ZeRO stage {training.zero} splits {listed} over the {training.dp} "
+            "data-parallel ranks; the right figure per device is {key}.")
+
+
 _ZERO = ("Rajbhandari et al. 2020, ZeRO: Memory Optimizations Toward Training Trillion "
          "Parameter Models, sec. 3.1 (mixed-precision Adam: 2 + 2 + 12 = 16 bytes per "
          "parameter)")
@@ -204,7 +345,7 @@ CATALOG: tuple[Misconception, ...] = (
         "{value} leaves out the optimizer states ({part}). The optimizer keeps its own state per "
         "parameter, Adam two FP32 moments (8 bytes), and in mixed precision it is the largest "
         "of the model states; the full count is {key}.",
-        _ZERO, _minus("optimizer_states")),
+        _ZERO, _minus("optimizer_states"), _forget_optimizer_review),
     Misconception(
         "forget-master-weights", _TRAINING_SUMS,
         "the answer figure minus the FP32 master weights",
@@ -227,7 +368,7 @@ CATALOG: tuple[Misconception, ...] = (
         "first moment (the running mean of the gradients) and the second (of their squares), "
         "4 bytes each in FP32; the right count is {key}.",
         "Kingma and Ba 2015, Adam: A Method for Stochastic Optimization, Algorithm 1 (m_t and "
-        "v_t)", _adam_one_moment),
+        "v_t)", _adam_one_moment, _adam_one_moment_review),
     Misconception(
         "fp32-everything", (*_TRAINING_SUMS, INFER_WEIGHTS, INFER_TOTAL, KV),
         "training: the answer figure plus the 16-bit weights and gradients again (counted at 4 "
@@ -236,14 +377,15 @@ CATALOG: tuple[Misconception, ...] = (
         "weights and gradients in 16 bits (2 bytes) and only the master copy and optimizer "
         "states in FP32; a model served in 16 bits or less stores 2 bytes or fewer per value. "
         "The right figure is {key}.",
-        "Micikevicius et al. 2018, Mixed Precision Training, sec. 3", _fp32_everything),
+        "Micikevicius et al. 2018, Mixed Precision Training, sec. 3", _fp32_everything,
+        _fp32_everything_review),
     Misconception(
         "weights-only", (*_TRAINING_SUMS, INFER_TOTAL),
         "the weights alone",
         "{value} is the weights alone. Training also holds gradients, master weights and "
         "optimizer states (and activations); serving also holds the KV cache and working "
         "memory. The right figure is {key}.",
-        _ZERO, _weights_only),
+        _ZERO, _weights_only, _weights_only_review),
     Misconception(
         "kv-without-k-and-v", (KV, INFER_TOTAL),
         "the answer figure minus half the KV cache",
@@ -279,7 +421,7 @@ CATALOG: tuple[Misconception, ...] = (
         "{value} ignores the ZeRO sharding: every data-parallel rank would keep the whole "
         "state. ZeRO stage 1 splits the optimizer states over the data-parallel ranks, stage 2 "
         "the gradients too, stage 3 the weights too; the right figure per device is {key}.",
-        "Rajbhandari et al. 2020, ZeRO, sec. 5 (Pos, Pos+g, Pos+g+p)", _no_zero),
+        "Rajbhandari et al. 2020, ZeRO, sec. 5 (Pos, Pos+g, Pos+g+p)", _no_zero, _no_zero_review),
     Misconception(
         "int4-without-scales", (INFER_WEIGHTS, INFER_TOTAL),
         "every parameter at 0.5 bytes and nothing else (4-bit weight formats only)",

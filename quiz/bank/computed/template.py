@@ -17,6 +17,7 @@ Pure: no Textual, no I/O.
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
@@ -43,8 +44,16 @@ DEFAULT_DISTRACTORS = 3
 """Distractors generated when ``distractors:`` is not given (fewer if fewer misconceptions are
 listed)."""
 
-COMPUTED_KEYS = ("answer_figure", "misconceptions", "distractors", "vary")
+COMPUTED_KEYS = ("answer_figure", "misconceptions", "distractors", "vary",
+                 "misconception_reviews")
 """The keys that make a question computed (besides placeholders in its text)."""
+
+REVIEW_FIELDS = ("value", "key", "part")
+"""What a distractor review fills in: ``{value}`` (the distractor as shown), ``{key}`` (the
+answer as shown) and ``{part}`` (the amount they differ by, in the answer's unit)."""
+
+_FIELD = re.compile(r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)\}(?!\})")
+"""A ``{name}`` field of a review (not a ``{{ placeholder }}``)."""
 
 Loc = tuple[str | int, ...]
 SpecOf = Callable[[Any], "FootprintSpec"]
@@ -71,12 +80,12 @@ class ComputedErrors(Exception):
 
 def text_fields(question: Mapping[str, Any]) -> Iterator[tuple[Loc, str]]:
     """Every text field of a question mapping that placeholders may use, with its ``loc``: the
-    stem, options, explanations, distractor reviews, captions, an infographic's text and table
-    cells."""
+    stem, options, explanations, distractor reviews (and the reviews a question gives for its
+    misconceptions), captions, an infographic's text and table cells."""
     for key in ("question", "short_explanation", "full_explanation"):
         if isinstance(question.get(key), str):
             yield (key,), question[key]
-    for key in ("options", "distractor_review"):
+    for key in ("options", "distractor_review", "misconception_reviews"):
         mapping = question.get(key)
         if isinstance(mapping, dict):
             for k, v in mapping.items():
@@ -121,6 +130,8 @@ class _Plan:
     misconceptions: list[str]
     distractors: int
     vary: list[tuple[str, list[Any]]]
+    reviews: dict[str, str]
+    """The question's own review of a misconception's distractor, by name, as written."""
 
 
 def variants_of(vary: Any) -> list[dict[str, Any]]:
@@ -256,6 +267,7 @@ def _plan(question: dict[str, Any], errors: list[ComputedError]) -> _Plan:
                                         "states the calculator's figure in the key: remove "
                                         "'expect'"))
     names = _misconceptions(question, answer, errors)
+    reviews = _own_reviews(question, names, errors)
     distractors = min(DEFAULT_DISTRACTORS, len(names)) or 1
     given = question.get("distractors")
     if given is not None:
@@ -281,7 +293,7 @@ def _plan(question: dict[str, Any], errors: list[ComputedError]) -> _Plan:
                 errors.append(ComputedError(("worked_example", "expect"), "expect states one "
                                             "variant's figure: with vary, write the figure as "
                                             "{{ ... }} in the key, or use answer_figure"))
-    return _Plan(templates, answer, names, distractors, pairs)
+    return _Plan(templates, answer, names, distractors, pairs, reviews)
 
 
 def _misconceptions(question: dict[str, Any], answer: Format | None,
@@ -323,6 +335,54 @@ def _misconceptions(question: dict[str, Any], answer: Format | None,
         else:
             names.append(name)
     return names
+
+
+def _own_reviews(question: dict[str, Any], names: list[str],
+                 errors: list[ComputedError]) -> dict[str, str]:
+    """``misconception_reviews:``, a question's own wording of the review of a distractor a
+    misconception generates, by the misconception's name: each a name from the catalog listed
+    in the question's ``misconceptions:``, each text using no field but :data:`REVIEW_FIELDS`."""
+    raw = question.get("misconception_reviews")
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict) or not raw:
+        errors.append(ComputedError(("misconception_reviews",), "expected a mapping of "
+                                    "misconception names to the review "
+                                    "of their distractor, e.g. {forget-optimizer-states: "
+                                    "'{value} leaves out ...; the full count is {key}.'}"))
+        return {}
+    reviews = {}
+    for name, text in raw.items():
+        if name not in BY_NAME:
+            import difflib
+
+            close = difflib.get_close_matches(str(name), list(BY_NAME), n=1, cutoff=0.6)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            errors.append(ComputedError(("misconception_reviews", name, "[key]"),
+                                        f"misconception_reviews: unknown misconception "
+                                        f"{name!r}; {hint}the catalog: "
+                                        f"{', '.join(m.name for m in CATALOG)}"))
+            continue
+        if name not in names:
+            errors.append(ComputedError(("misconception_reviews", name, "[key]"),
+                                        f"misconception_reviews: {name} is not in this "
+                                        "question's misconceptions: list it there, or remove "
+                                        "its review"))
+            continue
+        if not isinstance(text, str) or not text.strip():
+            errors.append(ComputedError(("misconception_reviews", name),
+                                        "expected the text of the review"))
+            continue
+        unknown = [m for m in _FIELD.finditer(text) if m.group(1) not in REVIEW_FIELDS]
+        if unknown:
+            field = unknown[0]
+            errors.append(ComputedError(("misconception_reviews", name),
+                                        f"{{{field.group(1)}}} is not a field of a review: "
+                                        "write {value} (the distractor), {key} (the answer) "
+                                        "or {part} (the difference)", field.start()))
+            continue
+        reviews[name] = text
+    return reviews
 
 
 def _check_vary(question: dict[str, Any], plan: _Plan, footprint: dict[str, Any],
@@ -400,12 +460,15 @@ def _render(question: dict[str, Any], plan: _Plan, footprint: dict[str, Any],
             texts[loc] = figures.rendered[template] = template.render(found)
     generated = None
     if plan.answer is not None:
-        key = (plan.answer, tuple(plan.misconceptions), plan.distractors)
+        own = {name: texts.get(("misconception_reviews", name), text)
+               for name, text in plan.reviews.items()}
+        key = (plan.answer, tuple(plan.misconceptions), plan.distractors,
+               tuple(sorted(own.items())))
         done = figures.rendered.get(key)
         if isinstance(done, tuple):
             generated = cast(tuple[dict[str, str], str, dict[str, str]], done)
         else:
-            generated = _generate(plan, figures, values, errors, label)
+            generated = _generate(plan, figures, own, errors, label)
             if generated is not None:
                 figures.rendered[key] = generated
     if len(errors) > before:
@@ -451,11 +514,12 @@ def _replace_texts(question: dict[str, Any], texts: dict[Loc, str]) -> dict[str,
     return out
 
 
-def _generate(plan: _Plan, figures: Figures, values: dict[str, Any],
+def _generate(plan: _Plan, figures: Figures, own: dict[str, str],
               errors: list[ComputedError], label: str,
               ) -> tuple[dict[str, str], str, dict[str, str]] | None:
-    """The options (in ascending order of value), the key's letter and a review per distractor,
-    or ``None`` with the problem added to ``errors``."""
+    """The options (in ascending order of value), the key's letter and a review per distractor
+    (the question's ``own`` wording for a misconception, rendered for this variant, else the
+    catalog's, written for this scenario), or ``None`` with the problem added to ``errors``."""
     fmt = plan.answer
     assert fmt is not None
     try:
@@ -484,8 +548,8 @@ def _generate(plan: _Plan, figures: Figures, values: dict[str, Any],
             continue
         taken.add(rounded)
         text = fmt.write(value)
-        review = misconception.review.format(value=text, key=key_text,
-                                             part=fmt.write(abs(exact - value)))
+        review = fill_review(own.get(name) or misconception.review_text(figures, fmt),
+                             value=text, key=key_text, part=fmt.write(abs(exact - value)))
         chosen.append((rounded, text, review))
     if len(chosen) <= plan.distractors:
         errors.append(ComputedError(("misconceptions",), f"{label}only {len(chosen) - 1} of "
@@ -499,3 +563,9 @@ def _generate(plan: _Plan, figures: Figures, values: dict[str, Any],
     answer = next(letters[i] for i, c in enumerate(chosen) if not c[2])
     reviews = {letters[i]: review for i, (_, _, review) in enumerate(chosen) if review}
     return options, answer, reviews
+
+
+def fill_review(template: str, **fields: str) -> str:
+    """``template`` with each ``{value}``, ``{key}`` and ``{part}`` replaced by ``fields``;
+    nothing else in it is read (a question's own review is data: a brace stays a brace)."""
+    return _FIELD.sub(lambda m: fields.get(m.group(1), m.group(0)), template)

@@ -20,13 +20,22 @@ def _section() -> str:
 
 def test_each_example_of_the_section_validates() -> None:
     examples = re.findall(r"```yaml\n(.*?)```", _section(), re.S)
-    assert len(examples) == 3
+    assert len(examples) == 4
+    loaded = []
     for example in examples:
         text = ("bank: {id: doc, title: Doc, topics: {memory: Memory, serving: Serving}}\n"
                 "questions:\n" + example)
         report = load_bank_text(text, "FORMAT.md")
         assert report.library is not None, [str(d) for d in report.diagnostics]
-    last = report.library.banks[0].questions[0]
+        loaded.append(report.library.banks[0].questions[0])
+    # The example of a question's own review: its words, filled in, for the key 80.9 GB.
+    own = loaded[2]
+    # forget-master-weights gives 53.9 GB again (4 bytes, as the momentum): forget-gradients.
+    assert list(own.options.values()) == ["53.9 GB", "67.4 GB", "75.3 GB", "80.9 GB"]
+    assert ("53.9 GB leaves out the momentum buffer (27.0 GB): SGD with momentum keeps one FP32 "
+            "velocity per parameter, 4 bytes, as much as the master copy. The full count is "
+            "80.9 GB.") in own.distractor_review.values()
+    last = loaded[-1]
     assert last.variants()[-1] == {"model": "mistral-7b", "training.optimizer": "adam"}
 
 

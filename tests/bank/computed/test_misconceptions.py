@@ -139,3 +139,82 @@ def test_int4_without_scales_is_half_a_byte_per_parameter() -> None:
 def test_adam_one_moment_needs_adam() -> None:
     sgd = {**TRAIN, "training": {"precision": "mixed-bf16", "optimizer": "sgd-momentum"}}
     assert value("adam-one-moment", sgd, "training.model_states | GB:1") is None
+
+
+def review(name: str, scenario: dict[str, object], figure: str) -> str:
+    figures = Figures(FootprintSpec.from_mapping(scenario))
+    return BY_NAME[name].review_text(figures, parse_format(figure))
+
+
+SGD_MOMENTUM = {"model": "llama-2-7b", "phase": "training",
+                "training": {"precision": "mixed-bf16", "optimizer": "sgd-momentum"}}
+
+
+def test_forget_optimizer_states_names_the_scenarios_optimizer() -> None:
+    # SGD with momentum: one FP32 buffer (4 bytes), as large as the master copy, not the
+    # largest state; the review spoke of Adam's two moments for it.
+    sgd = review("forget-optimizer-states", SGD_MOMENTUM, "training.model_states | GB:1")
+    assert sgd == ("{value} leaves out the optimizer states ({part}). SGD with momentum keeps "
+                   "one FP32 momentum buffer per trained parameter (4 bytes); the full count "
+                   "is {key}.")
+    adamw = review("forget-optimizer-states", TRAIN, "training.model_states | GB:1")
+    assert adamw == ("{value} leaves out the optimizer states ({part}). AdamW keeps two FP32 "
+                     "moments per trained parameter (8 bytes), the largest of the model states "
+                     "here; the full count is {key}.")
+    eight_bit = dict(SGD_MOMENTUM, training={"precision": "mixed-bf16",
+                                             "optimizer": "adam-8bit"})
+    assert "8-bit Adam keeps two 8-bit moments per trained parameter (2 bytes, plus a 4-byte " \
+        "scale per block of 256)" in review("forget-optimizer-states", eight_bit,
+                                            "training.model_states | GB:1")
+
+
+def test_fp32_everything_speaks_of_the_phase_its_figure_is_about() -> None:
+    training = review("fp32-everything", SGD_MOMENTUM, "training.model_states | GB:1")
+    assert training == ("{value} counts the working weights and gradients at 4 bytes (FP32). "
+                        "Mixed precision keeps them in BF16 (2 bytes per parameter); only the "
+                        "master copy and the momentum buffer are FP32. The right figure is "
+                        "{key}.")
+    # Serving: no word of training (it ended with a remark about serving in every question).
+    assert review("fp32-everything", SERVE_7B, "inference.total | GB:2") == (
+        "{value} counts every value at 4 bytes (FP32), but here the weights are BF16 (2 bytes "
+        "per parameter) and the KV cache BF16 (2 bytes per value); the right figure is {key}.")
+    assert review("fp32-everything", SERVE_7B, "inference.weights | GB:2") == (
+        "{value} counts every value at 4 bytes (FP32), but here the weights are BF16 (2 bytes "
+        "per parameter); the right figure is {key}.")
+    int8 = dict(SERVE_7B, inference={"weights": "int8", "batch": "8", "context": "4096",
+                                     "kv_dtype": "fp8"})
+    words = review("fp32-everything", int8, "inference.total | GB:2")
+    assert "the weights are INT8 (about 1.0" in words and "KV cache FP8 (1 byte per value)" \
+        in words
+
+
+def test_weights_only_and_no_zero_sharding_read_for_their_scenario() -> None:
+    assert review("weights-only", SERVE_7B, "inference.total | GB:2") == (
+        "{value} is the weights alone. Serving also holds the KV cache of every sequence and "
+        "working memory (activations); the right figure is {key}.")
+    assert review("weights-only", TRAIN, "training.model_states | GB:1") == (
+        "{value} is the weights alone. Training also holds the gradients, FP32 master weights "
+        "and optimizer states; the right figure is {key}.")
+    assert review("no-zero-sharding", ZERO1, "training.model_states | GB:1") == (
+        "{value} ignores the ZeRO sharding: every data-parallel rank would keep the whole "
+        "state. ZeRO stage 1 splits the optimizer states and the FP32 master weights over the "
+        "4 data-parallel ranks; the right figure per device is {key}.")
+
+
+@pytest.mark.parametrize("scenario", [TRAIN, SGD_MOMENTUM, SERVE_7B, SERVE_70B, INT4, ZERO1])
+def test_every_review_fills_its_fields_and_nothing_else(scenario: dict[str, object]) -> None:
+    from quiz.bank.computed.template import fill_review
+
+    figures = Figures(FootprintSpec.from_mapping(scenario))
+    for m in CATALOG:
+        for figure in ("training.model_states | GB:1", "training.total | GB:1",
+                       "inference.total | GB:2", "inference.kv_cache | GB:2",
+                       "inference.weights | GB:2"):
+            fmt = parse_format(figure)
+            if not m.applies_to(fmt) or not figure.startswith(str(scenario["phase"])):
+                continue
+            if m.compute(figures, fmt) is None:
+                continue
+            text = fill_review(m.review_text(figures, fmt), value="1 GB", key="2 GB",
+                               part="1 GB")
+            assert "{" not in text and "}" not in text and "2 GB" in text, (m.name, text)
