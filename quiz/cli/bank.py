@@ -2,8 +2,8 @@
 ``quiz export`` (registered in :data:`quiz.cli.COMMANDS`).
 
 Each parses its arguments, calls one core function (:mod:`quiz.bank.lint`,
-:mod:`quiz.bank.template`, :mod:`quiz.bank.formats.transfer`) and prints its result to stdout;
-the exit status says how it went (:mod:`quiz.cli.status`).
+:mod:`quiz.bank.template`, :mod:`quiz.bank.formats.transfer`, :mod:`quiz.bank.formats.export`)
+and prints its result to stdout; the exit status says how it went (:mod:`quiz.cli.status`).
 """
 
 from __future__ import annotations
@@ -270,7 +270,8 @@ def run_import(argv: Sequence[str]) -> int:
 
 def run_export(argv: Sequence[str]) -> int:
     """``quiz export BANK... --to FILE``: banks as GIFT, Moodle XML, CSV or an Anki deck."""
-    from quiz.bank.formats.transfer import FORMATS, TransferError, export_banks
+    from quiz.bank.formats.export import export_banks
+    from quiz.bank.formats.transfer import FORMATS, TransferError
 
     parser = argparse.ArgumentParser(
         prog="quiz export",

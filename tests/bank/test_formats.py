@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from quiz.bank.formats import aiken, anki, complete, csv_format, gift, moodle_xml, seed
-from quiz.bank.formats.transfer import TransferError, export_banks, import_files
+from quiz.bank.formats.export import export_banks
+from quiz.bank.formats.transfer import TransferError, import_files
 from quiz.bank.library import Library
 from quiz.bank.load import load_library
 from quiz.bank.model import Question

@@ -22,9 +22,10 @@ Anki deck                    .apkg           no      yes
 A file whose extension does not name one format (``.txt``, ``.md``, ``.yaml``, none) is
 recognised by its content (:func:`quiz.bank.formats.transfer.sniff`).
 
-:mod:`quiz.bank.formats.transfer` runs ``quiz import`` and ``quiz export`` on top of these: it
-picks the format, gives fresh ids, fills what a format cannot carry with ``TODO`` placeholders
-(which ``quiz validate`` reports until they are written) and writes the bank.
+:mod:`quiz.bank.formats.transfer` runs ``quiz import`` on top of these: it picks the format,
+gives fresh ids, fills what a format cannot carry with ``TODO`` placeholders (which
+``quiz validate`` reports until they are written) and writes the bank;
+:mod:`quiz.bank.formats.export` runs ``quiz export``.
 """
 
 from __future__ import annotations
