@@ -595,14 +595,16 @@ EVERY_OPTION = {
     "training": {"zero": "3", "dp": "64", "tp": "2", "sequence_parallel": "true",
                  "seq_len": "4096", "recompute": "selective", "precision": "mixed-fp8",
                  "train_tokens": "2T", "offload": "cpu", "offload_params": "cpu"},
-    "inference": {"weights": "int4", "kv_dtype": "fp8", "context": "4096", "batch": "8",
-                  "prefill_chunk": "2048"},
+    "inference": {"weights": "int4", "kv_dtype": "fp4", "context": "4096", "batch": "8",
+                  "prefill_chunk": "2048", "shared_prefix": "1000",
+                  "draft_model": "llama-2-7b"},
     "storage": {"dataset_tokens": "2T", "checkpoints": "3"},
 }
 """The footprint scenario "with every option on" (issue 12's benchmark): a GPU fit with a
 framework overhead, tensor + sequence + ZeRO-3 data parallelism, selective recomputation, FP8
-training with optimizer and parameter offload, training FLOPs and time, INT4 weights with an FP8
-KV cache and chunked prefill, dataset and checkpoints (bank-style text values)."""
+training with optimizer and parameter offload, training FLOPs and time, INT4 weights with an FP4
+KV cache, a shared prefix, a draft model and chunked prefill, dataset and checkpoints (bank-style
+text values)."""
 
 
 EVERY_OPTION_ADAPTERS = {

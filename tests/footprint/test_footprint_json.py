@@ -53,6 +53,20 @@ def check_phase_growth(phase: dict[str, Any]) -> None:
     assert all(name in ITEM_NAMES for name in phase["not_estimated"])
 
 
+KV_KINDS = {"dtype": (str,), "bits_per_value": (float,), "bytes_per_token": (int, type(None)),
+            "shared_prefix_tokens": (int,), "tensor_parallel": (int,),
+            "kv_heads_per_gpu": (int, type(None)), "kv_copies": (int, type(None)),
+            "draft_model": (str, type(None))}
+"""The inference ``kv`` object (issue 21 §5: KV format, prefix caching, replicated heads)."""
+
+
+def check_kv(kv: dict[str, Any]) -> None:
+    assert set(kv) == set(KV_KINDS)
+    for key, kinds in KV_KINDS.items():
+        assert type(kv[key]) in kinds, (key, kv)
+    assert kv["tensor_parallel"] >= 1 and kv["shared_prefix_tokens"] >= 0
+
+
 def check_contract(data: dict[str, Any]) -> None:
     assert set(data) == {"model", "training", "inference", "storage", "omitted", "gpu", "compute",
                          "warnings", "unused"}
@@ -100,8 +114,9 @@ def check_contract(data: dict[str, Any]) -> None:
     if inference is not None:
         assert set(inference) == {"per_device", "gpus_needed", "headroom_bytes", "convention",
                                   "quantization", *PHASE_GROWN, "max_batch", "max_context",
-                                  "assumptions"}
+                                  "assumptions", "kv"}
         assert set(inference["assumptions"]) == {"kv_block", "usable"}
+        check_kv(inference["kv"])
         for key in ("max_batch", "max_context"):
             assert inference[key] is None or type(inference[key]) is int
         check_quantization(inference["quantization"])
@@ -177,6 +192,9 @@ def test_contract_variants() -> None:
                                              "convention": "deepspeed"}},
         {"model": "llama-2-7b", "phase": "inference", "inference": {"weights": "gguf-q4_k_m"}},
         {"params": "7B", "phase": "inference", "inference": {"weights": "bnb-int8"}},
+        {"model": "llama-3-70b", "phase": "inference", "gpu": "t4",
+         "inference": {"kv_dtype": "fp4", "shared_prefix": 1000, "context": 8192,
+                       "draft_model": "llama-3.2-1b"}},
     ):
         data = estimate(FootprintSpec.from_mapping(spec)).to_json()
         check_contract(data)

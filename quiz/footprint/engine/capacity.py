@@ -5,8 +5,11 @@
 The inference footprint is a sum whose parts grow with the batch B and the context c
 (:mod:`quiz.footprint.items.inference`, :mod:`quiz.footprint.items.serving`):
 
-    total(B, c) = weights + overhead items
-                + B × KV bytes per sequence(c)            (whole blocks of --kv-block tokens)
+    total(B, c) = weights + overhead items (a draft model's weights among them)
+                + Σ over KV caches (the target's, a draft model's) of
+                  bytes per layer-token (--kv-dtype, scales included)
+                  × (shared prefix blocks once + B × blocks of c − shared)
+                  × copies (KV heads replicated when tensor parallelism exceeds them)
                 + e × peak values per token × min(B·c, max(chunk, B))   (one forward step)
                 + B × vocabulary × logit bytes            (the sampled positions)
 
@@ -20,9 +23,16 @@ determine_num_available_blocks).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
-from quiz.footprint.items.inference import KV_BYTES, kv_dtype, kv_tokens_per_sequence, kv_values
+from quiz.footprint.engine.serving_fit import kv_models
+from quiz.footprint.items.kv_layout import (
+    kv_dtype,
+    kv_group_heads,
+    kv_slots,
+    layer_token_bytes,
+    replicated,
+)
 from quiz.footprint.items.serving import prefill_chunk, working_bytes_per_token
 
 if TYPE_CHECKING:
@@ -36,12 +46,22 @@ MAX_BATCH = 10**7
 MAX_CONTEXT = 10**9
 """The longest context searched (the spec's bound on ``context``)."""
 
+_GROWING = ("kv_cache", "draft_kv_cache", "activations", "logits")
+"""The items that grow with the batch or the context."""
 
-def _parts(spec: InferenceSpec, r: ResolvedModel, gpu: GpuPreset | None,
-           phase: PhaseEstimate) -> tuple[int, int, int, int, int] | None:
-    """``(fixed, kv_per_layer_token, per_token_work, logit_bytes, capacity)``: what does not
-    grow with B or c, the KV bytes per layer and token, the working bytes per step token, the
-    logit bytes per sequence, and N × usable bytes; ``None`` when a part is unknown."""
+
+class _Parts(NamedTuple):
+    fixed: int
+    caches: tuple[tuple[ResolvedModel, int, int], ...]  # model, bytes per layer-token, KV heads
+    work: int
+    logit: int
+    capacity: int
+
+
+def _parts(spec: InferenceSpec, r: ResolvedModel, phase: PhaseEstimate) -> _Parts | None:
+    """What does not grow with B or c, each KV cache (its model, bytes per layer and token in
+    the KV format, KV heads), the working bytes per step token, the logit bytes per sequence,
+    and N × usable bytes; ``None`` when a part is unknown."""
     if phase.gpus_needed is None or phase.usable_bytes is None or not phase.complete:
         return None
     if not (r.layers and r.kv_heads and r.head_dim and r.vocab):
@@ -49,20 +69,23 @@ def _parts(spec: InferenceSpec, r: ResolvedModel, gpu: GpuPreset | None,
     work = working_bytes_per_token(spec, r)
     if work is None:
         return None
-    names = ("kv_cache", "activations", "logits")
-    fixed = sum(i.bytes for i in phase.items if i.name not in names)
-    kv = kv_values(r) * KV_BYTES[kv_dtype(spec)]
+    fixed = sum(i.bytes for i in phase.items if i.name not in _GROWING)
+    dtype = kv_dtype(spec)
+    caches = tuple((m, layer_token_bytes(m, dtype), kv_group_heads(m))
+                   for m in kv_models(spec, r).values())
     e = 4 if spec.weights == "fp32" else 2
     logit = r.vocab * (4 if e == 4 else e + 4)
-    return fixed, kv, work, logit, phase.gpus_needed * phase.usable_bytes
+    return _Parts(fixed, caches, work, logit, phase.gpus_needed * phase.usable_bytes)
 
 
-def _total(spec: InferenceSpec, r: ResolvedModel, chunk: int,
-           parts: tuple[int, int, int, int, int], batch: int, context: int) -> int:
-    fixed, kv, work, logit, _ = parts
-    kv_tokens = kv_tokens_per_sequence(context, spec.kv_block, r)
+def _total(spec: InferenceSpec, chunk: int, tp: int, parts: _Parts, batch: int,
+           context: int) -> int:
+    kv = 0
+    for m, per, heads in parts.caches:
+        one = per * kv_slots(m, batch, context, spec.kv_block, spec.shared_prefix)
+        kv += replicated(one, heads, tp)
     step = min(batch * context, max(chunk, batch))
-    return fixed + batch * kv * kv_tokens + work * step + batch * logit
+    return parts.fixed + kv + parts.work * step + batch * parts.logit
 
 
 def _largest(fits_at: int, limit: int, fits: object) -> int:
@@ -84,19 +107,22 @@ def capacity(spec: InferenceSpec, r: ResolvedModel, gpu: GpuPreset | None,
              phase: PhaseEstimate) -> tuple[int | None, int | None]:
     """``(max_batch, max_context)`` on the ``gpus_needed`` GPUs of ``phase``: the most sequences
     of ``spec.context`` tokens, and the longest context (a whole number of tokens) for
-    ``spec.batch`` sequences, whose footprint fits in ``gpus_needed × usable_bytes``. ``(None,
-    None)`` without a GPU, with an incomplete estimate or unknown shapes."""
-    parts = _parts(spec, r, gpu, phase)
+    ``spec.batch`` sequences, whose footprint fits in ``gpus_needed × usable_bytes``: every KV
+    cache (the target's and a draft model's) in its format, a shared prefix once, KV heads
+    replicated as the phase's tensor parallelism (``phase.kv_tp``) requires. ``(None, None)``
+    without a GPU, with an incomplete estimate or unknown shapes."""
+    parts = _parts(spec, r, phase)
     if parts is None:
         return None, None
     chunk = prefill_chunk(spec, gpu)
-    cap = parts[4]
+    cap = parts.capacity
+    tp = phase.kv_tp
 
     def batch_fits(b: int) -> bool:
-        return _total(spec, r, chunk, parts, b, spec.context) <= cap
+        return _total(spec, chunk, tp, parts, b, spec.context) <= cap
 
     def context_fits(c: int) -> bool:
-        return _total(spec, r, chunk, parts, spec.batch, c) <= cap
+        return _total(spec, chunk, tp, parts, spec.batch, c) <= cap
 
     if not batch_fits(spec.batch):
         return None, None

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from quiz.footprint.compute.figures import compute_items
 from quiz.footprint.engine.capacity import capacity
-from quiz.footprint.engine.fit import fewest_training_gpus, inference_gpus, usable_memory
+from quiz.footprint.engine.fit import fewest_training_gpus, usable_memory
 from quiz.footprint.engine.report import (
     ITEM_NAMES,
     ModelSummary,
@@ -34,9 +34,11 @@ from quiz.footprint.engine.report import (
     StorageEstimate,
     Unused,
 )
+from quiz.footprint.engine.serving_fit import kv_models, replicated_items, serving_gpus
 from quiz.footprint.inputs.parts import InferenceSpec, TrainingSpec
 from quiz.footprint.inputs.units import count_noun, format_bytes, format_count
 from quiz.footprint.items.activations import extra_activation_items
+from quiz.footprint.items.draft import draft_items
 from quiz.footprint.items.inference import inference_items, scheme_plan
 from quiz.footprint.items.item import Item, Omitted
 from quiz.footprint.items.model_states import (
@@ -286,7 +288,11 @@ def _inference(
     working, missing = serving_items(inf, r, gpu)
     items.extend(working)
     omitted.extend(missing)
+    drafted, missing = draft_items(inf)
+    items.extend(drafted)
+    omitted.extend(missing)
     total = sum(i.bytes for i in items)
+    kv_tp = 1
     needed = headroom = None
     advice = ""
     overhead = spec.overhead
@@ -298,7 +304,11 @@ def _inference(
             needed, advice = None, "the framework overhead alone fills each GPU"
             headroom = usable_bytes - total - overhead
         else:
-            needed, advice = inference_gpus(total, usable, r.heads, r.kv_heads)
+            models = kv_models(inf, r)
+            needed, advice, kv_tp = serving_gpus(total, usable, r, items, models)
+            if kv_tp > 1:
+                items = replicated_items(items, models, kv_tp)
+                total = sum(i.bytes for i in items)
             headroom = needed * usable - total
     if overhead:
         items.append(overhead_item(overhead, needed or 1))
@@ -317,7 +327,7 @@ def _inference(
     phase = PhaseEstimate("inference", items, total, 1, needed, headroom, convention, setup,
                           advice, quantization=None if plan is None else lambda: plan_json(plan),
                           not_estimated=_not_estimated(omitted, "inference"),
-                          usable_bytes=usable_bytes)
+                          usable_bytes=usable_bytes, kv_tp=kv_tp)
     if needed is not None:
         object.__setattr__(phase, "capacity_of", lambda: capacity(inf, r, gpu, phase))
     return phase

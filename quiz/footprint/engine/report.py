@@ -19,7 +19,11 @@ types are tested in ``tests/footprint/test_footprint_json.py``)::
                    "convention": str, "quantization": QUANT | null, "usable_bytes": int | null,
                    "complete": bool, "not_estimated": [str, ...],
                    "max_batch": int | null, "max_context": int | null,
-                   "assumptions": {"kv_block": int, "usable": str | null}} | null,
+                   "assumptions": {"kv_block": int, "usable": str | null},
+                   "kv": {"dtype": str, "bits_per_value": float,
+                          "bytes_per_token": int | null, "shared_prefix_tokens": int,
+                          "tensor_parallel": int, "kv_heads_per_gpu": int | null,
+                          "kv_copies": int | null, "draft_model": str | null}} | null,
      "storage": {"items": [ITEM, ...], "total_bytes": int},
      "omitted": [{"phase": str, "item": str, "reason": str}, ...],
      "gpu": {"id": str, "name": str, "memory_bytes": int} | null,
@@ -51,6 +55,11 @@ upper bound (tokens per second) and the decode crossover batch of
 ``warnings`` (issue 21 §7) are the report's warning lines, as the text report prints them after
 "Warning:" (a context longer than the model was trained for, a figure beyond physical sense);
 ``unused`` lists the settings given that do nothing in this case (spec key and why).
+
+``kv`` (issue 21 §5) states how the KV cache is stored: its format and bits per value with the
+scales, bytes per token of one sequence, the prefix tokens stored once, and the tensor-parallel
+size whose KV head replication the ``kv_cache`` and ``draft_kv_cache`` items include. A draft
+model's rows are the items ``draft_weights`` and ``draft_kv_cache``.
 
 ``quiz footprint --json --explain`` adds one more key, ``"explain": [str, ...]``: the CLI
 attaches the notes of :func:`quiz.footprint.words.explain.explain_notes` (this module does not
@@ -90,6 +99,8 @@ ITEM_NAMES = (
     "output_activations",
     "logits",
     "kv_cache",
+    "draft_weights",
+    "draft_kv_cache",
     "framework_overhead",
     "dataset",
     "checkpoints",
@@ -102,7 +113,7 @@ _PHASE_ITEMS = {
                  "master_weights", "optimizer_states", "activations", "embedding_activations",
                  "output_activations", "logits", "framework_overhead"),
     "inference": ("weights", "quantization_overhead", "kv_cache", "activations", "logits",
-                  "framework_overhead"),
+                  "framework_overhead", "draft_weights", "draft_kv_cache"),
     "storage": ("dataset", "checkpoints", "inference_artifact"),
 }
 
@@ -216,6 +227,8 @@ class PhaseEstimate:
         not_estimated: the memory items of this phase that could not be estimated (their
             reasons are in the report's ``omitted``), e.g. ``("activations",)`` without an
             architecture; the totals and the fit leave them out.
+        kv_tp: inference: the tensor-parallel size whose KV head replication the KV items
+            include (1: no replication; :mod:`quiz.footprint.engine.serving_fit`).
         quantization: inference with a named quantization scheme: its JSON object
             (:func:`quiz.footprint.quant.schemes.plan_json`), or a function that builds it when the
             JSON is written; ``None`` otherwise.
@@ -236,6 +249,7 @@ class PhaseEstimate:
     usable_bytes: int | None = None
     capacity_of: tuple[int | None, int | None] | Callable[
         [], tuple[int | None, int | None]] = (None, None)
+    kv_tp: int = 1
 
     @property
     def capacity(self) -> tuple[int | None, int | None]:
@@ -470,6 +484,11 @@ class Report:
             gpu.memory_bytes, phase, spec.gpu_util, gpu.unified)
         return out
 
+    def _kv_json(self, phase: PhaseEstimate) -> dict[str, Any]:
+        from quiz.footprint.engine.serving_fit import kv_json
+
+        return kv_json(self.spec.inference, self.spec.resolved, phase.kv_tp)
+
     def to_json(self) -> dict[str, Any]:
         """The JSON contract (see the module docstring); every size in bytes."""
         data: dict[str, Any] = {
@@ -483,7 +502,8 @@ class Report:
             "training": None if self.training is None else {
                 **self.training.to_json(), "assumptions": self.assumptions("training")},
             "inference": None if self.inference is None else {
-                **self.inference.to_json(), "assumptions": self.assumptions("inference")},
+                **self.inference.to_json(), "assumptions": self.assumptions("inference"),
+                "kv": self._kv_json(self.inference)},
             "storage": (
                 {"items": [], "total_bytes": 0} if self.storage is None else self.storage.to_json()
             ),

@@ -44,7 +44,7 @@ WeightFormat = Literal[
 ]
 ScaleDtype = Literal["fp16", "bf16", "fp32", "fp8"]
 ZeroPoint = Literal["none", "int4", "int8", "fp16", "bf16"]
-KvDtype = Literal["fp32", "fp16", "bf16", "fp8", "int8"]
+KvDtype = Literal["fp32", "fp16", "bf16", "fp8", "int8", "int4", "fp4"]
 Phase = Literal["training", "inference", "both"]
 Units = Literal["GB", "GiB"]
 CheckpointKind = Literal["full", "weights"]

@@ -5,9 +5,9 @@ rules that need the model or several parts live in :mod:`quiz.footprint.inputs.r
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
-from pydantic import ValidationError, model_validator
+from pydantic import ValidationError, field_validator, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from quiz.footprint.inputs.fields import (
@@ -34,6 +34,7 @@ from quiz.footprint.inputs.fields import (
     WeightFormat,
     ZeroPoint,
 )
+from quiz.footprint.inputs.units import format_count
 
 
 class TrainingSpec(Part):
@@ -189,7 +190,9 @@ class InferenceSpec(Part):
                               "symmetric)", label="Zero point",
                               default="as weights")] = None
     kv_dtype: Annotated[KvDtype | None, Choice("kv_dtype"),
-                        Doc("KV cache dtype", label="KV precision", default="16-bit")] = None
+                        Doc("KV cache dtype: int4 per head and token with an FP16 scale and "
+                            "zero point (LMDeploy), fp4 as NVFP4 (16 values per FP8 scale)",
+                            label="KV precision", default="16-bit")] = None
     kv_block: Annotated[int, Number(1, 10**6, "tokens"),
                         Doc("tokens per KV cache block: the cache holds whole blocks (vLLM's "
                             "block_size)", label="KV block", metavar="N")] = 16
@@ -198,12 +201,45 @@ class InferenceSpec(Part):
     context: Annotated[int, Number(1, 10**9, "tokens"),
                        Doc("tokens held per sequence", label="Context tokens",
                            metavar="N")] = 2048
+    shared_prefix: Annotated[int, Number(0, 10**9, "tokens"),
+                             Doc("tokens at the start of the context that every sequence "
+                                 "shares, stored once in whole KV blocks (prefix caching)",
+                                 label="Shared prefix", metavar="N")] = 0
+    draft_model: Annotated[str | None, Doc(
+        "model preset of a speculative-decoding draft model: its weights and its own KV cache "
+        "are added", label="Draft model", metavar="PRESET")] = None
     prefill_chunk: Annotated[int, Number(1, 10**9, "tokens"),
                              Doc("tokens per forward step of the serving engine (chunked "
                                  "prefill; vLLM's max_num_batched_tokens)",
                                  label="Prefill chunk", metavar="N",
                                  default="vLLM's: 8,192 on GPUs of 70 GiB or more other than "
                                  "A100, else 2,048")] | None = None
+
+    @field_validator("draft_model", mode="before")
+    @classmethod
+    def _known_draft(cls, value: Any) -> Any:
+        if value is None:
+            return None
+        if not isinstance(value, str):
+            raise PydanticCustomError("preset", "expected a model preset name (text)")
+        from quiz.footprint.inputs.presets import PresetError, get_model
+
+        try:
+            return get_model(value).id
+        except PresetError as exc:
+            raise PydanticCustomError("unknown_preset", "{message}",
+                                      {"message": str(exc)}) from None
+
+    @model_validator(mode="after")
+    def _prefix_within_context(self) -> InferenceSpec:
+        if self.shared_prefix > self.context:
+            raise ValidationError.from_exception_data(type(self).__name__, [InitErrorDetails(
+                type=PydanticCustomError("prefix_context", "{message}", {
+                    "message": f"the shared prefix ({format_count(self.shared_prefix)} tokens) "
+                               f"is longer than the context ({format_count(self.context)} "
+                               "tokens) it is part of: give at most the context"}),
+                loc=("shared_prefix",), input=self.shared_prefix)])
+        return self
 
     @model_validator(mode="after")
     def _scheme_fixes_metadata(self) -> InferenceSpec:

@@ -357,5 +357,6 @@ def key_table() -> str:
     from quiz.footprint.inputs.fields import format_table
     from quiz.footprint.inputs.presets import gpu_presets, model_presets
 
-    presets = {"model": tuple(model_presets()), "gpu": tuple(gpu_presets())}
+    presets = {"model": tuple(model_presets()), "gpu": tuple(gpu_presets()),
+               "draft_model": tuple(model_presets())}
     return format_table(spec_fields(), presets)

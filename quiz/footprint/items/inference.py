@@ -20,7 +20,9 @@ KV cache
     2 (K and V) × layers × kv_heads × head_dim × bytes × tokens × batch (Pope et al. 2023,
     Efficiently Scaling Transformer Inference, sec. 2; grouped-query attention: Ainslie et al.
     2023); a sliding-window layer keeps at most ``window`` tokens (Jiang et al. 2023, Mistral 7B,
-    sec. 2, rolling buffer cache). Llama-2-70B at 16 bits: 327,680 bytes per token.
+    sec. 2, rolling buffer cache). Llama-2-70B at 16 bits: 327,680 bytes per token. Formats
+    below 8 bits, prefix caching and replicated KV heads: :mod:`quiz.footprint.items.kv_layout`;
+    the item: :mod:`quiz.footprint.items.kv_cache`.
 Activations and logits
     The working memory of a serving engine with chunked prefill:
     :mod:`quiz.footprint.items.serving`.
@@ -33,6 +35,9 @@ from typing import TYPE_CHECKING
 from quiz.footprint.inputs.arch import linear_matrices, quant_groups
 from quiz.footprint.inputs.units import count_noun, format_count
 from quiz.footprint.items.item import Item, Omitted
+from quiz.footprint.items.kv_cache import kv_bytes, kv_item
+from quiz.footprint.items.kv_layout import KV_SRC as KV_SRC
+from quiz.footprint.items.kv_layout import kv_dtype as kv_dtype
 from quiz.footprint.quant.formulas import overhead_text, partial_groups_text, values_text
 from quiz.footprint.quant.plan import WeightPlan, weight_plan
 from quiz.footprint.quant.schemes import SCHEMES
@@ -52,22 +57,12 @@ SCALE_BITS = {"fp16": 16, "bf16": 16, "fp32": 32, "fp8": 8}
 ZERO_BITS = {"none": 0, "int4": 4, "int8": 8, "fp16": 16, "bf16": 16}
 """Bits of a group zero point per ``zero_point``."""
 KV_BYTES = {"fp32": 4, "fp16": 2, "bf16": 2, "fp8": 1, "int8": 1}
-"""Bytes per cached key/value element of each KV dtype."""
+"""Bytes per cached key/value element of the KV dtypes of 8 bits or more (the formats below 8
+bits, with their scales: :data:`quiz.footprint.items.kv_layout.KV_FORMATS`)."""
 GPTQ_SRC = (
     "Frantar et al. 2023 (GPTQ) and Lin et al. 2024 (AWQ): group-wise weight-only quantization; "
     "layout of AutoGPTQ/AWQ checkpoints"
 )
-KV_SRC = (
-    "Pope et al. 2023, Efficiently Scaling Transformer Inference, sec. 2; Ainslie et al. 2023 (GQA)"
-)
-
-
-def kv_dtype(spec: InferenceSpec) -> str:
-    """The KV cache dtype: ``kv_dtype`` if given, else FP32 for FP32 weights, FP16 for FP16
-    weights and BF16 otherwise."""
-    if spec.kv_dtype:
-        return spec.kv_dtype
-    return spec.weights if spec.weights in ("fp32", "fp16") else "bf16"
 
 
 def kv_bytes_per_token(
@@ -82,13 +77,11 @@ def kv_bytes_per_token(
 
 
 def kv_cache_bytes(spec: InferenceSpec, r: ResolvedModel) -> int | None:
-    """KV cache bytes of one replica: :func:`kv_bytes_per_token` per layer × batch × the tokens
-    each layer keeps (a sliding-window layer at most ``window``). ``None`` when the layers,
-    key/value heads or head size are unknown."""
-    if not (r.layers and r.kv_heads and r.head_dim):
-        return None
-    per_layer_token = kv_values(r) * KV_BYTES[kv_dtype(spec)]
-    return per_layer_token * spec.batch * kv_tokens_per_sequence(spec.context, spec.kv_block, r)
+    """KV cache bytes of one replica, one copy of each KV head
+    (:func:`quiz.footprint.items.kv_cache.kv_bytes`: the spec's KV format, whole blocks, a
+    sliding-window layer at most ``window`` tokens, a shared prefix's whole blocks once).
+    ``None`` when the layers, key/value heads or head size are unknown."""
+    return kv_bytes(spec, r)
 
 
 def kv_values(r: ResolvedModel) -> int:
@@ -98,24 +91,6 @@ def kv_values(r: ResolvedModel) -> int:
     if r.arch is not None and r.arch.mla:
         return r.arch.kv_values_per_layer_token
     return 2 * (r.kv_heads or 0) * (r.head_dim or 0)
-
-
-def blocks_of(tokens: int, block: int) -> int:
-    """``tokens`` rounded up to whole KV blocks of ``block`` tokens: a paged KV cache (vLLM's
-    PagedAttention, Kwon et al. 2023, sec. 4.1; ``block_size`` 16 by default) allocates whole
-    blocks, so a sequence of 1,000 tokens holds 63 × 16 = 1,008 slots."""
-    return -(-tokens // block) * block
-
-
-def kv_tokens_per_sequence(context: int, block: int, r: ResolvedModel) -> int:
-    """Σ over layers of the KV slots one sequence of ``context`` tokens keeps, in whole blocks
-    of ``block`` tokens: full layers the whole context, sliding-window layers at most the
-    window."""
-    window = r.sliding_window or 0
-    sliding = r.sliding_layers if window else 0
-    layers = r.layers or 0
-    return ((layers - sliding) * blocks_of(context, block)
-            + sliding * blocks_of(min(context, window), block))
 
 
 def scheme_plan(spec: InferenceSpec, r: ResolvedModel) -> WeightPlan | None:
@@ -231,7 +206,7 @@ def inference_items(spec: InferenceSpec, r: ResolvedModel) -> tuple[list[Item], 
         )
     if bits < 16 and plan is None:
         _overhead_item(spec, r, overhead, items, omitted)
-    _kv_item(spec, r, items, omitted)
+    kv_item(spec, r, items, omitted)
     return items, omitted
 
 
@@ -322,76 +297,3 @@ def _overhead_item(
 def _bytes(bits: int) -> str:
     """``"2-byte"``, ``"0.5-byte"``: a per-group size from its bits."""
     return f"{bits // 8}-byte" if bits % 8 == 0 else f"{bits / 8:g}-byte"
-
-
-def _kv_item(
-    spec: InferenceSpec, r: ResolvedModel, items: list[Item], omitted: list[Omitted]
-) -> None:
-    n_bytes = kv_cache_bytes(spec, r)
-    if n_bytes is None or not (r.layers and r.kv_heads and r.head_dim):
-        omitted.append(
-            Omitted(
-                "kv_cache",
-                "the KV cache needs the layers, key/value heads and head size: give a model "
-                "preset or --layers --hidden --heads (and --kv-heads for grouped-query "
-                "attention)",
-                "inference",
-                "the KV cache needs the layers, key/value heads and head size",
-                ("model", "layers", "hidden", "heads", "kv_heads"),
-            )
-        )
-        return
-    dtype = kv_dtype(spec)
-    kb = KV_BYTES[dtype]
-    ctx, batch = spec.context, spec.batch
-    window = r.sliding_window or 0
-    sliding = r.sliding_layers if window else 0
-    full_layers = r.layers - sliding
-    layers, kv_heads, head_dim = r.layers, r.kv_heads, r.head_dim
-
-    block = spec.kv_block
-
-    def formula() -> str:  # built when first read (Item)
-        seqs = count_noun(batch, "sequence")
-        held = blocks_of(ctx, block)
-        slots = count_noun(ctx, "token") if held == ctx else (
-            f"{count_noun(held, 'token')} ({format_count(ctx)} in whole blocks of "
-            f"{format_count(block)})")
-        if sliding:
-            tokens = (
-                f"({count_noun(full_layers, 'full layer')} × {slots} + "
-                f"{count_noun(sliding, 'sliding-window layer')} × min({format_count(ctx)}, "
-                f"window {format_count(window)}) tokens in blocks of {format_count(block)})"
-            )
-        else:
-            tokens = f"{count_noun(layers, 'layer')} × {slots}"
-        gqa = ""
-        if r.arch is not None and r.arch.mla:
-            a = r.arch
-            return (f"multi-head latent attention: ({format_count(a.kv_lora_rank)} latent + "
-                    f"{format_count(a.qk_rope_dim)} rotary key) values × "
-                    f"{count_noun(kb, 'byte')} ({dtype.upper()}) × {seqs} × {tokens}")
-        if r.heads and kv_heads != r.heads:
-            gqa = f" (grouped-query: {format_count(kv_heads)} of {count_noun(r.heads, 'head')})"
-        return (f"2 (K and V) × {count_noun(kv_heads, 'KV head')}{gqa} × "
-                f"{format_count(head_dim)} head dim × {count_noun(kb, 'byte')} "
-                f"({dtype.upper()}) × {seqs} × {tokens}")
-
-    if r.arch is not None and r.arch.mla:
-        src_mla = ("; DeepSeek-AI 2024, DeepSeek-V2, sec. 2.1.2-2.1.3 (MLA caches the "
-                   "compressed latent c_KV and the decoupled rotary key: (d_c + d_h^R) per "
-                   "layer and token)")
-    else:
-        src_mla = ""
-    src = KV_SRC + src_mla + ("; Kwon et al. 2023, PagedAttention, sec. 4.1 (whole blocks)"
-                    if blocks_of(ctx, block) != ctx else "") + (
-        "; Jiang et al. 2023, Mistral 7B, sec. 2 (rolling buffer cache)" if sliding else ""
-    )
-    items.append(
-        Item(
-            "kv_cache",
-            n_bytes,
-            formula,
-            src,
-        )
-    )

@@ -33,14 +33,13 @@ from quiz.footprint.items.activations import (
     output_activation_bytes,
 )
 from quiz.footprint.items.inference import (
-    KV_BYTES,
     WEIGHT_BITS,
     group_meta_bits,
-    kv_bytes_per_token,
     kv_dtype,
     plain_weight_bytes,
     scheme_plan,
 )
+from quiz.footprint.items.kv_layout import KV_FORMATS
 from quiz.footprint.items.model_states import (
     ADAM_8BIT_BLOCK,
     ADAM_8BIT_PAPER_BLOCK,
@@ -50,6 +49,7 @@ from quiz.footprint.items.model_states import (
     grad_dtype,
     has_master,
 )
+from quiz.footprint.words.kv_notes import kv_notes
 from quiz.footprint.words.quant_notes import scheme_notes
 from quiz.footprint.words.serving_notes import serving_note
 
@@ -137,11 +137,9 @@ def explain_notes(report: Report, *, units: str = "GB") -> list[str]:
         r = spec.resolved
         kv = report.inference.item("kv_cache")
         if kv is not None and r.heads and r.kv_heads and r.head_dim and r.layers:
-            kb = KV_BYTES[kv_dtype(inf)]
-            gqa = kv_bytes_per_token(layers=r.layers, kv_heads=r.kv_heads, head_dim=r.head_dim,
-                                     bytes_per_value=kb)
-            mha = kv_bytes_per_token(layers=r.layers, kv_heads=r.heads, head_dim=r.head_dim,
-                                     bytes_per_value=kb)
+            head = KV_FORMATS[kv_dtype(inf)].vector_bits(r.head_dim)  # bits per head, token
+            gqa = -(-2 * r.kv_heads * head // 8) * r.layers
+            mha = -(-2 * r.heads * head // 8) * r.layers
             if gqa != mha:
                 notes.append(
                     f"KV cache per token: {count_noun(gqa, 'byte')} with grouped-query attention "
@@ -156,6 +154,7 @@ def explain_notes(report: Report, *, units: str = "GB") -> list[str]:
                     "attention (as many key/value heads as query heads), so counts with and "
                     "without grouped-query attention agree."
                 )
+        notes += kv_notes(report, b)
         working = serving_note(inf, r, report.gpu, b)
         if working is not None:
             notes.append(working)

@@ -218,9 +218,20 @@ def inference_texts(inf: InferenceSpec, r: ResolvedModel, gpu: GpuPreset | None)
     setup = (
         f"{fmt} weights{group}, {kv} KV cache, batch {format_count(inf.batch)} × "
         f"{count_noun(inf.context, 'token')} of context, prefill chunks of "
-        f"{format_count(prefill_chunk(inf, gpu))}"
+        f"{format_count(prefill_chunk(inf, gpu))}{serving_extras(inf)}"
     )
     return convention, setup
+
+
+def serving_extras(inf: InferenceSpec) -> str:
+    """The setup line's tail for prefix caching and a draft model: ``", a 1,000-token shared
+    prefix, draft model llama-3.2-1b"``; empty without them."""
+    out = ""
+    if inf.shared_prefix:
+        out += f", a {format_count(inf.shared_prefix)}-token shared prefix"
+    if inf.draft_model is not None:
+        out += f", draft model {inf.draft_model}"
+    return out
 
 
 def targets_text(arch: Architecture | None, text: str) -> str:

@@ -46,6 +46,8 @@ FILL = {
     "output_activations": "▞",
     "logits": "▙",
     "kv_cache": "▄",
+    "draft_weights": "▆",
+    "draft_kv_cache": "▃",
     "framework_overhead": "▙",
     "dataset": "▓",
     "checkpoints": "▒",

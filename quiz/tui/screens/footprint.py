@@ -55,6 +55,7 @@ def form_fields() -> list[Field]:
                        for pid, p in model_presets().items()) + (("Custom model", CUSTOM),),
         "gpu": (("none", NONE),) + tuple((g.name, gid) for gid, g in gpu_presets().items()),
     }
+    presets["draft_model"] = (("none", NONE),) + presets["model"][:-1]  # no custom draft
     shown = [f for f in spec_fields() if f.doc.label is not None]
     shown.sort(key=lambda f: f.doc.group == "output")  # stable: the output fields go last
     out: list[Field] = []
