@@ -158,3 +158,18 @@ def test_explain_states_each_option(capsys: pytest.CaptureFixture[str]) -> None:
     assert "Speculative decoding: the draft model Llama-3.2-1B adds its weights" in out
     assert "KV heads replicated: the KV cache over tensor parallelism of 16 GPUs" in out
     assert "a 1,000-token shared prefix, draft model llama-3.2-1b" in out
+
+
+def test_an_mla_latent_is_one_kv_head_kept_whole_on_every_gpu() -> None:
+    from pathlib import Path
+
+    config = str(Path(__file__).parent / "configs" / "deepseek-v3.json")
+    report = estimate(FootprintSpec.from_mapping({
+        "config": config, "phase": "inference", "gpu": "h200-141gb",
+        "inference": {"batch": 8, "context": 8192}}))
+    assert report.inference is not None and report.inference.gpus_needed == 16
+    # (512 + 64) values × 2 bytes × 61 layers = 70,272 bytes per token, on each of 16 GPUs
+    assert report.figure("inference.kv_cache") == 70_272 * 8192 * 8 * 16 == 73_685_532_672
+    assert "each of the 16 GPUs keeps the whole MLA latent" in report.inference.fit_advice
+    kv = report.to_json()["inference"]["kv"]
+    assert (kv["kv_heads_per_gpu"], kv["kv_copies"], kv["bytes_per_token"]) == (1, 16, 70_272)

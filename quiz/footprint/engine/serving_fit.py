@@ -85,8 +85,11 @@ def _replication_advice(r: ResolvedModel, tp: int) -> str:
     rep = replication(r, tp)
     if not rep.replicated:
         return ""
-    heads = "one MLA latent" if rep.mla else count_noun(rep.kv_heads, "KV head")
-    return (f"; KV heads replicated: {count_noun(tp, 'GPU')} for {heads}, each GPU keeps "
+    if rep.mla:
+        return (f"; KV cache replicated: each of the {count_noun(tp, 'GPU')} keeps the whole "
+                f"MLA latent, {format_count(rep.copies)} copies")
+    return (f"; KV heads replicated: {count_noun(tp, 'GPU')} for "
+            f"{count_noun(rep.kv_heads, 'KV head')}, each GPU keeps "
             f"{count_noun(rep.per_gpu, 'KV head')}, {format_count(rep.copies)} copies of each")
 
 
@@ -113,11 +116,11 @@ def replicated_items(items: list[Item], models: dict[str, ResolvedModel],
 
 def _copies_formula(item: Item, rep: Replication) -> Callable[[], str]:
     def formula() -> str:
-        what = ("the MLA latent counts as one KV head" if rep.mla
-                else f"{count_noun(rep.kv_heads, 'KV head')}")
+        keeps = ("the MLA latent is one KV head: each GPU keeps all of it" if rep.mla
+                 else f"{count_noun(rep.kv_heads, 'KV head')}: each GPU keeps "
+                 f"{count_noun(rep.per_gpu, 'KV head')}")
         return (f"({item.formula}) × {rep.copies} copies (tensor parallelism over "
-                f"{format_count(rep.tp)} GPUs, {what}: each GPU keeps "
-                f"{count_noun(rep.per_gpu, 'KV head')})")
+                f"{format_count(rep.tp)} GPUs, {keeps})")
     return formula
 
 
