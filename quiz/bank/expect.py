@@ -65,6 +65,8 @@ _WHAT = {
     "inference.usable": "memory of each GPU serving may use (vLLM's 0.9 by default)",
     "inference.max_batch": "most sequences of `context` tokens that fit on the GPUs needed",
     "inference.max_context": "longest context for `batch` sequences on the GPUs needed",
+    "inference.draft_weights": "weights of the speculative-decoding `draft_model`",
+    "inference.draft_kv_cache": "the `draft_model`'s own KV cache",
 }
 
 
@@ -270,6 +272,8 @@ def read_figure(report: Report, name: str) -> int:
         raise FigureMissing(f"no number of {report.gpu.name} GPUs holds this {part} job")
     if name in ADAPTER_FIGURES:
         raise FigureMissing(f"{name} needs {ADAPTER_FIGURES[name]}")
+    if name in DRAFT_FIGURES and report.spec.inference.draft_model is None:
+        raise FigureMissing(f"{name} needs {DRAFT_FIGURES[name]}")
     raise FigureMissing(_omitted_reason(report, part, what))
 
 
@@ -278,6 +282,13 @@ ADAPTER_FIGURES = {
     "training.quantization_overhead": "a quantized base: add 'training: {finetune: qlora}'",
 }
 """The training figures only an adapter fine-tuning has, and what to add for them."""
+DRAFT_FIGURES = {
+    "inference.draft_weights": "a draft model: add 'inference: {draft_model: llama-3.2-1b}' "
+                               "(a model preset)",
+    "inference.draft_kv_cache": "a draft model: add 'inference: {draft_model: llama-3.2-1b}' "
+                                "(a model preset)",
+}
+"""The inference figures only speculative decoding with a draft model has (issue 21 §5)."""
 
 
 def _omitted_reason(report: Report, phase: str, item: str) -> str:

@@ -11,6 +11,7 @@ import pytest
 
 from quiz.bank.expect import (
     ADAPTER_FIGURES,
+    DRAFT_FIGURES,
     FIGURES,
     FigureMissing,
     parse_value,
@@ -165,6 +166,12 @@ def test_every_figure_name_reads_the_estimate() -> None:
         if name in ADAPTER_FIGURES:  # only an adapter fine-tuning has them
             assert isinstance(read_figure(adapters, name), int), name
             with pytest.raises(FigureMissing, match="finetune: "):
+                read_figure(report, name)
+            continue
+        if name in DRAFT_FIGURES:  # only speculative decoding with a draft model has them
+            drafted = estimate(spec.replace({"inference": {"draft_model": "llama-3.2-1b"}}))
+            assert isinstance(read_figure(drafted, name), int), name
+            with pytest.raises(FigureMissing, match="draft_model: llama-3.2-1b"):
                 read_figure(report, name)
             continue
         assert isinstance(read_figure(report, name), int), name
