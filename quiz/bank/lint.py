@@ -184,48 +184,95 @@ def lint_library(library: Library, rules: Iterable[str] | None = None, *,
     :func:`quiz.bank.load.load_library` fills in with its ``parses``); otherwise the file is
     read again, and should it have changed or vanished since it was loaded, findings fall back
     to line 0 (the whole file)."""
+    parses = parses or {}
     enabled = gc.isenabled()
     gc.disable()  # millions of marks are alive: a collection would walk them again and again
     try:
-        return _lint_library(library, rules, parses or {})
+        linted = []
+        for bank in library.banks:
+            parsed = parses.get(str(bank.path))
+            places = _Places(*parsed) if parsed is not None else _Places.read(bank.path)
+            linted.append((str(bank.path), lint_bank(bank, places, rules)))
+        return library_findings(linted, rules)
     finally:
         if enabled:
             gc.enable()
 
 
-def _lint_library(library: Library, rules: Iterable[str] | None,
-                  parses: dict[str, tuple[Any, dict[int, yaml_reader.Marks], str]],
-                  ) -> list[Diagnostic]:
+Finding = tuple[int, int, str, Literal["error", "warning"], str, str]
+"""One finding within a bank file, without the file's path: line, column, rule label
+(``Q104 longest-option-is-key``), severity, message and hint (plain values: the lint cache
+keeps them)."""
+
+Stem = tuple[tuple[str, ...] | None, str, int, int, bool]
+"""What rule Q101 needs of one question, without its models: its stem's casefolded words
+(``None`` when the stem holds placeholder text), its id, the line and column of its stem, and
+whether the question's or the bank's ``lint: ignore:`` names the rule."""
+
+
+@dataclass(frozen=True)
+class BankLint:
+    """The findings of one bank file by the rules that look at that file only
+    (:attr:`findings`, in the order found), and what the library-wide rule Q101 needs of it
+    (:attr:`stems`): what :func:`lint_bank` returns and the lint cache keeps."""
+
+    findings: tuple[Finding, ...]
+    stems: tuple[Stem, ...]
+
+
+def lint_bank(bank: LoadedBank, places: _Places, rules: Iterable[str] | None = None,
+              ) -> BankLint:
+    """The findings of the rules (codes; all when ``rules`` is None) that look at one bank,
+    placed with ``places`` (the bank file's parse), and its stems for rule Q101 (see
+    :func:`library_findings`). Only ``bank`` and ``places`` are read: a library's files can be
+    linted one by one, each dropped before the next is loaded."""
     enabled = frozenset(r.code for r in RULES) if rules is None else frozenset(rules)
-    found: list[tuple[int, Diagnostic]] = []
-    stems: list[tuple[LoadedBank, int, _Places]] = []
-    for order, bank in enumerate(library.banks):
-        parsed = parses.get(str(bank.path))
-        places = _Places(*parsed) if parsed is not None else _Places.read(bank.path)
-        out = _Collector(bank, places, enabled)
-        _lint_bank(bank, out)
-        found += [(order, d) for d in out.found]
-        stems += [(bank, i, places) for i in range(len(bank.questions))]
+    out = _Collector(bank, places, enabled)
+    _lint_bank(bank, out)
+    stems: list[Stem] = []
     if NEAR_DUPLICATE.code in enabled:
-        order_of = {id(b): n for n, b in enumerate(library.banks)}
-        for bank, index, other, places, where in _near_duplicates(stems):
-            question = bank.questions[index]
-            if _ignored(bank, question, NEAR_DUPLICATE):
+        for index, question in enumerate(bank.questions):
+            stem = question.stem
+            words = None if _placeholders(stem) else tuple(_normal_words(stem))
+            line, column = places.value(index, "question")
+            stems.append((words, question.id, line, column,
+                          _ignored(bank, question, NEAR_DUPLICATE)))
+    return BankLint(tuple(out.found), tuple(stems))
+
+
+def library_findings(banks: Sequence[tuple[str, BankLint]], rules: Iterable[str] | None = None,
+                     ) -> list[Diagnostic]:
+    """Every finding of a library whose bank files (their paths as diagnostics name them, in
+    library order) were linted by :func:`lint_bank`: theirs, and rule Q101's near-duplicate
+    stems across the library; sorted by file, line and column."""
+    enabled = frozenset(r.code for r in RULES) if rules is None else frozenset(rules)
+    found: list[tuple[int, Finding]] = []
+    for order, (_, linted) in enumerate(banks):
+        found += [(order, f) for f in linted.findings if f[2].split(" ", 1)[0] in enabled]
+    if NEAR_DUPLICATE.code in enabled:
+        from quiz.bank.near_duplicates import StemIndex
+
+        index = StemIndex()
+        where: list[tuple[int, Stem]] = []
+        for order, (_, linted) in enumerate(banks):
+            for stem in linted.stems:
+                index.add(stem[0])
+                where.append((order, stem))
+        for n, m, similarity in index.pairs(DUPLICATE_SIMILARITY):
+            order, (_, _, line, column, ignored) = where[n]
+            if ignored:
                 continue
-            found.append((order_of[id(bank)], _diagnostic(
-                bank, places.value(index, "question"), NEAR_DUPLICATE,
-                f"this stem is nearly the same as that of question {other!r} ({where})")))
-    found.sort(key=lambda item: (item[0], item[1].line, item[1].column, item[1].rule or ""))
-    return [d for _, d in found]
+            first_order, (_, first_id, first_line, _, _) = where[m]
+            found.append((order, (line, column, NEAR_DUPLICATE.label, NEAR_DUPLICATE.severity,
+                                  f"this stem is nearly the same as that of question "
+                                  f"{first_id!r} ({banks[first_order][0]}:{first_line}, "
+                                  f"{similarity:.0%} alike)", NEAR_DUPLICATE.hint)))
+    found.sort(key=lambda item: (item[0], item[1][0], item[1][1], item[1][2]))
+    return [Diagnostic(banks[order][0], line, column, message, severity, rule=label, hint=hint)
+            for order, (line, column, label, severity, message, hint) in found]
 
 
 # --- Findings -----------------------------------------------------------------------------------
-
-def _diagnostic(bank: LoadedBank, place: Position, rule: Rule, message: str,
-                hint: str | None = None) -> Diagnostic:
-    return Diagnostic(str(bank.path), place[0], place[1], message, rule.severity,
-                      rule=rule.label, hint=hint or rule.hint)
-
 
 def _ignored(bank: LoadedBank, question: Question | None, rule: Rule) -> bool:
     lists = [bank.info.lint.ignore if bank.info.lint else []]
@@ -241,12 +288,13 @@ class _Collector:
         self.bank = bank
         self.places = places
         self.enabled = enabled
-        self.found: list[Diagnostic] = []
+        self.found: list[Finding] = []
 
     def add(self, rule: Rule, question: Question | None, place: Position, message: str,
             hint: str | None = None) -> None:
         if rule.code in self.enabled and not _ignored(self.bank, question, rule):
-            self.found.append(_diagnostic(self.bank, place, rule, message, hint))
+            self.found.append((place[0], place[1], rule.label, rule.severity, message,
+                               hint or rule.hint))
 
 
 # --- The rules -----------------------------------------------------------------------------------
@@ -305,19 +353,23 @@ def _lint_question(index: int, q: Question, out: _Collector) -> None:
             if name not in _BY_KEY:
                 out.add(UNKNOWN_RULE, None, _list_item(places, index, n),
                         f"there is no lint rule {name!r} to ignore")
-    # Q102: placeholders in every text a student reads.
-    texts: list[tuple[str, Position, str]] = [
-        ("the stem", places.value(index, "question"), q.stem),
-        ("the short explanation", places.value(index, "short_explanation"), q.short_explanation),
-        ("the full explanation", places.value(index, "full_explanation"), q.full_explanation)]
-    texts += [(f"option {k}", places.value(index, "options", k), t) for k, t in q.options.items()]
-    texts += [(f"the review of {k}", places.value(index, "distractor_review", k), t)
+    # Q102: placeholders in every text a student reads. A text's place is looked up only when
+    # it holds one (most texts hold none: 16 look-ups a question were a tenth of the lint).
+    texts: list[tuple[str, str, str | None, str]] = [
+        ("the stem", "question", None, q.stem),
+        ("the short explanation", "short_explanation", None, q.short_explanation),
+        ("the full explanation", "full_explanation", None, q.full_explanation)]
+    texts += [(f"option {k}", "options", k, t) for k, t in q.options.items()]
+    texts += [(f"the review of {k}", "distractor_review", k, t)
               for k, t in q.distractor_review.items()]
-    texts += [("a reference", places.value(index, "references"), t) for t in q.references]
+    texts += [("a reference", "references", None, t) for t in q.references]
     unfinished: set[Position] = set()
-    for what, place, text in texts:
-        for found in _placeholders(text):
-            out.add(PLACEHOLDER, q, place, f"{what} holds the placeholder {found}")
+    for what, key, sub, text in texts:
+        found_here = _placeholders(text)
+        if found_here:
+            place = places.value(index, key, sub)
+            for found in found_here:
+                out.add(PLACEHOLDER, q, place, f"{what} holds the placeholder {found}")
             unfinished.add(place)
     _longest_key(index, q, out)
     _choose_count(index, q, out)
@@ -328,21 +380,22 @@ def _lint_question(index: int, q: Question, out: _Collector) -> None:
                 "students who miss the word answer the opposite question")
     for field, minimum, label in (("short_explanation", MIN_SHORT_WORDS, "short explanation"),
                                   ("full_explanation", MIN_FULL_WORDS, "full explanation")):
-        count = len(_words(getattr(q, field)))
+        count = _word_count(getattr(q, field), minimum)
         if count < minimum and places.value(index, field) not in unfinished:
             out.add(SHORT_EXPLANATION, q, places.value(index, field),
                     f"the {label} has {count} word{'s' * (count != 1)}; write at least {minimum}")
     for key, review in q.distractor_review.items():
-        place = places.value(index, "distractor_review", key)
-        if place in unfinished:
+        if unfinished and places.value(index, "distractor_review", key) in unfinished:
             continue  # a placeholder is reported as such, not as a short review
-        count = len(_words(review))
+        count = _word_count(review, MIN_REVIEW_WORDS)
         if count < MIN_REVIEW_WORDS:
-            out.add(SHORT_REVIEW, q, place, f"the review of {key} has {count} "
-                    f"word{'s' * (count != 1)}; write at least {MIN_REVIEW_WORDS}")
+            out.add(SHORT_REVIEW, q, places.value(index, "distractor_review", key),
+                    f"the review of {key} has {count} word{'s' * (count != 1)}; write at least "
+                    f"{MIN_REVIEW_WORDS}")
         if key in q.options and _repeats(review, q.options[key]):
-            out.add(REVIEW_REPEATS, q, place, f"the review of {key} only repeats the option's "
-                    "words; it does not say why the option is wrong")
+            out.add(REVIEW_REPEATS, q, places.value(index, "distractor_review", key),
+                    f"the review of {key} only repeats the option's words; it does not say "
+                    "why the option is wrong")
     if not q.references:
         out.add(NO_REFERENCE, q, places.value(index, "id"),
                 "this question has no reference a student can check")
@@ -385,6 +438,17 @@ def _nfkc(text: str) -> str:
 def _words(text: str) -> list[str]:
     """The words of ``text``: runs of letters, digits and the characters that join them."""
     return _WORD.findall(_nfkc(text))
+
+
+def _word_count(text: str, limit: int) -> int:
+    """How many words ``text`` has (as :func:`_words` counts them), counted up to ``limit``
+    only: a rule that wants at least ``limit`` words need not count the rest."""
+    count = 0
+    for _ in _WORD.finditer(_nfkc(text)):
+        count += 1
+        if count >= limit:
+            break
+    return count
 
 
 def _normal_words(text: str) -> list[str]:
@@ -474,6 +538,8 @@ def _choose_count(index: int, q: Question, out: _Collector) -> None:
     """Q105 and Q106: a multiple-response stem says how many to choose, and says it right."""
     said = choose_count(q.stem)
     want = len(q.answer_keys)
+    if said is None and not q.multiple_response or said == want:
+        return
     place = out.places.value(index, "question")
     words = {n: w for w, n in _NUMBERS.items() if not w.isdigit()}
     if q.multiple_response and said is None:
@@ -525,8 +591,14 @@ def _repeats(review: str, option: str) -> bool:
     """True when ``review`` adds fewer than 3 words of its own to ``option``'s (ignoring words
     such as "this option is wrong")."""
     option_words = set(_normal_words(option))
-    new = {w for w in _normal_words(review) if w not in option_words and w not in _BOILERPLATE}
-    return len(new) < 3
+    new: set[str] = set()
+    for match in _NORMAL_WORD.finditer(_nfkc(review).casefold()):
+        word = match.group(0)
+        if word not in option_words and word not in _BOILERPLATE:
+            new.add(word)
+            if len(new) >= 3:
+                return False  # most reviews: decided within their first words
+    return True
 
 
 def _key_skew(bank: LoadedBank, out: _Collector) -> None:
@@ -551,53 +623,6 @@ def _key_skew(bank: LoadedBank, out: _Collector) -> None:
     out.add(KEY_SKEW, None, out.places.header("id"),
             f"the keys of this bank's {len(single)} single-answer questions are spread "
             f"{spread}; an even spread is about {len(single) / len(letters):.1f} each")
-
-
-# --- Near-duplicate stems across the library ---------------------------------------------
-
-_COMMON_SHINGLE = 50
-"""A 3-gram found in more stems than this ("which of these") finds no candidates by itself."""
-
-
-def _shingles(stem: str) -> frozenset[tuple[str, ...]]:
-    words = _normal_words(stem)
-    if len(words) < 3:
-        return frozenset([tuple(words)]) if words else frozenset()
-    return frozenset(tuple(words[i:i + 3]) for i in range(len(words) - 2))
-
-
-def _near_duplicates(stems: list[tuple[LoadedBank, int, _Places]],
-                     ) -> list[tuple[LoadedBank, int, str, _Places, str]]:
-    """Pairs of stems whose word 3-grams overlap by :data:`DUPLICATE_SIMILARITY` or more
-    (Jaccard index). Each pair is reported once, at the later question, naming the earlier one
-    as ``'id'`` and ``path:line``. Candidates come from an index of 3-grams, so a library of
-    thousands of questions is not compared pair by pair."""
-    sets = [_shingles(bank.questions[i].stem) if not _placeholders(bank.questions[i].stem)
-            else frozenset() for bank, i, _ in stems]
-    postings: dict[tuple[str, ...], list[int]] = {}
-    for n, shingles in enumerate(sets):
-        for shingle in shingles:
-            postings.setdefault(shingle, []).append(n)
-    found = []
-    for n, shingles in enumerate(sets):
-        candidates: set[int] = set()
-        for shingle in shingles:
-            earlier = postings[shingle]
-            if len(earlier) <= _COMMON_SHINGLE:
-                candidates.update(m for m in earlier if m < n)
-        best: tuple[float, int] | None = None
-        for m in sorted(candidates):
-            union = len(shingles | sets[m])
-            similarity = len(shingles & sets[m]) / union if union else 0.0
-            if similarity >= DUPLICATE_SIMILARITY and (best is None or similarity > best[0]):
-                best = (similarity, m)
-        if best is not None:
-            bank, index, places = stems[n]
-            first_bank, first_index, first_places = stems[best[1]]
-            line = first_places.value(first_index, "question")[0]
-            found.append((bank, index, first_bank.questions[first_index].id, places,
-                          f"{first_bank.path}:{line}, {best[0]:.0%} alike"))
-    return found
 
 
 def placeholder_fields(question: Question) -> list[str]:

@@ -1,0 +1,117 @@
+"""Near-duplicate stems across a library (lint rule Q101), found without comparing every pair.
+
+A stem is the set of its word 3-grams ("shingles") of its casefolded words; two stems are near
+duplicates when the Jaccard index of their shingle sets is at least the rule's threshold.
+Candidates come from an index of the shingles that several stems share, and a candidate is
+compared exactly only when an upper bound of its similarity (the shingles it shares through
+that index, plus the common shingles the index leaves out) can reach the threshold (count
+filtering, as in set-similarity joins: Chaudhuri, Ganti and Kaushik 2006, "A Primitive Operator
+for Similarity Joins in Data Cleaning", ICDE).
+
+Stems are added one at a time, as compact arrays of integers (each word gets a number the first
+time it is seen, each shingle is its three numbers in one integer), so a library of 100,000
+questions keeps its stems in a few tens of megabytes while its files are read one by one.
+Everything is deterministic: numbers are given in the order words are met, and ties go to the
+earliest stem.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+
+COMMON_SHINGLE = 50
+"""A 3-gram found in more stems than this ("which of these") finds no candidates by itself."""
+
+_BASE = 1 << 21
+"""Each word number is below this, so a shingle's three numbers fit 63 bits (an ``array('q')``);
+a library with more distinct words keeps its shingles in tuples instead (slower, as exact)."""
+
+
+class StemIndex:
+    """The stems of a library, added in library order (:meth:`add`), searched once
+    (:meth:`pairs`)."""
+
+    def __init__(self) -> None:
+        self._words: dict[str, int] = {}
+        self._stems: list[Sequence[int]] = []
+
+    def __len__(self) -> int:
+        return len(self._stems)
+
+    def add(self, words: Sequence[str] | None) -> None:
+        """Add the next stem, as its casefolded words (``None`` or empty: a stem that takes
+        part in no pair, such as one still holding placeholder text)."""
+        if not words:
+            self._stems.append(())
+            return
+        numbers = self._words
+        ids = [numbers.setdefault(word, len(numbers) + 1) for word in words]
+        base = _BASE
+        if len(ids) < 3:  # a stem of one or two words is one shingle, told apart by its zeros
+            shingles = {ids[0] * base + ids[1] if len(ids) == 2 else ids[0]}
+        else:
+            shingles = {(a * base + b) * base + c for a, b, c in
+                        zip(ids, ids[1:], ids[2:], strict=False)}
+        ordered = sorted(shingles)
+        try:
+            self._stems.append(array("q", ordered) if len(numbers) < base else tuple(ordered))
+        except OverflowError:  # pragma: no cover - needs over two million distinct words
+            self._stems.append(tuple(ordered))
+
+    def pairs(self, threshold: float) -> Iterator[tuple[int, int, float]]:
+        """Each stem (by the order added) whose shingles overlap an earlier stem's by
+        ``threshold`` or more (Jaccard index), once: ``(stem, earlier stem, similarity)``, the
+        earlier stem being the most similar one (the first of those equally similar); in the
+        order stems were added."""
+        stems = self._stems
+        counts = Counter(shingle for stem in stems for shingle in stem)
+        postings: dict[int, list[int]] = {}
+        common_of: list[int] = []
+        for n, stem in enumerate(stems):
+            shared: dict[int, int] = {}
+            common = 0
+            for shingle in stem:
+                count = counts[shingle]
+                if count == 1:
+                    continue
+                if count > COMMON_SHINGLE:
+                    common += 1
+                    continue
+                earlier = postings.get(shingle)
+                if earlier is None:
+                    postings[shingle] = [n]
+                    continue
+                for m in earlier:
+                    shared[m] = shared.get(m, 0) + 1
+                earlier.append(n)
+            common_of.append(common)
+            if not shared:
+                continue
+            size = len(stem)
+            mine: set[int] | None = None
+            best: tuple[float, int] | None = None
+            for m in sorted(shared):
+                other = len(stems[m])
+                bound = shared[m] + min(common, common_of[m])
+                if bound < threshold * (size + other - bound) * (1 - 1e-9):
+                    continue  # even sharing every common shingle, below the threshold
+                if mine is None:
+                    mine = set(stem)
+                together = len(mine.intersection(stems[m]))
+                union = size + other - together
+                similarity = together / union if union else 0.0
+                if similarity >= threshold and (best is None or similarity > best[0]):
+                    best = (similarity, m)
+            if best is not None:
+                yield n, best[1], best[0]
+
+
+def pairs_of(stems: Iterable[Sequence[str] | None],
+             threshold: float) -> list[tuple[int, int, float]]:
+    """:meth:`StemIndex.pairs` of ``stems`` (each its casefolded words, or None)."""
+    index = StemIndex()
+    for words in stems:
+        index.add(words)
+    return list(index.pairs(threshold))
