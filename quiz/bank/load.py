@@ -112,7 +112,9 @@ def load_library(paths: Sequence[str | os.PathLike[str]], *,
                  pure_python: bool = False, cache_dir: Path | None = None,
                  progress: Callable[[LoadProgress], None] | None = None,
                  cache_writes: list[Callable[[], None]] | None = None,
-                 parses: dict[str, Parsed] | None = None) -> LoadReport:
+                 parses: dict[str, Parsed] | None = None,
+                 bank_cache: BankCache | None = None,
+                 each: Callable[[LoadedBank, Parsed | None], None] | None = None) -> LoadReport:
     """Load every bank in ``paths`` into one library.
 
     Each path is a bank file (any name, hidden ones too) or a folder, whose ``*.yaml`` and
@@ -135,6 +137,14 @@ def load_library(paths: Sequence[str | os.PathLike[str]], *,
     (:class:`~quiz.bank.yaml_reader.Document`) and its text as parsed, so that the linter
     places its findings without parsing the file again (:func:`quiz.bank.lint.lint_library`).
     A file served by the cache is not there.
+    ``bank_cache``, if given, is the cache used instead of one in ``cache_dir`` (the lint
+    cache of :mod:`quiz.bank.lint_cache` is one).
+    ``each``, if given, is called with each file's bank as soon as the file is loaded without
+    an error of its own (errors across files, such as a repeated id, are found at the end),
+    with its parse when it was read in full (taken out of ``parses``), ``None`` when the cache
+    served it. Its models are let go after the call: the banks of the library returned load
+    their file again should their questions be read (``quiz validate`` lints a library file
+    by file, never holding every file's models and parse at once).
 
     Returns a :class:`LoadReport` with every problem of every file, errors and warnings, file by
     file in the order loaded and by line:column within a file. ``report.library`` is ``None`` when
@@ -145,8 +155,9 @@ def load_library(paths: Sequence[str | os.PathLike[str]], *,
     give different display names is a warning at the second name (the first one is used).
     """
     results: list[_FileResult] = []
-    bank_cache = None
-    if cache_dir is not None and not pure_python:
+    if pure_python:
+        bank_cache = None
+    elif bank_cache is None and cache_dir is not None:
         from quiz.bank.cache import BankCache
 
         bank_cache = BankCache(cache_dir)
@@ -178,12 +189,37 @@ def load_library(paths: Sequence[str | os.PathLike[str]], *,
         tracker.start(item, size)
         result = _load_path(item, pure_python, bank_cache, tracker, cache_writes, parses)
         tracker.finish(len(result.ids))
+        if each is not None:
+            _visit(item, result, each, parses)
         results.append(result)
     report = _report(results)
     if bank_cache is not None:
         report.notes += bank_cache.notes
     tracker.done()
     return report
+
+
+def _visit(path: Path, result: _FileResult, each: Callable[[LoadedBank, Parsed | None], None],
+           parses: dict[str, Parsed] | None) -> None:
+    """Call ``each`` with the bank of a file loaded without errors (see :func:`load_library`),
+    then let its models go: the result keeps a bank that loads the file again if asked."""
+    if any(p.severity == "error" for p in result.problems):
+        return
+    parsed = parses.pop(result.path, None) if parses is not None else None
+    if result.stored is not None:
+        each(result.stored, parsed)
+        return
+    if result.bank is None:  # pragma: no cover - a file without a bank always has an error
+        return
+    from quiz.bank.library import BankHeader
+
+    loaded = LoadedBank(path, result.bank.bank, tuple(result.bank.questions), result.hashes)
+    each(loaded, parsed)
+    ids = tuple(qid for qid, _, _ in result.ids)
+    result.stored = LoadedBank.stored(path, BankHeader.of(result.bank.bank), ids,
+                                      loaded.question_topics, result.hashes,
+                                      lambda: _reload(path, ids))
+    result.bank = None
 
 
 def _size(path: Path) -> int:
@@ -449,6 +485,16 @@ def _decode_stored(stored: Stored, path: Path,
         from quiz.debug import show_traceback
 
         show_traceback(exc)
+    return _reload(path, ids)
+
+
+def _reload(path: Path, ids: tuple[str, ...]) -> tuple[BankInfo, tuple[Question, ...]]:
+    """The models of ``path`` loaded in full again, when it still has the questions ``ids``.
+
+    Raises:
+        StoredBankError: it no longer has them (the file changed or broke since it was
+            loaded). Reading the questions again tries again.
+    """
     result = _load_path(path, False)
     if result.bank is not None and not any(p.severity == "error" for p in result.problems) \
             and tuple(q.id for q in result.bank.questions) == ids:
