@@ -204,10 +204,10 @@ Finding = tuple[int, int, str, Literal["error", "warning"], str, str]
 (``Q104 longest-option-is-key``), severity, message and hint (plain values: the lint cache
 keeps them)."""
 
-Stem = tuple[tuple[str, ...] | None, str, int, int, bool]
-"""What rule Q101 needs of one question, without its models: its stem's casefolded words
-(``None`` when the stem holds placeholder text), its id, the line and column of its stem, and
-whether the question's or the bank's ``lint: ignore:`` names the rule."""
+Stem = tuple[str | None, str, int, int, bool]
+"""What rule Q101 needs of one question, without its models: its stem's casefolded words,
+joined by spaces (``None`` when the stem holds placeholder text), its id, the line and column of
+its stem, and whether the question's or the bank's ``lint: ignore:`` names the rule."""
 
 
 @dataclass(frozen=True)
@@ -233,7 +233,7 @@ def lint_bank(bank: LoadedBank, places: _Places, rules: Iterable[str] | None = N
     if NEAR_DUPLICATE.code in enabled:
         for index, question in enumerate(bank.questions):
             stem = question.stem
-            words = None if _placeholders(stem) else tuple(_normal_words(stem))
+            words = None if _placeholders(stem) else " ".join(_normal_words(stem))
             line, column = places.value(index, "question")
             stems.append((words, question.id, line, column,
                           _ignored(bank, question, NEAR_DUPLICATE)))
@@ -244,32 +244,58 @@ def library_findings(banks: Sequence[tuple[str, BankLint]], rules: Iterable[str]
                      ) -> list[Diagnostic]:
     """Every finding of a library whose bank files (their paths as diagnostics name them, in
     library order) were linted by :func:`lint_bank`: theirs, and rule Q101's near-duplicate
-    stems across the library; sorted by file, line and column."""
-    enabled = frozenset(r.code for r in RULES) if rules is None else frozenset(rules)
-    found: list[tuple[int, Finding]] = []
-    for order, (_, linted) in enumerate(banks):
-        found += [(order, f) for f in linted.findings if f[2].split(" ", 1)[0] in enabled]
-    if NEAR_DUPLICATE.code in enabled:
+    stems across the library; sorted by file, line and column (see :class:`LibraryLint`)."""
+    together = LibraryLint(rules)
+    for path, linted in banks:
+        together.add(path, linted)
+    return together.findings()
+
+
+class LibraryLint:
+    """The findings of a library gathered file by file (:meth:`add`, in library order) from
+    :func:`lint_bank`, then completed with rule Q101's near-duplicate stems across the library
+    (:meth:`findings`). Of each stem only a compact form is kept
+    (:class:`~quiz.bank.near_duplicates.StemIndex`), so a file's lint can go once added."""
+
+    def __init__(self, rules: Iterable[str] | None = None) -> None:
         from quiz.bank.near_duplicates import StemIndex
 
-        index = StemIndex()
-        where: list[tuple[int, Stem]] = []
-        for order, (_, linted) in enumerate(banks):
-            for stem in linted.stems:
-                index.add(stem[0])
-                where.append((order, stem))
-        for n, m, similarity in index.pairs(DUPLICATE_SIMILARITY):
-            order, (_, _, line, column, ignored) = where[n]
+        self.enabled = frozenset(r.code for r in RULES) if rules is None else frozenset(rules)
+        self._paths: list[str] = []
+        self._found: list[tuple[int, Finding]] = []
+        self._stems = StemIndex()
+        self._where: list[tuple[int, str, int, int, bool]] = []
+
+    def add(self, path: str, linted: BankLint) -> None:
+        """The next bank file of the library: its path as diagnostics name it, and its lint
+        (filtered by the rules enabled: a cached lint holds every rule's findings)."""
+        order = len(self._paths)
+        self._paths.append(path)
+        enabled = self.enabled
+        self._found += [(order, f) for f in linted.findings if f[2].split(" ", 1)[0] in enabled]
+        if NEAR_DUPLICATE.code in enabled:
+            for words, qid, line, column, ignored in linted.stems:
+                self._stems.add(words)
+                self._where.append((order, qid, line, column, ignored))
+
+    def findings(self) -> list[Diagnostic]:
+        """Every finding, sorted by file (in the order added), line and column."""
+        found = list(self._found)
+        where = self._where
+        paths = self._paths
+        for n, m, similarity in self._stems.pairs(DUPLICATE_SIMILARITY):
+            order, _, line, column, ignored = where[n]
             if ignored:
                 continue
-            first_order, (_, first_id, first_line, _, _) = where[m]
+            first_order, first_id, first_line, _, _ = where[m]
             found.append((order, (line, column, NEAR_DUPLICATE.label, NEAR_DUPLICATE.severity,
                                   f"this stem is nearly the same as that of question "
-                                  f"{first_id!r} ({banks[first_order][0]}:{first_line}, "
+                                  f"{first_id!r} ({paths[first_order]}:{first_line}, "
                                   f"{similarity:.0%} alike)", NEAR_DUPLICATE.hint)))
-    found.sort(key=lambda item: (item[0], item[1][0], item[1][1], item[1][2]))
-    return [Diagnostic(banks[order][0], line, column, message, severity, rule=label, hint=hint)
-            for order, (line, column, label, severity, message, hint) in found]
+        found.sort(key=lambda item: (item[0], item[1][0], item[1][1], item[1][2]))
+        return [Diagnostic(paths[order], line, column, message, severity, rule=label,
+                           hint=hint)
+                for order, (line, column, label, severity, message, hint) in found]
 
 
 # --- Findings -----------------------------------------------------------------------------------

@@ -36,7 +36,7 @@ from typing import IO, Any
 from quiz.bank.cache import BankCache, Stored
 from quiz.bank.library import Diagnostic, LoadedBank, LoadReport
 
-LINT_FORMAT = 1
+LINT_FORMAT = 2
 """Version of what a lint entry holds; a change makes every older entry a miss."""
 
 FOLDER = "lint"
@@ -149,7 +149,7 @@ def check_library(paths: Sequence[str | os.PathLike[str]], rules: frozenset[str]
 
     every_rule = rules is None or rules >= {r.code for r in lint.RULES}
     lint_cache = LintCache(cache_dir / FOLDER) if cache_dir is not None else None
-    linted: list[tuple[str, lint.BankLint]] = []
+    together = lint.LibraryLint(rules)
     writes: list[Callable[[], None]] = []
     parses: dict[str, Any] = {}
 
@@ -162,7 +162,7 @@ def check_library(paths: Sequence[str | os.PathLike[str]], rules: frozenset[str]
             served = lint.lint_bank(bank, places, None if every_rule else rules)
             if lint_cache is not None and every_rule:
                 lint_cache.expect(bank.path.resolve(), served)
-        linted.append((str(bank.path), served))
+        together.add(str(bank.path), served)
         for write in writes:
             write()
         writes.clear()
@@ -174,4 +174,4 @@ def check_library(paths: Sequence[str | os.PathLike[str]], rules: frozenset[str]
             print(f"quiz validate: {note}", file=sys.stderr)
     if report.library is None:
         return Checked(report, [])
-    return Checked(report, lint.library_findings(linted, rules))
+    return Checked(report, together.findings())

@@ -40,9 +40,12 @@ class StemIndex:
     def __len__(self) -> int:
         return len(self._stems)
 
-    def add(self, words: Sequence[str] | None) -> None:
-        """Add the next stem, as its casefolded words (``None`` or empty: a stem that takes
-        part in no pair, such as one still holding placeholder text)."""
+    def add(self, words: str | Sequence[str] | None) -> None:
+        """Add the next stem, as its casefolded words, or those words joined by spaces
+        (``None`` or empty: a stem that takes part in no pair, such as one still holding
+        placeholder text)."""
+        if isinstance(words, str):
+            words = words.split()
         if not words:
             self._stems.append(())
             return
@@ -108,7 +111,7 @@ class StemIndex:
                 yield n, best[1], best[0]
 
 
-def pairs_of(stems: Iterable[Sequence[str] | None],
+def pairs_of(stems: Iterable[str | Sequence[str] | None],
              threshold: float) -> list[tuple[int, int, float]]:
     """:meth:`StemIndex.pairs` of ``stems`` (each its casefolded words, or None)."""
     index = StemIndex()
