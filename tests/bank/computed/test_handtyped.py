@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from quiz.bank.lint import lint_library
 from quiz.bank.load import load_library
 
@@ -51,3 +53,28 @@ def test_the_computed_fixture_has_no_hand_typed_figure() -> None:
     report = load_library([fixture])
     assert report.library is not None
     assert [d for d in lint_library(report.library) if d.rule == "Q114 hand-typed-figure"] == []
+
+
+def test_one_estimate_per_scenario_however_many_questions_share_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import quiz.footprint
+    from quiz.bank.computed import figures
+
+    monkeypatch.setattr(figures, "_SHARED", {})
+    calls: list[object] = []
+    real = quiz.footprint.estimate
+
+    def counting(spec: object, *args: object, **kwargs: object) -> object:
+        calls.append(spec)
+        return real(spec, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(quiz.footprint, "estimate", counting)
+    head, _, question = BANK.partition("  - id: q1\n")
+    path = tmp_path / "bank.yaml"
+    path.write_text(head + "".join(f"  - id: q{n}\n{question}" for n in range(5)),
+                    encoding="utf-8")
+    report = load_library([path])
+    assert report.library is not None, [str(d) for d in report.diagnostics]
+    found = [d for d in lint_library(report.library) if d.rule == "Q114 hand-typed-figure"]
+    assert len(found) == 5 * 4  # every question's four hand-typed figures
+    assert len(calls) == 1  # the loader's estimate, shared by the linter's five questions
