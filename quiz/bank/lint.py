@@ -488,10 +488,6 @@ _ELLIPSIS_ONLY = re.compile(r"^\s*(?:\.\.\.|…|\[\s*(?:\.\.\.|…)\s*\]|\(\s*(?
                             r"<\s*(?:\.\.\.|…)\s*>)\s*$", re.MULTILINE)
 
 
-_MAYBE_PLACEHOLDER = ("TODO", "FIXME", "TBD", "XXX", "LOREM", "...", "…")
-"""A text with a placeholder holds one of these once in capitals (a quick test before the
-exact patterns below)."""
-
 _QUOTED = re.compile(r"`[^`\n]*`|\"[^\"\n]*\"|“[^”\n]*”|‘[^’\n]*’|(?<!\w)'[^'\n]*'(?!\w)")
 """Literal text: a code span (`` `...` ``) or a quotation ("...", “...”, ‘...’, '...' not
 inside a word, so an apostrophe opens none)."""
@@ -504,8 +500,10 @@ def _placeholders(text: str) -> list[str]:
     word quoted as literal text (``the `[TODO]` markers``, ``a "TODO" comment``): the author
     wrote it on purpose."""
     upper = text.upper()
-    if not any(word in upper for word in _MAYBE_PLACEHOLDER):
-        return []  # most texts: a few substring scans find none of the words nor an ellipsis
+    if not ("TODO" in upper or "FIXME" in upper or "TBD" in upper or "XXX" in upper
+            or "LOREM" in upper or "..." in upper or "…" in upper):
+        return []  # most texts: a few substring scans (each word once in capitals, an
+        # ellipsis) find none: the exact patterns below run on the few left
     found = []
     literal = [m.span() for m in _QUOTED.finditer(text)]
     for match in _PLACEHOLDER_WORDS.finditer(text):
@@ -550,12 +548,20 @@ _COUNT_PATTERNS = (
 )
 
 
+_COUNT_PATTERNS_LOWER = tuple(re.compile(p.pattern) for p in _COUNT_PATTERNS)
+""":data:`_COUNT_PATTERNS` matching case, for ASCII text in lower case (faster)."""
+
+
 def choose_count(stem: str) -> int | None:
     """How many options ``stem`` asks the student to choose ("Choose two.", "Which three of
     these ...", "Select 2"), or None when it does not say. When it says several numbers, the
     last one counts (the instruction usually closes the stem)."""
     found: list[tuple[int, int]] = []
-    for pattern in _COUNT_PATTERNS:
+    if stem.isascii():  # the same matches at the same places, without ignoring case
+        stem, patterns = stem.lower(), _COUNT_PATTERNS_LOWER
+    else:
+        patterns = _COUNT_PATTERNS
+    for pattern in patterns:
         found += [(m.start(), _NUMBERS[m.group(1).lower()]) for m in pattern.finditer(stem)]
     return max(found)[1] if found else None
 

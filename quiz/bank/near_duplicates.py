@@ -20,6 +20,7 @@ from __future__ import annotations
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
+from itertools import chain
 
 COMMON_SHINGLE = 50
 """A 3-gram found in more stems than this ("which of these") finds no candidates by itself."""
@@ -69,16 +70,16 @@ class StemIndex:
         earlier stem being the most similar one (the first of those equally similar); in the
         order stems were added."""
         stems = self._stems
-        counts = Counter(shingle for stem in stems for shingle in stem)
+        counts = Counter(chain.from_iterable(stems))
+        several = {shingle for shingle, count in counts.items() if count > 1}
         postings: dict[int, list[int]] = {}
         common_of: list[int] = []
         for n, stem in enumerate(stems):
             shared: dict[int, int] = {}
             common = 0
-            for shingle in stem:
+            # Most shingles are a single stem's: only those of several stems are looked at.
+            for shingle in several.intersection(stem):
                 count = counts[shingle]
-                if count == 1:
-                    continue
                 if count > COMMON_SHINGLE:
                     common += 1
                     continue
