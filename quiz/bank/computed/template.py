@@ -457,7 +457,8 @@ def _render(question: dict[str, Any], plan: _Plan, footprint: dict[str, Any],
             except FigureMissing as exc:
                 errors.append(ComputedError(loc, f"{label}{fmt.name}: {exc}", offset))
         if len(found) == len({f.name for f in template.formats}):
-            texts[loc] = figures.rendered[template] = template.render(found)
+            texts[loc] = text = template.render(found)
+            figures.remember(template, text)
     generated = None
     if plan.answer is not None:
         own = {name: texts.get(("misconception_reviews", name), text)
@@ -470,7 +471,7 @@ def _render(question: dict[str, Any], plan: _Plan, footprint: dict[str, Any],
         else:
             generated = _generate(plan, figures, own, errors, label)
             if generated is not None:
-                figures.rendered[key] = generated
+                figures.remember(key, generated)
     if len(errors) > before:
         return None
     out = _replace_texts(question, texts)
