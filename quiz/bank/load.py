@@ -539,6 +539,7 @@ def _load_into(result: _FileResult, raw: str | bytes, pure_python: bool,
     from quiz.bank import display_checks, validation_messages, yaml_messages, yaml_reader
     from quiz.bank.field_checks import cross_field_errors
     from quiz.bank.model import BankFile
+    from quiz.bank.places import header_places, question_ids
     from quiz.bank.text_checks import decode, flagged_problems, normalise, resolve_tabs
 
     problems = result.problems
@@ -576,8 +577,8 @@ def _load_into(result: _FileResult, raw: str | bytes, pure_python: bool,
         line, column = mark_position(doc.start)
         problems.append(Problem(line, column, f"{_SHAPE} (this file is {kind})"))
         return
-    result.ids = _question_ids(value, doc.marks)
-    result.bank_id, result.topics = _header(value, doc.marks)
+    result.ids = question_ids(value, doc.marks)
+    result.bank_id, result.topics = header_places(value, doc.marks)
     if tracker is not None:
         tracker.checking(len(result.ids))
     enabled = gc.isenabled()
@@ -611,39 +612,6 @@ def _load_into(result: _FileResult, raw: str | bytes, pure_python: bool,
             if validation_messages.is_free_text(keys):
                 problems.append(Problem(*mark_position(start),
                                         yaml_messages.comment_message(lines, start, end)))
-
-
-def _question_ids(value: dict[str, Any],
-                  marks: dict[int, yaml_reader.Marks]) -> list[tuple[str, int, int]]:
-    """Each question's id with the line:column of its value (ids that are not text are skipped:
-    validation reports them)."""
-    questions = value.get("questions")
-    if not isinstance(questions, list):
-        return []
-    ids = []
-    for question in questions:
-        if isinstance(question, dict) and isinstance(question.get("id"), str):
-            ids.append((question["id"], *mark_position(marks[id(question)][2]["id"])))
-    return ids
-
-
-def _header(value: dict[str, Any], marks: dict[int, yaml_reader.Marks],
-            ) -> tuple[tuple[str, int, int] | None, list[tuple[str, str, int, int]]]:
-    """The bank id and the topics' display names, each with the line:column of its value (values
-    that are not text are skipped: validation reports them)."""
-    header = value.get("bank")
-    if not isinstance(header, dict):
-        return None, []
-    values = marks[id(header)][2]
-    bank_id = header.get("id")
-    found_id = (bank_id, *mark_position(values["id"])) if isinstance(bank_id, str) else None
-    topics = header.get("topics")
-    names: list[tuple[str, str, int, int]] = []
-    if isinstance(topics, dict):
-        names_at = marks[id(topics)][2]
-        names = [(key, name, *mark_position(names_at[key])) for key, name in topics.items()
-                 if isinstance(key, str) and isinstance(name, str)]
-    return found_id, names
 
 
 def _across_files(results: list[_FileResult]) -> None:

@@ -100,3 +100,36 @@ class Places:
             return self._at(header, key, of_key=of_key) or (0, 0)
         inner = header.get(key) if isinstance(header, dict) else None
         return self._at(inner, sub, of_key=of_key) or self._at(header, key) or (0, 0)
+
+
+def question_ids(value: dict[str, Any],
+                  marks: dict[int, yaml_reader.Marks]) -> list[tuple[str, int, int]]:
+    """Each question's id with the line:column of its value (ids that are not text are skipped:
+    validation reports them)."""
+    questions = value.get("questions")
+    if not isinstance(questions, list):
+        return []
+    ids = []
+    for question in questions:
+        if isinstance(question, dict) and isinstance(question.get("id"), str):
+            ids.append((question["id"], *mark_position(marks[id(question)][2]["id"])))
+    return ids
+
+
+def header_places(value: dict[str, Any], marks: dict[int, yaml_reader.Marks],
+                  ) -> tuple[tuple[str, int, int] | None, list[tuple[str, str, int, int]]]:
+    """The bank id and the topics' display names, each with the line:column of its value (values
+    that are not text are skipped: validation reports them)."""
+    header = value.get("bank")
+    if not isinstance(header, dict):
+        return None, []
+    values = marks[id(header)][2]
+    bank_id = header.get("id")
+    found_id = (bank_id, *mark_position(values["id"])) if isinstance(bank_id, str) else None
+    topics = header.get("topics")
+    names: list[tuple[str, str, int, int]] = []
+    if isinstance(topics, dict):
+        names_at = marks[id(topics)][2]
+        names = [(key, name, *mark_position(names_at[key])) for key, name in topics.items()
+                 if isinstance(key, str) and isinstance(name, str)]
+    return found_id, names
