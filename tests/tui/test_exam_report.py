@@ -14,6 +14,7 @@ from quiz.study.mode import Mode
 from quiz.study.store import Store
 from quiz.tui.app import make_app
 from quiz.tui.screens.exam import ExamScreen
+from quiz.tui.screens.exam_map import ExamMapScreen
 from quiz.tui.screens.exam_report import ExamReportScreen
 from quiz.tui.screens.exam_reveal import ExamRevealScreen
 from quiz.tui.screens.paused import PausedScreen
@@ -22,7 +23,7 @@ from quiz.tui.screens.stats import StatsScreen
 from quiz.tui.widgets.key_bar import KeyBar
 from quiz.tui.widgets.status_line import StatusLine
 from tests.conftest import make_library, question_data
-from tests.tui.test_exam_flow import Clock, plain, sheet_rows
+from tests.tui.test_exam_flow import Clock, map_summary, plain, sheet_rows
 
 
 def six():
@@ -254,7 +255,13 @@ async def test_an_incomplete_multiple_response_question_shows_its_ticks(
         assert isinstance(screen, ExamScreen)
         await pilot.press("c")  # one tick of the two it asks for
         await pilot.pause()
-        screen.finish()
+        await pilot.press("s")  # the review before submitting says so
+        await pilot.pause()
+        assert isinstance(app.screen, ExamMapScreen)
+        summary = map_summary(app.screen)
+        assert "Warning: 2 questions not answered (1, 2); each counts as wrong." in summary
+        assert "Only partly ticked (not counted until complete): 1." in summary
+        await pilot.click("#map-submit")
         await pilot.pause()
         report = app.screen
         assert isinstance(report, ExamReportScreen)

@@ -50,6 +50,11 @@ def summary_lines(exam: ExamSession, *, submitting: bool) -> list[tuple[str, str
             n = len(unanswered)
             lines.append((f"Warning: {n} question{'s' * (n != 1)} not answered "
                            f"({_numbers(unanswered)}); each counts as wrong.", "warning"))
+            partial = [s.number for s in exam.shown if s.question.id not in exam.answers
+                       and exam.ticks.get(s.question.id)]
+            if partial:  # some ticks, fewer than asked for: not an answer yet
+                lines.append((f"Only partly ticked (not counted until complete): "
+                              f"{_numbers(partial)}.", "warning"))
         else:
             lines.append(("Every question is answered.", "text"))
         if flagged:
