@@ -144,6 +144,7 @@ def check_library(paths: Sequence[str | os.PathLike[str]], rules: frozenset[str]
     (see the module docstring), and a file checked in full with every rule is stored there;
     what the cache refuses (an unsafe folder or entry) is said on standard error."""
     from quiz.bank import lint
+    from quiz.bank.computed.figures import forget_renderings
     from quiz.bank.load import load_library
     from quiz.bank.places import Places
 
@@ -166,6 +167,7 @@ def check_library(paths: Sequence[str | os.PathLike[str]], rules: frozenset[str]
         for write in writes:
             write()
         writes.clear()
+        forget_renderings()  # this file's texts are not rendered again
 
     report = load_library(paths, parses=parses, bank_cache=lint_cache,
                           cache_writes=writes if lint_cache is not None else None, each=each)

@@ -196,6 +196,14 @@ class Figures:
 _SHARED: dict[FootprintSpec, Figures] = {}
 """The figures of each scenario seen, by value (:meth:`Figures.of`)."""
 
+
+def forget_renderings() -> None:
+    """Empty every scenario's :attr:`Figures.rendered` (the estimates stay): ``quiz validate``
+    calls it after each file of a library it checks file by file, whose texts will not be
+    rendered again (at 100,000 varied questions they were about 10 MB a file)."""
+    for figures in _SHARED.values():
+        figures.rendered.clear()
+
 RENDERED_KEPT = 512
 """Most renderings one scenario's :class:`Figures` keeps (see :meth:`Figures.remember`): a
 10,000-question file of 112 scenarios renders about 250 texts per scenario."""
