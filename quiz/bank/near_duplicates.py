@@ -18,16 +18,29 @@ earliest stem.
 from __future__ import annotations
 
 from array import array
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import chain
+from typing import Any
 
 COMMON_SHINGLE = 50
 """A 3-gram found in more stems than this ("which of these") finds no candidates by itself."""
 
 _BASE = 1 << 21
-"""Each word number is below this, so a shingle's three numbers fit 63 bits (an ``array('q')``);
-a library with more distinct words keeps its shingles in tuples instead (slower, as exact)."""
+"""Each word number is below this, so a shingle's three numbers fit 63 bits (an ``array('q')``).
+Past that many distinct words (no question library has them), the later stems keep their
+shingles as tuples of numbers, compared among themselves only."""
+
+_MASK = (1 << 63) - 1
+_MIX = 0x5851F42D4C957F2D & _MASK
+"""Odd: multiplying by it modulo 2**63 is a one-to-one map of 63-bit numbers, which spreads the
+shingles evenly over :data:`_PARTS` (their top bits) without two ever becoming one."""
+
+_PARTS = 8
+_PART_SHIFT = 60
+"""Shingles are counted in :data:`_PARTS` passes, by their top 3 bits: one count of the 3
+million shingles of 100,000 stems at once took 330 MB, one part of them takes an eighth."""
 
 
 class StemIndex:
@@ -36,7 +49,9 @@ class StemIndex:
 
     def __init__(self) -> None:
         self._words: dict[str, int] = {}
-        self._stems: list[Sequence[int]] = []
+        self._stems: list[Sequence[Any]] = []
+        self._wide = False
+        """True once a stem is kept as a tuple (over :data:`_BASE` distinct words)."""
 
     def __len__(self) -> int:
         return len(self._stems)
@@ -52,17 +67,36 @@ class StemIndex:
             return
         numbers = self._words
         ids = [numbers.setdefault(word, len(numbers) + 1) for word in words]
+        if len(numbers) >= _BASE:  # pragma: no cover - needs over two million distinct words
+            self._wide = True
+            self._stems.append(tuple(sorted({tuple(ids[i:i + 3]) for i in range(
+                max(len(ids) - 2, 1))})))
+            return
         base = _BASE
         if len(ids) < 3:  # a stem of one or two words is one shingle, told apart by its zeros
             shingles = {ids[0] * base + ids[1] if len(ids) == 2 else ids[0]}
         else:
             shingles = {(a * base + b) * base + c for a, b, c in
                         zip(ids, ids[1:], ids[2:], strict=False)}
-        ordered = sorted(shingles)
-        try:
-            self._stems.append(array("q", ordered) if len(numbers) < base else tuple(ordered))
-        except OverflowError:  # pragma: no cover - needs over two million distinct words
-            self._stems.append(tuple(ordered))
+        mix, mask = _MIX, _MASK
+        self._stems.append(array("q", sorted(s * mix & mask for s in shingles)))
+
+    def _repeated(self) -> dict[Any, int]:
+        """The shingles of more than one stem, with how many stems have each (counted part by
+        part: see :data:`_PARTS`)."""
+        stems = self._stems
+        if self._wide:  # pragma: no cover - needs over two million distinct words
+            every = Counter(chain.from_iterable(stems))
+            return {shingle: count for shingle, count in every.items() if count > 1}
+        found: dict[Any, int] = {}
+        for part in range(_PARTS):
+            low, high = part << _PART_SHIFT, (part + 1) << _PART_SHIFT
+            counts: Counter[Any] = Counter()
+            for stem in stems:
+                if stem:
+                    counts.update(stem[bisect_left(stem, low):bisect_left(stem, high)])
+            found.update((shingle, count) for shingle, count in counts.items() if count > 1)
+        return found
 
     def pairs(self, threshold: float) -> Iterator[tuple[int, int, float]]:
         """Each stem (by the order added) whose shingles overlap an earlier stem's by
@@ -70,9 +104,9 @@ class StemIndex:
         earlier stem being the most similar one (the first of those equally similar); in the
         order stems were added."""
         stems = self._stems
-        counts = Counter(chain.from_iterable(stems))
-        several = {shingle for shingle, count in counts.items() if count > 1}
-        postings: dict[int, list[int]] = {}
+        counts = self._repeated()
+        several = set(counts)
+        postings: dict[Any, list[int]] = {}
         common_of: list[int] = []
         for n, stem in enumerate(stems):
             shared: dict[int, int] = {}
@@ -94,7 +128,7 @@ class StemIndex:
             if not shared:
                 continue
             size = len(stem)
-            mine: set[int] | None = None
+            mine: set[Any] | None = None
             best: tuple[float, int] | None = None
             for m in sorted(shared):
                 other = len(stems[m])
