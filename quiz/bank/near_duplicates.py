@@ -39,8 +39,10 @@ shingles evenly over :data:`_PARTS` (their top bits) without two ever becoming o
 
 _PARTS = 8
 _PART_SHIFT = 60
-"""Shingles are counted in :data:`_PARTS` passes, by their top 3 bits: one count of the 3
-million shingles of 100,000 stems at once took 330 MB, one part of them takes an eighth."""
+_PART_SHINGLES = 400_000
+"""More shingles than this (a library of over ~13,000 questions) are counted in :data:`_PARTS`
+passes, by their top 3 bits: one count of the 3 million shingles of 100,000 stems at once took
+330 MB, one part of them takes an eighth."""
 
 
 class StemIndex:
@@ -51,6 +53,8 @@ class StemIndex:
         self._words: dict[str, int] = {}
         self._stems: list[Sequence[Any]] = []
         self._wide = False
+        self._shingles = 0
+        """How many shingles the stems have, together."""
         """True once a stem is kept as a tuple (over :data:`_BASE` distinct words)."""
 
     def __len__(self) -> int:
@@ -80,6 +84,7 @@ class StemIndex:
                         zip(ids, ids[1:], ids[2:], strict=False)}
         mix, mask = _MIX, _MASK
         self._stems.append(array("q", sorted(s * mix & mask for s in shingles)))
+        self._shingles += len(shingles)
 
     def _repeated(self) -> dict[Any, int]:
         """The shingles of more than one stem, with how many stems have each (counted part by
@@ -88,13 +93,18 @@ class StemIndex:
         if self._wide:  # pragma: no cover - needs over two million distinct words
             every = Counter(chain.from_iterable(stems))
             return {shingle: count for shingle, count in every.items() if count > 1}
+        if self._shingles <= _PART_SHINGLES:  # a count at once takes at most ~35 MB
+            every = Counter(chain.from_iterable(stems))
+            return {shingle: count for shingle, count in every.items() if count > 1}
         found: dict[Any, int] = {}
         for part in range(_PARTS):
             low, high = part << _PART_SHIFT, (part + 1) << _PART_SHIFT
-            counts: Counter[Any] = Counter()
+            some = array("q")
             for stem in stems:
                 if stem:
-                    counts.update(stem[bisect_left(stem, low):bisect_left(stem, high)])
+                    some.extend(stem[bisect_left(stem, low):bisect_left(stem, high)])
+            counts = Counter(some)
+            del some
             found.update((shingle, count) for shingle, count in counts.items() if count > 1)
         return found
 

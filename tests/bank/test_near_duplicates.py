@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from quiz.bank.near_duplicates import COMMON_SHINGLE, pairs_of
 
 
@@ -62,3 +64,21 @@ def test_short_stems_and_placeholder_stems() -> None:
     stems: list[list[str] | None] = [["why"], ["why"], ["why", "not"], ["why", "not"], None, None,
                                      [], ["a", "b", "c"], ["why", "not", "c"]]
     assert pairs_of(stems, 0.8) == [(1, 0, 1.0), (3, 2, 1.0)]
+
+
+def test_counting_in_parts_finds_the_same_pairs(monkeypatch: pytest.MonkeyPatch) -> None:
+    from quiz.bank import near_duplicates
+
+    rng = random.Random(5)
+    vocabulary = [f"w{i}" for i in range(80)]
+    bases = [rng.choices(vocabulary, k=rng.randrange(1, 20)) for _ in range(300)]
+    stems: list[list[str] | None] = []
+    for _ in range(3000):
+        stem = list(rng.choice(bases))
+        if rng.random() < 0.5:
+            stem[rng.randrange(len(stem))] = rng.choice(vocabulary)
+        stems.append(stem)
+    expected = _reference(stems, 0.8)
+    assert len(expected) > 1000
+    monkeypatch.setattr(near_duplicates, "_PART_SHINGLES", 0)  # a library of 100,000 questions
+    assert pairs_of(stems, 0.8) == expected
