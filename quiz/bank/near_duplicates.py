@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Sequence
-from itertools import chain
+from itertools import chain, count
 from typing import Any
 
 COMMON_SHINGLE = 50
@@ -50,7 +50,8 @@ class StemIndex:
     (:meth:`pairs`)."""
 
     def __init__(self) -> None:
-        self._words: dict[str, int] = {}
+        self._words: defaultdict[str, int] = defaultdict(count(1).__next__)
+        """Each word met: its number, from 1 in the order met."""
         self._stems: list[Sequence[Any]] = []
         self._wide = False
         self._shingles = 0
@@ -70,20 +71,19 @@ class StemIndex:
             self._stems.append(())
             return
         numbers = self._words
-        ids = [numbers.setdefault(word, len(numbers) + 1) for word in words]
+        ids = [numbers[word] for word in words]  # a new word gets the next number
         if len(numbers) >= _BASE:  # pragma: no cover - needs over two million distinct words
             self._wide = True
             self._stems.append(tuple(sorted({tuple(ids[i:i + 3]) for i in range(
                 max(len(ids) - 2, 1))})))
             return
-        base = _BASE
+        base, mix, mask = _BASE, _MIX, _MASK
         if len(ids) < 3:  # a stem of one or two words is one shingle, told apart by its zeros
-            shingles = {ids[0] * base + ids[1] if len(ids) == 2 else ids[0]}
+            shingles = {(ids[0] * base + ids[1] if len(ids) == 2 else ids[0]) * mix & mask}
         else:
-            shingles = {(a * base + b) * base + c for a, b, c in
+            shingles = {((a * base + b) * base + c) * mix & mask for a, b, c in
                         zip(ids, ids[1:], ids[2:], strict=False)}
-        mix, mask = _MIX, _MASK
-        self._stems.append(array("q", sorted(s * mix & mask for s in shingles)))
+        self._stems.append(array("q", sorted(shingles)))
         self._shingles += len(shingles)
 
     def _repeated(self) -> dict[Any, int]:
