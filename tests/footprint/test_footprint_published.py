@@ -8,7 +8,7 @@ from fractions import Fraction
 import pytest
 
 from quiz.footprint.engine.estimate import estimate
-from quiz.footprint.inputs.presets import model_presets
+from quiz.footprint.inputs.presets import get_model, model_presets
 from quiz.footprint.inputs.spec import FootprintSpec
 from quiz.footprint.inputs.units import format_bytes
 from quiz.footprint.items.inference import WEIGHT_BITS, kv_bytes_per_token
@@ -168,6 +168,8 @@ def test_int4_llama_2_7b_weights() -> None:
 @pytest.mark.parametrize("fmt", sorted(WEIGHT_BITS))
 def test_weights_never_below_params_times_bytes(fmt: str) -> None:
     for pid in model_presets():
+        if fmt.startswith("gguf") and get_model(pid).arch.mla:
+            continue  # llama.cpp's MLA tensor types are not modelled: an error (test_hybrids)
         # GPT-2 XL's 1,600 is no multiple of AWQ's default group of 128: an error (AutoAWQ)
         group = {"group_size": 64} if fmt == "awq-int4" and pid == "gpt-2-1.5b" else {}
         s = spec(model=pid, phase="inference", inference={"weights": fmt, **group})

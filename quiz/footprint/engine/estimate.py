@@ -285,6 +285,10 @@ def _inference(
     inf = spec.inference
     items, missing = inference_items(inf, r)
     omitted.extend(missing)
+    if r.arch is not None and r.arch.mamba_layers:
+        from quiz.footprint.items.ssm import ssm_items
+
+        items.extend(ssm_items(inf, r))
     working, missing = serving_items(inf, r, gpu)
     items.extend(working)
     omitted.extend(missing)

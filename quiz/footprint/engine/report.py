@@ -101,6 +101,7 @@ ITEM_NAMES = (
     "kv_cache",
     "draft_weights",
     "draft_kv_cache",
+    "ssm_state",
     "framework_overhead",
     "dataset",
     "checkpoints",

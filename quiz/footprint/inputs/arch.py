@@ -16,6 +16,12 @@ per layer
 outside the layers
     token embeddings V × h; learned positions P × h (GPT-2/3); a final norm; the LM head V × h
     unless tied to the embeddings.
+mixtures of experts and hybrids
+    the first ``dense_layers`` layers keep a dense MLP, the others ``experts`` (``moe_layers``);
+    Qwen2-MoE adds a shared expert of ``shared_ffn`` with a sigmoid gate (h × 1) to every MoE
+    layer, counted in the active parameters too; ``mamba_layers`` of the layers (Jamba, Mamba)
+    have a Mamba mixer (:meth:`Architecture.mamba_params`) instead of attention, and a pure
+    Mamba block (``ffn`` 0) has no MLP and one norm.
 
 Examples: Llama-2-7B = 6,738,415,616; GPT-2 XL = 1,557,611,200 (12h² + 13h per layer).
 """
@@ -61,6 +67,54 @@ class Architecture:
     expert_ffn: int = 0
     dense_layers: int = 0
     router_bias: bool = False
+    shared_ffn: int = 0
+    mamba_layers: int = 0
+    ssm_inner: int = 0
+    ssm_state: int = 0
+    ssm_conv: int = 0
+    ssm_dt_rank: int = 0
+    ssm_conv_bias: bool = True
+    ssm_proj_bias: bool = False
+    ssm_norms: bool = False
+
+    @property
+    def attention_layers(self) -> int:
+        """Layers with attention (and a KV cache): all but the Mamba layers of a hybrid."""
+        return self.layers - self.mamba_layers
+
+    @property
+    def moe_layers(self) -> int:
+        """Layers whose MLP is a mixture of experts: all but ``dense_layers`` when there are
+        experts, else none."""
+        return self.layers - self.dense_layers if self.experts > 1 else 0
+
+    @property
+    def mlp_layers(self) -> int:
+        """Layers with an MLP (a pure Mamba model, ``ffn`` 0, has none)."""
+        return self.layers if self.ffn else 0
+
+    @property
+    def ssm_state_values(self) -> int:
+        """Values one sequence's Mamba cache holds per Mamba layer: the convolution state
+        d_inner × d_conv and the SSM state d_inner × d_state (Hugging Face MambaCache /
+        HybridMambaAttentionDynamicCache: conv_states and ssm_states per layer)."""
+        return self.ssm_inner * (self.ssm_conv + self.ssm_state)
+
+    def mamba_params(self) -> int:
+        """Parameters of one Mamba mixer (Gu & Dao 2023, Mamba; Hugging Face MambaMixer /
+        JambaMambaMixer): in_proj h → 2·d_inner, a depthwise conv1d of d_inner × d_conv (+ bias),
+        x_proj d_inner → dt_rank + 2·d_state, dt_proj dt_rank → d_inner (+ bias), A_log
+        d_inner × d_state, D d_inner, out_proj d_inner → h; Jamba adds RMSNorms of dt_rank,
+        d_state and d_state (dt, B, C)."""
+        h, d, n, r = self.hidden, self.ssm_inner, self.ssm_state, self.ssm_dt_rank
+        bias = self.ssm_proj_bias
+        out = h * 2 * d + (2 * d if bias else 0)
+        out += d * self.ssm_conv + (d if self.ssm_conv_bias else 0)
+        out += d * (r + 2 * n) + r * d + d + d * n + d
+        out += d * h + (h if bias else 0)
+        if self.ssm_norms:
+            out += r + 2 * n
+        return out
 
     @property
     def mla(self) -> bool:
@@ -119,21 +173,49 @@ def linear_matrices(arch: Architecture) -> list[tuple[int, int, int]]:
     quantization groups exactly (a group runs along the input dimension; a row of
     ``in_features`` holds ``ceil(in_features / group)`` groups).
     """
-    n, h = arch.layers, arch.hidden
+    h = arch.hidden
     if arch.mla:
         return _mla_matrices(arch)
-    per_expert = n * arch.experts
+    n = arch.attention_layers
     mats = [
         (arch.q_dim, h, n),
         (arch.kv_dim, h, 2 * n),
         (h, arch.q_dim, n),
-    ]
-    if arch.gated_mlp:
-        mats.append((arch.ffn, h, 2 * per_expert))
-    else:
-        mats.append((arch.ffn, h, per_expert))
-    mats.append((h, arch.ffn, per_expert))
+    ] if n and arch.heads else []
+    if arch.mamba_layers:
+        m, d = arch.mamba_layers, arch.ssm_inner
+        mats += [(2 * d, h, m), (arch.ssm_dt_rank + 2 * arch.ssm_state, d, m),
+                 (d, arch.ssm_dt_rank, m), (h, d, m)]
+    if arch.ffn:
+        moe = arch.moe_layers
+        per_expert = arch.layers - moe + moe * arch.experts
+        mats.append((arch.ffn, h, (2 if arch.gated_mlp else 1) * per_expert))
+        mats.append((h, arch.ffn, per_expert))
+    if arch.shared_ffn:
+        moe = arch.moe_layers
+        mats += [(arch.shared_ffn, h, 2 * moe), (h, arch.shared_ffn, moe)]
     return mats
+
+
+def matrix_roles(arch: Architecture) -> tuple[str, ...]:
+    """The names of the :func:`linear_matrices` entries, in the same order (Hugging Face module
+    names: ``"q_proj"``, ``"k_proj + v_proj"``, ..., a Mamba mixer's ``"in_proj"``)."""
+    mlp = ("gate_proj + up_proj", "down_proj") if arch.gated_mlp else ("fc_in", "fc_out")
+    if arch.mla:
+        q = ("q_a_proj", "q_b_proj") if arch.q_lora_rank else ("q_proj",)
+        dense = tuple(f"dense {m}" for m in mlp) if arch.dense_layers else ()
+        return (*q, "kv_a_proj_with_mqa", "kv_b_proj", "o_proj", *dense,
+                *(f"experts {m}" for m in mlp))
+    roles: tuple[str, ...] = ()
+    if arch.attention_layers and arch.heads:
+        roles += ("q_proj", "k_proj + v_proj", "o_proj")
+    if arch.mamba_layers:
+        roles += ("in_proj", "x_proj", "dt_proj", "out_proj")
+    if arch.ffn:
+        roles += mlp
+    if arch.shared_ffn:
+        roles += ("shared_expert gate_proj + up_proj", "shared_expert down_proj")
+    return roles
 
 
 def _mla_matrices(arch: Architecture) -> list[tuple[int, int, int]]:
@@ -169,7 +251,11 @@ def all_matrices(arch: Architecture) -> list[tuple[int, int, int]]:
     """
     mats = linear_matrices(arch)
     if arch.experts > 1:
-        mats.append((arch.experts, arch.hidden, arch.layers))
+        mats.append((arch.experts, arch.hidden, arch.moe_layers or arch.layers))
+    if arch.shared_ffn:
+        mats.append((1, arch.hidden, arch.moe_layers))
+    if arch.mamba_layers:
+        mats.append((arch.ssm_inner, arch.ssm_state, arch.mamba_layers))
     mats.append((arch.vocab, arch.hidden, 1))
     if arch.learned_positions:
         mats.append((arch.learned_positions, arch.hidden, 1))
@@ -195,17 +281,29 @@ def count_params(arch: Architecture) -> ParamCount:
     mlp_b = ((2 if arch.gated_mlp else 1) * arch.ffn + h) if arch.linear_bias else 0
     norm_size = h if arch.norm == "rmsnorm" else 2 * h
     router = h * arch.experts if arch.experts > 1 else 0
+    moe = arch.moe_layers
+    # Qwen2-MoE's shared expert: a gated MLP of shared_ffn and its sigmoid gate (h → 1)
+    shared_w = 3 * h * arch.shared_ffn
+    shared = shared_w + h if arch.shared_ffn else 0
+    mamba_linear = 0
+    if arch.mamba_layers:
+        d = arch.ssm_inner
+        mamba_linear = h * 2 * d + d * (arch.ssm_dt_rank + 2 * arch.ssm_state) \
+            + arch.ssm_dt_rank * d + d * h
 
     embeddings = arch.vocab * h
     positions = arch.learned_positions * h
-    attention = n * (attn_w + attn_b)
-    mlp = n * arch.experts * (mlp_w + mlp_b)
-    routers = n * router
-    norms = n * 2 * norm_size + norm_size
+    attention = arch.attention_layers * (attn_w + attn_b) + arch.mamba_layers * arch.mamba_params()
+    mlp = (arch.mlp_layers - moe) * (mlp_w + mlp_b) + moe * (arch.experts * (mlp_w + mlp_b)
+                                                            + shared)
+    routers = moe * router
+    # two norms per layer (before the mixer and before the MLP); one in a pure Mamba block
+    norms = n * (2 if arch.ffn else 1) * norm_size + norm_size
     lm_head = 0 if arch.tied_embeddings else arch.vocab * h
     total = embeddings + positions + attention + mlp + routers + norms + lm_head
-    active = total - n * (arch.experts - arch.active_experts) * (mlp_w + mlp_b)
-    quantizable = n * (attn_w + arch.experts * mlp_w)
+    active = total - moe * (arch.experts - arch.active_experts) * (mlp_w + mlp_b)
+    quantizable = (arch.attention_layers * attn_w + arch.mamba_layers * mamba_linear
+                   + (arch.mlp_layers - moe) * mlp_w + moe * (arch.experts * mlp_w + shared_w))
     n_mats = sum(count for _, _, count in linear_matrices(arch))
     return ParamCount(
         embeddings=embeddings,
@@ -227,7 +325,7 @@ def _count_mla(arch: Architecture) -> ParamCount:
     """:func:`count_params` for a DeepSeek-V2/V3 layout (:func:`_mla_matrices` plus the norms:
     two per layer, the query and KV latents' norms, the final one; the router of E × h per MoE
     layer and, with ``router_bias``, V3's E-entry e_score_correction_bias). DeepSeek-V3's
-    config.json gives 671,026,419,200, of which 37,554,650,880 active (published: 671B, 37B
+    config.json gives 671,026,419,200, of which 37,552,297,472 active (published: 671B, 37B
     activated; DeepSeek-AI 2024, DeepSeek-V3 Technical Report, sec. 4.2)."""
     n, h = arch.layers, arch.hidden
     mats = _mla_matrices(arch)

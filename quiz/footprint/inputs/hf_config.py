@@ -9,7 +9,9 @@ Qwen2 (``use_sliding_window``) on every layer; Gemma 2 and 3 on alternating laye
 multi-head latent attention (``kv_lora_rank``, ``q_lora_rank``, ``qk_rope_head_dim``,
 ``qk_nope_head_dim``, ``v_head_dim``), the first ``first_k_dense_replace`` layers dense, the
 others ``n_routed_experts`` routed and ``n_shared_experts`` shared experts of
-``moe_intermediate_size``.
+``moe_intermediate_size``. Qwen2-MoE: a shared expert of ``shared_expert_intermediate_size`` on
+every MoE layer (counted in the total and the active parameters). Mamba and Jamba:
+:mod:`quiz.footprint.inputs.hf_ssm`.
 
 Errors are :class:`ConfigError` with the file, what is wrong and what to do.
 """
@@ -25,7 +27,7 @@ from quiz.footprint.inputs.arch import Architecture
 
 SUPPORTED = ("llama", "mistral", "mixtral", "qwen2", "qwen3", "qwen2_moe", "qwen3_moe", "gemma",
              "gemma2", "gemma3_text", "phi3", "deepseek_v2", "deepseek_v3", "gpt2", "gpt_neox",
-             "falcon")
+             "falcon", "jamba", "mamba")
 """The ``model_type`` values ``--config`` reads."""
 
 
@@ -69,7 +71,15 @@ def read_config(path: str) -> tuple[Architecture, str, int | None]:
         raise ConfigError(f"{path}: model_type {kind!r} is not supported; supported: "
                           f"{', '.join(SUPPORTED)} (read: model_type)")
     read: list[str] = ["model_type"]
-    arch = _GPT[kind](cfg, path, read) if kind in _GPT else _decoder(kind, cfg, path, read)
+    if kind in ("jamba", "mamba"):
+        from quiz.footprint.inputs.hf_ssm import SsmConfigError, jamba, mamba
+
+        try:
+            arch = (jamba if kind == "jamba" else mamba)(cfg, path, read)
+        except SsmConfigError as exc:
+            raise ConfigError(str(exc)) from None
+    else:
+        arch = _GPT[kind](cfg, path, read) if kind in _GPT else _decoder(kind, cfg, path, read)
     context = cfg.get("max_position_embeddings", cfg.get("n_positions"))
     name = f"{Path(path).name} ({kind})"
     return arch, name, context if isinstance(context, int) and context > 0 else None
@@ -96,6 +106,12 @@ def _decoder(kind: str, cfg: dict[str, Any], path: str, read: list[str]) -> Arch
         fields.update(experts=experts, active_experts=cfg.get("num_experts_per_tok", 2))
         if cfg.get("moe_intermediate_size"):
             ffn = cfg["moe_intermediate_size"]
+        if kind in ("qwen2_moe", "qwen3_moe"):
+            _qwen_moe_layers(cfg, layers, path)
+        shared = cfg.get("shared_expert_intermediate_size") if kind == "qwen2_moe" else 0
+        if shared:  # Qwen2-MoE: one always-active gated MLP of this width, with a sigmoid gate
+            read.append("shared_expert_intermediate_size")
+            fields.update(shared_ffn=shared)
     window = cfg.get("sliding_window")
     sliding = 0
     if isinstance(window, int) and window > 0:
@@ -113,6 +129,23 @@ def _decoder(kind: str, cfg: dict[str, Any], path: str, read: list[str]) -> Arch
         fields.update(sliding_window=window, sliding_layers=sliding)
     # biases (Qwen2's q, k, v) are left out: a few hundred thousand parameters at most
     return Architecture(ffn=ffn, **fields)
+
+
+def _qwen_moe_layers(cfg: dict[str, Any], layers: int, path: str) -> None:
+    """Qwen2-MoE / Qwen3-MoE make layer ``i`` sparse unless it is in ``mlp_only_layers`` or
+    ``(i + 1) % decoder_sparse_step != 0``; every released model has step 1 and no MLP-only
+    layers, the only case estimated (a dense layer there would use ``intermediate_size``).
+
+    Raises:
+        ConfigError: another layout.
+    """
+    step = cfg.get("decoder_sparse_step", 1)
+    dense = [i for i in range(layers) if i in (cfg.get("mlp_only_layers") or [])
+             or (isinstance(step, int) and step > 0 and (i + 1) % step)]
+    if dense:
+        raise ConfigError(f"{path}: layers {', '.join(str(i) for i in dense[:5])} have a dense "
+                          "MLP (decoder_sparse_step / mlp_only_layers): only configs whose "
+                          "every layer is a mixture of experts are estimated")
 
 
 def _deepseek(cfg: dict[str, Any], path: str, read: list[str],

@@ -134,6 +134,21 @@ _PRESET_KEYS = frozenset(
 REQUIRED_ARCH = ("layers", "hidden", "heads", "ffn", "vocab")
 """Architecture fields every model preset gives."""
 
+CONFIG_KEYS = {
+    "kv_lora_rank": "kv_lora_rank",
+    "q_lora_rank": "q_lora_rank",
+    "qk_rope_head_dim": "qk_rope_dim",
+    "v_head_dim": "v_head_dim",
+    "n_shared_experts": "shared_experts",
+    "moe_intermediate_size": "expert_ffn",
+    "first_k_dense_replace": "dense_layers",
+    "shared_expert_intermediate_size": "shared_ffn",
+}
+"""Architecture keys a preset may give beyond the calculator's flags, spelt as in the Hugging Face
+config.json that ``--config`` reads (multi-head latent attention and DeepSeek's and Qwen's MoE
+layout), each with the :class:`~quiz.footprint.inputs.arch.Architecture` field it sets. Whole
+numbers (0 or more); ``router_bias`` (DeepSeek-V3's ``noaux_tc`` correction bias) is yes/no."""
+
 
 def _shape(entry: dict[str, Any], where: str) -> dict[str, Any]:
     """The architecture fields of a preset entry, validated by
@@ -143,7 +158,8 @@ def _shape(entry: dict[str, Any], where: str) -> dict[str, Any]:
 
     from quiz.footprint.inputs.fields import ModelShape
 
-    given = {k: v for k, v in entry.items() if k not in _PRESET_KEYS}
+    given = {k: v for k, v in entry.items()
+             if k not in _PRESET_KEYS and k not in CONFIG_KEYS and k != "router_bias"}
     try:
         shape = ModelShape.model_validate(given)
     except ValidationError as exc:
@@ -159,6 +175,16 @@ def _shape(entry: dict[str, Any], where: str) -> dict[str, Any]:
     values.setdefault("head_dim", values["hidden"] // heads)
     values.setdefault("active_experts", values.get("experts", 1))
     values.setdefault("sliding_layers", layers if values.get("sliding_window") else 0)
+    for key, name in CONFIG_KEYS.items():
+        if key in entry:
+            value = _count(entry, key, where)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise PresetError(f"{where}: {key} must be a whole number, 0 or more")
+            values[name] = value
+    values["router_bias"] = _flag(entry, "router_bias", where, False)
+    if values.get("kv_lora_rank") and not values.get("qk_rope_dim"):
+        raise PresetError(f"{where}: multi-head latent attention (kv_lora_rank) needs "
+                          "qk_rope_head_dim and v_head_dim")
     return values
 
 

@@ -175,7 +175,7 @@ def _from_preset(model: str, params: int | None, given: dict[str, Any]) -> Resol
     base = preset.arch
     fields: dict[str, Any] = {f: getattr(base, f) for f in ARCH_FIELDS}
     reshaped = "hidden" in given or "heads" in given
-    if reshaped and "head_dim" not in given:
+    if reshaped and "head_dim" not in given and not base.mla:  # MLA's head_dim: rope + nope
         fields.pop("head_dim")  # derived again from the new hidden / heads
     if "heads" in given and "kv_heads" not in given and base.kv_heads == base.heads:
         fields["kv_heads"] = given["heads"]  # multi-head attention stays multi-head
@@ -193,7 +193,7 @@ def _from_preset(model: str, params: int | None, given: dict[str, Any]) -> Resol
     fields = _check_shapes(fields, derive_head_dim=True)
     if fields.get("sliding_layers") is None:
         fields["sliding_layers"] = 0
-    arch = Architecture(**fields)
+    arch = replace(base, **fields)  # keeps the preset's keys beyond the flags (MLA, MoE)
     counts = count_params(arch)
     changed = sorted(f for f in given if given[f] != getattr(base, f))
     if changed:

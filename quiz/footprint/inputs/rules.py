@@ -161,3 +161,50 @@ def group_problems(inf: InferenceSpec, r: ResolvedModel) -> list[tuple[tuple[str
              f"AWQ group size {format_count(g)} does not divide the input width (in_features) "
              f"of every quantized matrix ({', '.join(format_count(w) for w in bad)}), and "
              f"AutoAWQ refuses such a layer ({AWQ_GROUP_SRC}); {hint}", g)]
+
+
+def hybrid_problems(t: TrainingSpec | None, inf: InferenceSpec | None,
+                    r: ResolvedModel) -> list[tuple[tuple[str, ...], str, str, object]]:
+    """What is not estimated for a model with Mamba (state-space) layers (Jamba, Mamba):
+    adapters (LoRA/QLoRA target the attention and MLP projections), FP8 training (its copy
+    counts transformer GEMMs) and expert parallelism (the GGUF layouts: :func:`gguf_problems`).
+    ``t`` / ``inf`` are ``None`` for a phase not estimated. Errors at the offending key, with
+    what to choose instead."""
+    a = r.arch
+    if a is None or not a.mamba_layers:
+        return []
+    kind = "a hybrid of Mamba and attention layers" if a.attention_layers else \
+        "a Mamba (state-space) model"
+    out: list[tuple[tuple[str, ...], str, str, object]] = []
+    if t is not None and t.finetune != "full":
+        out.append((("training", "finetune"), "hybrid_adapters",
+                    f"LoRA and QLoRA are estimated for transformer projections, and this is "
+                    f"{kind}: set finetune to full", t.finetune))
+    if t is not None and t.precision == "mixed-fp8":
+        out.append((("training", "precision"), "hybrid_fp8",
+                    f"FP8 training is estimated for transformer GEMMs, and this is {kind}: use "
+                    "mixed-bf16 or mixed-fp16", t.precision))
+    if t is not None and t.ep > 1:
+        out.append((("training", "ep"), "hybrid_ep",
+                    f"expert parallelism is estimated for transformer MoE layers, and this is "
+                    f"{kind}: set ep to 1", t.ep))
+    return out
+
+
+def gguf_problems(inf: InferenceSpec, r: ResolvedModel) -> list[tuple[tuple[str, ...], str, str,
+                                                                        object]]:
+    """A GGUF scheme for an architecture whose llama.cpp tensor types are not modelled: the
+    GGUF layouts place Llama-style blocks (Q, K, V, O and the MLP or its experts) by
+    ``llama_tensor_get_type``; multi-head latent attention, a shared expert and Mamba mixers
+    have tensors of their own. An error at ``("inference", "weights")``."""
+    a = r.arch
+    if a is None or not inf.weights.startswith("gguf"):
+        return []
+    what = ("multi-head latent attention" if a.mla else "Mamba (state-space) layers"
+            if a.mamba_layers else "a shared expert" if a.shared_ffn else "")
+    if not what:
+        return []
+    return [(("inference", "weights"), "gguf_arch",
+             f"the GGUF layouts place llama.cpp's tensor types for Llama-style blocks, and this "
+             f"model has {what}: use bf16, fp8, int8, int4, gptq-int4, awq-int4 or a "
+             "bitsandbytes scheme", inf.weights)]

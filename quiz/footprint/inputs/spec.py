@@ -50,7 +50,9 @@ from quiz.footprint.inputs.presets import GpuPreset, PresetError, custom_gpu, ge
 from quiz.footprint.inputs.resolve import REQUIRED_FOR_COUNT, ResolvedModel, SpecProblem, resolve
 from quiz.footprint.inputs.rules import (
     ep_problems,
+    gguf_problems,
     group_problems,
+    hybrid_problems,
     layer_problems,
     offload_problems,
 )
@@ -213,7 +215,13 @@ class FootprintSpec(ModelShape, _ModelChoice):
                     t.pp,
                 )
         if resolved is not None and self.phase != "training":
-            for loc, kind, message, value in group_problems(self.inference, resolved):
+            for loc, kind, message, value in (group_problems(self.inference, resolved)
+                                              + gguf_problems(self.inference, resolved)):
+                problem(loc, kind, message, value)
+        if resolved is not None and resolved.arch is not None and resolved.arch.mamba_layers:
+            for loc, kind, message, value in hybrid_problems(
+                    None if self.phase == "inference" else self.training,
+                    None if self.phase == "training" else self.inference, resolved):
                 problem(loc, kind, message, value)
         if (resolved is not None and self.phase != "inference"
                 and self.training.finetune != "full" and resolved.arch is None):

@@ -187,11 +187,12 @@ def _activation_bytes(t: TrainingSpec, r: ResolvedModel,
     (the first pipeline stage holds L layers' worth, Korthikanti et al. 2022 sec. 4.2.3).
 
     ``recompute`` overrides ``t.recompute`` (``--explain`` compares the three modes). ``None``
-    when the layers, hidden size or attention heads are unknown. With adapters (``finetune``
+    when the layers, hidden size or attention heads are unknown, or the model has Mamba layers
+    (their activations are not modelled). With adapters (``finetune``
     lora or qlora) the frozen layers keep less and the adapters a little more
     (:func:`quiz.footprint.items.lora.activation_change`).
     """
-    if not (r.layers and r.hidden and r.heads):
+    if not (r.layers and r.hidden and r.heads) or (r.arch is not None and r.arch.mamba_layers):
         return None
     mode = t.recompute if recompute is None else recompute
     if t.convention == "practice" and r.arch is not None:
@@ -503,6 +504,14 @@ def _activation_item(
     t: TrainingSpec, r: ResolvedModel, add: _Add, omitted: list[Omitted]
 ) -> None:
     n_bytes = activation_bytes(t, r)
+    if r.arch is not None and r.arch.mamba_layers:
+        omitted.append(Omitted(
+            "activations",
+            "the activations of Mamba (state-space) layers are not modelled (their selective "
+            "scan keeps other tensors than attention and MLP): this training estimate counts "
+            "the model states",
+            "training", "the activations of Mamba (state-space) layers are not modelled"))
+        return
     if n_bytes is None or not (r.layers and r.hidden and r.heads):
         omitted.append(
             Omitted(

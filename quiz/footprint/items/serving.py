@@ -147,7 +147,13 @@ def serving_items(spec: InferenceSpec, r: ResolvedModel,
     omitted: list[Omitted] = []
     parts = per_token_parts(r)
     act = inference_activation_bytes(spec, r, gpu)
-    if parts is None or act is None:
+    if (parts is None or act is None) and r.arch is not None and not r.arch.attention_layers:
+        omitted.append(Omitted(
+            "activations",
+            "the working memory of a Mamba layer's selective scan is not modelled (the state "
+            "each sequence keeps is the ssm state item)", "inference",
+            "the working memory of a Mamba layer's selective scan is not modelled"))
+    elif parts is None or act is None:
         omitted.append(Omitted(
             "activations",
             "the working memory needs the hidden size, MLP size and attention heads: give a "

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from quiz.footprint.inputs.arch import count_params, linear_matrices
+from quiz.footprint.inputs.arch import count_params, linear_matrices, matrix_roles
 from quiz.footprint.quant.gguf import GGML_TYPES, GGUF_FTYPES, gguf_tensor_types
 from quiz.footprint.quant.layouts import ZERO_BYTES, QuantLayout, TensorBytes, ceil8, tensor_bytes
 from quiz.footprint.quant.schemes import SCHEMES, Scheme
@@ -176,8 +176,7 @@ def weight_plan(key: str, arch: Architecture | None, params: int,
 
 def _roles(arch: Architecture) -> tuple[str, ...]:
     """Names of the :func:`~quiz.footprint.inputs.arch.linear_matrices` entries, in order."""
-    mlp = ("gate_proj + up_proj", "down_proj") if arch.gated_mlp else ("fc_in", "fc_out")
-    return ("q_proj", "k_proj + v_proj", "o_proj", *mlp)
+    return matrix_roles(arch)
 
 
 def plan_json(plan: WeightPlan) -> dict[str, object]:

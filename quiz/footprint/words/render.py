@@ -48,6 +48,7 @@ FILL = {
     "kv_cache": "▄",
     "draft_weights": "▆",
     "draft_kv_cache": "▃",
+    "ssm_state": "▟",
     "framework_overhead": "▙",
     "dataset": "▓",
     "checkpoints": "▒",
@@ -334,19 +335,27 @@ def compute_lines(report: Report, width: int) -> list[str]:
     return lines
 
 
-def _phase_total_label(phase: PhaseEstimate) -> str:
+def _phase_total_label(phase: PhaseEstimate, known: bool = False) -> str:
     if phase.phase == "training":
         label = f"per device ({count_noun(phase.devices, 'device')} in this layout)"
     else:
         label = "one model replica"
     if not phase.complete:
-        label += f"; {incomplete_text(phase)}"
+        label += f"; {incomplete_text(phase, known=known)}"
     return label
 
 
-def incomplete_text(phase: PhaseEstimate, hint: bool = True) -> str:
+def _known(report: Report) -> bool:
+    """Whether the model's architecture is known (then a missing item is one not modelled for
+    it, such as a Mamba layer's activations, rather than one that needs more input)."""
+    return report.spec.resolved.arch is not None
+
+
+def incomplete_text(phase: PhaseEstimate, hint: bool = True, known: bool = False) -> str:
     """What a phase's total leaves out, for the total row and the fit line: ``"model states
-    only: activations not estimated, give an architecture"``; empty when it is complete."""
+    only: activations not estimated, give an architecture"``; with ``known`` (the architecture
+    is known) ``"... not estimated: not modelled for this architecture"``; empty when it is
+    complete."""
     if phase.complete:
         return ""
     names = [_label(n) for n in phase.not_estimated]
@@ -356,7 +365,9 @@ def incomplete_text(phase: PhaseEstimate, hint: bool = True) -> str:
     counted = ("model states only" if phase.phase == "training" else "weights only") \
         if set(phase.not_estimated) <= layers else "a partial count"
     how = ""
-    if set(phase.not_estimated) <= layers:
+    if set(phase.not_estimated) <= layers and known:
+        how = ": not modelled for this architecture"
+    elif set(phase.not_estimated) <= layers:
         how = ", give an architecture"
         if hint:
             how += ": a model preset, --config, or --layers --hidden --heads"
@@ -385,7 +396,7 @@ def _fit_lines(report: Report, phase: PhaseEstimate, units: str, width: int) -> 
                 f"{format_bytes(-phase.headroom, units)} short per device"
             )
         if not phase.complete:
-            text = f"{incomplete_text(phase, hint=False)}; {text}"
+            text = f"{incomplete_text(phase, hint=False, known=_known(report))}; {text}"
         if phase.gpus_needed is None:
             text += f"; {phase.fit_advice}"
         elif not phase.complete:
@@ -409,7 +420,7 @@ def _fit_lines(report: Report, phase: PhaseEstimate, units: str, width: int) -> 
                      f" of at most {count_noun(longest, 'token')} (KV cache in blocks of "
                      f"{format_count(spec.kv_block)})")
         if not phase.complete:
-            text = f"{incomplete_text(phase, hint=False)}; {text}"
+            text = f"{incomplete_text(phase, hint=False, known=_known(report))}; {text}"
     return _wrap("Fit: " + text, width)
 
 
@@ -477,9 +488,8 @@ def render_report(
         out.append("")
         out += _wrap(f"{_PHASE_TITLE[phase.phase]} — {phase.setup}", width)
         out.append(
-            render_table(
-                phase.items, phase.total_bytes, _phase_total_label(phase), width=width, units=units
-            )
+            render_table(phase.items, phase.total_bytes, _phase_total_label(phase, _known(report)),
+                         width=width, units=units)
         )
         out += _fit_lines(report, phase, units, width)
         for where, items in phase.host.items():
