@@ -1,9 +1,10 @@
 """The calculator screen shows the report's warning lines (issue 21 §7): a context longer than
-the model was trained for is a visible "Warning:" line above the tables."""
+the model was trained for is a visible "Warning:" line above the tables; the DeepSeek-V3 preset
+(issue 21 §3) is offered by the model list."""
 
 from __future__ import annotations
 
-from textual.widgets import Static
+from textual.widgets import Select, Static
 
 from quiz.tui.app import make_app
 from quiz.tui.screens.footprint import FootprintScreen
@@ -26,3 +27,10 @@ async def test_a_context_longer_than_trained_is_a_warning_line_on_the_screen() -
         text = " ".join(report.visual.plain.split())  # type: ignore[union-attr]
         assert ("Warning: inference context 8,192 is longer than the 4,096 tokens Llama-2-7B "
                 "was trained for") in text
+        model = screen.query_one("#fp-model", Select)
+        model.value = "deepseek-v3"
+        await pilot.pause()
+        assert screen.spec.model == "deepseek-v3"
+        text = " ".join(report.visual.plain.split())  # type: ignore[union-attr]
+        assert "DeepSeek-V3 — 671,026,419,200 parameters" in text
+        assert "Warning:" not in text  # 8,192 is within its 163,840
