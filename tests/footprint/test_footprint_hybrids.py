@@ -158,3 +158,32 @@ def test_the_deepseek_v3_preset_is_offered_by_the_cli_and_the_form() -> None:
     model = next(f for f in form_fields() if f.key == "model")
     assert model.choices is not None
     assert ("DeepSeek-V3 (671.03B)", "deepseek-v3") in model.choices
+
+
+def test_jamba_keeps_keys_and_values_in_its_four_attention_layers_only() -> None:
+    # 2 (K and V) × 8 KV heads × 128 × 2 bytes = 4,096 bytes per attention layer and token
+    report = estimate(_spec("jamba-v0.1.json", phase="inference", gpu="h100-80gb",
+                            inference={"batch": 4, "context": 8192}))
+    inf = report.inference
+    assert inf is not None
+    kv = inf.item("kv_cache")
+    assert kv is not None and kv.bytes == 4_096 * 4 * 4 * 8_192
+    assert "4 attention layers" in kv.formula
+    state = inf.item("ssm_state")
+    assert state is not None and state.bytes == 4 * 28 * 8_192 * (4 + 16) * 2
+    # the capacity counts both per sequence: one more sequence than max_batch does not fit
+    most, _ = inf.capacity
+    assert most is not None
+    at = estimate(_spec("jamba-v0.1.json", phase="inference", gpu="h100-80gb",
+                        inference={"batch": most, "context": 8192})).inference
+    over = estimate(_spec("jamba-v0.1.json", phase="inference", gpu="h100-80gb",
+                          inference={"batch": most + 1, "context": 8192})).inference
+    assert at is not None and over is not None
+    assert at.gpus_needed == inf.gpus_needed and over.gpus_needed > inf.gpus_needed
+
+
+def test_a_mamba_model_has_no_kv_cache() -> None:
+    inf = estimate(_spec("mamba-2.8b.json", phase="inference")).inference
+    assert inf is not None
+    kv = inf.item("kv_cache")
+    assert kv is not None and kv.bytes == 0 and "no layer has attention" in kv.formula

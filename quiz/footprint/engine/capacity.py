@@ -46,7 +46,7 @@ MAX_BATCH = 10**7
 MAX_CONTEXT = 10**9
 """The longest context searched (the spec's bound on ``context``)."""
 
-_GROWING = ("kv_cache", "draft_kv_cache", "activations", "logits")
+_GROWING = ("kv_cache", "draft_kv_cache", "ssm_state", "activations", "logits")
 """The items that grow with the batch or the context."""
 
 
@@ -56,6 +56,7 @@ class _Parts(NamedTuple):
     work: int
     logit: int
     capacity: int
+    state: int  # a hybrid's Mamba state per sequence (quiz.footprint.items.ssm)
 
 
 def _parts(spec: InferenceSpec, r: ResolvedModel, phase: PhaseEstimate) -> _Parts | None:
@@ -75,7 +76,10 @@ def _parts(spec: InferenceSpec, r: ResolvedModel, phase: PhaseEstimate) -> _Part
                    for m in kv_models(spec, r).values())
     e = 4 if spec.weights == "fp32" else 2
     logit = r.vocab * (4 if e == 4 else e + 4)
-    return _Parts(fixed, caches, work, logit, phase.gpus_needed * phase.usable_bytes)
+    from quiz.footprint.items.ssm import ssm_sequence_bytes
+
+    return _Parts(fixed, caches, work, logit, phase.gpus_needed * phase.usable_bytes,
+                  ssm_sequence_bytes(spec, r))
 
 
 def _total(spec: InferenceSpec, chunk: int, tp: int, parts: _Parts, batch: int,
@@ -85,7 +89,7 @@ def _total(spec: InferenceSpec, chunk: int, tp: int, parts: _Parts, batch: int,
         one = per * kv_slots(m, batch, context, spec.kv_block, spec.shared_prefix)
         kv += replicated(one, heads, tp)
     step = min(batch * context, max(chunk, batch))
-    return parts.fixed + kv + parts.work * step + batch * parts.logit
+    return parts.fixed + kv + parts.work * step + batch * (parts.logit + parts.state)
 
 
 def _largest(fits_at: int, limit: int, fits: object) -> int:

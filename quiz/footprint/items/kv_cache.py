@@ -19,6 +19,7 @@ from quiz.footprint.items.item import Item, Omitted
 from quiz.footprint.items.kv_layout import (
     KV_FORMATS,
     KV_SRC,
+    attention_layers,
     blocks_of,
     kv_dtype,
     kv_slots,
@@ -60,7 +61,7 @@ def slots_text(r: ResolvedModel, batch: int, context: int, block: int, shared: i
     shared prefix, block rounding and sliding-window layers spelled out."""
     window = r.sliding_window or 0
     sliding = r.sliding_layers if window else 0
-    full = (r.layers or 0) - sliding
+    full = attention_layers(r) - sliding
     once = shared_slots(shared, block)
     private = blocks_of(context - once, block)
 
@@ -71,13 +72,15 @@ def slots_text(r: ResolvedModel, batch: int, context: int, block: int, shared: i
                 f"{format_count(block)})")
 
     seqs = count_noun(batch, "sequence")
+    noun = ("attention layer" if r.arch is not None and r.arch.mamba_layers
+            else "full layer" if sliding else "layer")
     if once:
         per = held(context - once, private)
-        tokens = (f"{count_noun(full, 'layer' if not sliding else 'full layer')} × "
+        tokens = (f"{count_noun(full, noun)} × "
                   f"({count_noun(once, 'shared prefix token')} stored once + {seqs} × {per} "
                   "of their own)")
     else:
-        tokens = (f"{seqs} × {count_noun(full, 'layer' if not sliding else 'full layer')} × "
+        tokens = (f"{seqs} × {count_noun(full, noun)} × "
                   f"{held(context, private)}")
     if sliding:
         kept = min(context, window)
@@ -138,6 +141,11 @@ def kv_item(spec: InferenceSpec, r: ResolvedModel, items: list[Item],
             omitted: list[Omitted], name: str = "kv_cache", prefix: str = "") -> None:
     """Append the KV cache item ``name`` of model ``r`` to ``items`` (its formula after
     ``prefix``), or its omission (the shapes are unknown) to ``omitted``."""
+    if r.arch is not None and r.arch.mamba_layers and not r.arch.attention_layers:
+        items.append(Item(name, 0, "0: no layer has attention, so nothing keeps keys and values "
+                          "(the fixed state each sequence keeps is the ssm state item)",
+                          "Gu & Dao 2023, Mamba, sec. 3.4 (no attention, a recurrent state)"))
+        return
     n_bytes = kv_bytes(spec, r)
     if n_bytes is None:
         omitted.append(

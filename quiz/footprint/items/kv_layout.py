@@ -149,14 +149,22 @@ def blocks_of(tokens: int, block: int) -> int:
     return -(-tokens // block) * block
 
 
+def attention_layers(r: ResolvedModel) -> int:
+    """Layers that keep a KV cache: every layer, except a hybrid's Mamba layers (Jamba keeps
+    keys and values in 4 of its 32 layers; a Mamba model in none)."""
+    if r.arch is not None and r.arch.mamba_layers:
+        return r.arch.attention_layers
+    return r.layers or 0
+
+
 def kv_slots(r: ResolvedModel, batch: int, context: int, block: int, shared: int = 0) -> int:
     """Σ over layers of the KV slots ``batch`` sequences of ``context`` tokens keep, the first
     ``shared`` tokens common to all: full-attention layers ``S + batch × blocks(context − S)``
     with ``S`` = :func:`shared_slots`; sliding-window layers ``batch × blocks(min(context,
-    window))``."""
+    window))``. Only attention layers keep keys and values: a hybrid's Mamba layers none."""
     window = r.sliding_window or 0
     sliding = r.sliding_layers if window else 0
-    full = (r.layers or 0) - sliding
+    full = attention_layers(r) - sliding
     once = shared_slots(shared, block)
     out = full * (once + batch * blocks_of(context - once, block))
     if sliding:
