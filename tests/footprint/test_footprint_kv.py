@@ -173,3 +173,12 @@ def test_an_mla_latent_is_one_kv_head_kept_whole_on_every_gpu() -> None:
     assert "each of the 16 GPUs keeps the whole MLA latent" in report.inference.fit_advice
     kv = report.to_json()["inference"]["kv"]
     assert (kv["kv_heads_per_gpu"], kv["kv_copies"], kv["bytes_per_token"]) == (1, 16, 70_272)
+
+
+def test_a_prefix_shorter_than_a_block_is_said_to_share_nothing() -> None:
+    report = est(batch=4, shared_prefix=10)
+    assert [u.key for u in report.unused] == ["inference.shared_prefix"]
+    assert "a prefix of 10 tokens fills none" in report.unused[0].reason
+    # nothing is stored once: 4 sequences × 2,048 tokens × 524,288 bytes, as without it
+    assert report.figure("inference.kv_cache") == 4 * 2048 * 524_288
+    assert est(batch=4, shared_prefix=16).unused == []

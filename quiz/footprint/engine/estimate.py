@@ -34,7 +34,12 @@ from quiz.footprint.engine.report import (
     StorageEstimate,
     Unused,
 )
-from quiz.footprint.engine.serving_fit import kv_models, replicated_items, serving_gpus
+from quiz.footprint.engine.serving_fit import (
+    kv_models,
+    kv_unused,
+    replicated_items,
+    serving_gpus,
+)
 from quiz.footprint.inputs.parts import InferenceSpec, TrainingSpec
 from quiz.footprint.inputs.units import count_noun, format_bytes, format_count
 from quiz.footprint.items.activations import extra_activation_items
@@ -221,6 +226,8 @@ def unused(spec: FootprintSpec) -> list[Unused]:
             why = f"{inf.weights.upper()} weights are not quantized"
         out.append(Unused("inference.group_size", f"the group size applies to INT8/INT4, GPTQ "
                           f"and AWQ weights; {why}"))
+    if spec.phase != "training":
+        out += kv_unused(inf)
     return out
 
 

@@ -486,7 +486,7 @@ class Report:
         return out
 
     def _kv_json(self, phase: PhaseEstimate) -> dict[str, Any]:
-        from quiz.footprint.engine.serving_fit import kv_json
+        from quiz.footprint.items.kv_layout import kv_json
 
         return kv_json(self.spec.inference, self.spec.resolved, phase.kv_tp)
 

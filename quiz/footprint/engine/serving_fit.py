@@ -16,22 +16,18 @@ the number of heads.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from quiz.footprint.engine.fit import inference_gpus, tensor_parallel_fits
+from quiz.footprint.engine.report import Unused
 from quiz.footprint.inputs.units import count_noun, format_count
 from quiz.footprint.items.draft import kv_models as kv_models
 from quiz.footprint.items.item import Item
 from quiz.footprint.items.kv_layout import (
-    KV_FORMATS,
     Replication,
-    kv_dtype,
     kv_group_heads,
-    kv_vectors,
-    layer_token_bytes,
     replicated,
     replication,
-    shared_slots,
 )
 
 if TYPE_CHECKING:
@@ -124,27 +120,12 @@ def _copies_formula(item: Item, rep: Replication) -> Callable[[], str]:
     return formula
 
 
-def kv_json(spec: InferenceSpec, r: ResolvedModel, tp: int) -> dict[str, Any]:
-    """The inference JSON's ``kv`` object (issue 21 §5): the KV format (``dtype``, its
-    ``bits_per_value`` with scales), ``bytes_per_token`` (one sequence, every layer, one copy of
-    each head; ``None`` without the shapes), ``shared_prefix_tokens`` (the whole blocks stored
-    once), ``tensor_parallel`` (the size whose replication the KV items include; 1: none),
-    ``kv_heads_per_gpu`` and ``kv_copies`` (``None`` without the heads), ``draft_model``."""
-    dtype = kv_dtype(spec)
-    vectors, length = kv_vectors(r)
-    per_gpu = copies = None
-    if vectors:
-        rep = replication(r, tp)
-        per_gpu, copies = rep.per_gpu, rep.copies
-    return {
-        "dtype": dtype,
-        "bits_per_value": KV_FORMATS[dtype].bits_per_value(length) if length else float(
-            KV_FORMATS[dtype].value_bits),
-        "bytes_per_token": layer_token_bytes(r, dtype) * r.layers if vectors and r.layers
-        else None,
-        "shared_prefix_tokens": shared_slots(spec.shared_prefix, spec.kv_block),
-        "tensor_parallel": tp,
-        "kv_heads_per_gpu": per_gpu,
-        "kv_copies": copies,
-        "draft_model": spec.draft_model,
-    }
+def kv_unused(spec: InferenceSpec) -> list[Unused]:
+    """A shared prefix that prefix caching cannot share: shorter than one KV block (vLLM shares
+    whole blocks only), so every sequence keeps it (issue 21 §7: nothing accepted silently)."""
+    if 0 < spec.shared_prefix < spec.kv_block:
+        return [Unused("inference.shared_prefix", f"prefix caching shares whole KV blocks of "
+                       f"{count_noun(spec.kv_block, 'token')}, and a prefix of "
+                       f"{count_noun(spec.shared_prefix, 'token')} fills none, so each "
+                       "sequence keeps it")]
+    return []

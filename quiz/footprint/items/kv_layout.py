@@ -38,7 +38,7 @@ Replicated key/value heads
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from quiz.footprint.inputs.parts import InferenceSpec
@@ -227,3 +227,29 @@ def replication(r: ResolvedModel, tp: int) -> Replication:
     """The :class:`Replication` of model ``r`` over ``tp`` GPUs of tensor parallelism."""
     kv = kv_group_heads(r)
     return Replication(tp, kv, heads_per_gpu(kv, tp), r.arch is not None and r.arch.mla)
+
+
+def kv_json(spec: InferenceSpec, r: ResolvedModel, tp: int) -> dict[str, Any]:
+    """The inference JSON's ``kv`` object (issue 21 §5): the KV format (``dtype``, its
+    ``bits_per_value`` with scales), ``bytes_per_token`` (one sequence, every layer, one copy of
+    each head; ``None`` without the shapes), ``shared_prefix_tokens`` (the whole blocks stored
+    once), ``tensor_parallel`` (the size whose replication the KV items include; 1: none),
+    ``kv_heads_per_gpu`` and ``kv_copies`` (``None`` without the heads), ``draft_model``."""
+    dtype = kv_dtype(spec)
+    vectors, length = kv_vectors(r)
+    per_gpu = copies = None
+    if vectors:
+        rep = replication(r, tp)
+        per_gpu, copies = rep.per_gpu, rep.copies
+    return {
+        "dtype": dtype,
+        "bits_per_value": KV_FORMATS[dtype].bits_per_value(length) if length else float(
+            KV_FORMATS[dtype].value_bits),
+        "bytes_per_token": layer_token_bytes(r, dtype) * r.layers if vectors and r.layers
+        else None,
+        "shared_prefix_tokens": shared_slots(spec.shared_prefix, spec.kv_block),
+        "tensor_parallel": tp,
+        "kv_heads_per_gpu": per_gpu,
+        "kv_copies": copies,
+        "draft_model": spec.draft_model,
+    }
