@@ -257,9 +257,10 @@ def compute_items(
                     f"the {gpu.name} preset has no datasheet memory bandwidth")
         elif gpu is not None and gpu.bandwidth is not None:
             bw = gpu.bandwidth
-            read = sum(i.bytes for i in inference.items if i.name not in ("activations", "logits"))
-            weights = sum(i.bytes for i in inference.items
-                          if i.name in ("weights", "quantization_overhead"))
+            read = sum([i.value for i in inference.items
+                        if i.name not in ("activations", "logits")])
+            weights = sum([i.value for i in inference.items
+                           if i.name in ("weights", "quantization_overhead")])
             gpus = inference.gpus_needed or 1
             rate = inf.batch * gpus * bw // read
             items.append(_figure(

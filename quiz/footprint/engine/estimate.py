@@ -100,7 +100,7 @@ def estimate(spec: FootprintSpec) -> Report:
     omitted.extend(s_omitted)
     compute, c_omitted = compute_items(spec, r, gpu, training, inference)
     omitted.extend(c_omitted)
-    storage = StorageEstimate(s_items, sum(i.bytes for i in s_items))
+    storage = StorageEstimate(s_items, sum([i.value for i in s_items]))
     model = ModelSummary(r.name, r.preset, r.params, r.active_params, r.params_note)
     report = Report(
         model=model,
@@ -157,13 +157,14 @@ def context_warnings(spec: FootprintSpec, r: ResolvedModel) -> list[str]:
     trained = r.context
     if not trained:
         return []
-    out = []
-    limit = count_noun(trained, "token")
-    table = r.arch.learned_positions if r.arch is not None else 0
+    out: list[str] = []
+    phases = spec.phases
     for phase, what, tokens in (("training", "sequence length", spec.training.seq_len),
                                 ("inference", "context", spec.inference.context)):
-        if phase not in spec.phases or tokens <= trained:
+        if tokens <= trained or phase not in phases:
             continue
+        limit = count_noun(trained, "token")
+        table = r.arch.learned_positions if r.arch is not None else 0
         if table and tokens > table:
             why = (f"its table of {count_noun(table, 'learned position')} has no row past "
                    "that, so the model cannot take such a sequence as it is")
@@ -182,42 +183,43 @@ def unused(spec: FootprintSpec) -> list[Unused]:
     group size with weights that have no groups, a ZeRO stage over one data-parallel device."""
     out: list[Unused] = []
     t, inf, st = spec.training, spec.inference, spec.storage
+    t_set, inf_set, st_set = t.model_fields_set, inf.model_fields_set, st.model_fields_set
     if spec.phase == "inference":
         out += [Unused(f"training.{k}", "the training settings do nothing when only inference "
                        "is estimated") for k in TrainingSpec.model_fields
-                if k in t.model_fields_set]
+                if k in t_set]
         out += [Unused(f"storage.{k}", "checkpoints are kept in training, which is not "
                        "estimated") for k in ("checkpoints", "checkpoint_kind")
-                if k in st.model_fields_set]
+                if k in st_set]
     else:
-        if "sequence_parallel" in t.model_fields_set and t.sequence_parallel and t.tp == 1:
+        if "sequence_parallel" in t_set and t.sequence_parallel and t.tp == 1:
             out.append(Unused("training.sequence_parallel", "sequence parallelism splits "
                               "activations over the tensor-parallel group, and tensor "
                               "parallelism is 1"))
-        if "zero" in t.model_fields_set and t.zero and t.dp * t.cp == 1:
+        if "zero" in t_set and t.zero and t.dp * t.cp == 1:
             out.append(Unused("training.zero", "ZeRO partitions over data-parallel devices, and "
                               "data parallelism is 1"))
         if t.finetune == "full":
             out += [Unused(f"training.{k}", "the adapter settings apply to LoRA and QLoRA "
                            "fine-tuning, and every weight is trained")
                     for k in ("lora_rank", "lora_alpha", "lora_targets", "double_quant")
-                    if k in t.model_fields_set]
-        elif t.finetune == "lora" and "double_quant" in t.model_fields_set:
+                    if k in t_set]
+        elif t.finetune == "lora" and "double_quant" in t_set:
             out.append(Unused("training.double_quant", "double quantization applies to "
                               "QLoRA's 4-bit base, and LoRA keeps the base 16-bit"))
-    if ("largest_layer" in t.model_fields_set and spec.phase != "inference"
+    if ("largest_layer" in t_set and spec.phase != "inference"
             and (t.convention != "deepspeed" or t.zero != 3)):
         out.append(Unused("training.largest_layer", "the largest layer is gathered whole only "
                           "in DeepSpeed's ZeRO-3 estimate (the deepspeed convention with ZeRO "
                           "stage 3)"))
-    if "bytes_per_token" in st.model_fields_set and st.dataset_size is not None:
+    if "bytes_per_token" in st_set and st.dataset_size is not None:
         out.append(Unused("storage.bytes_per_token", "the dataset size is given in bytes, so "
                           "the bytes per token are not used"))
     if spec.phase == "training":
         out += [Unused(f"inference.{k}", "the inference settings do nothing when only training "
                        "is estimated") for k in InferenceSpec.model_fields
-                if k in inf.model_fields_set]
-    elif "group_size" in inf.model_fields_set and inf.weights not in GROUPED_WEIGHTS:
+                if k in inf_set]
+    elif "group_size" in inf_set and inf.weights not in GROUPED_WEIGHTS:
         if inf.weights == "fp8":
             why = "FP8 weights have one scale per matrix"
         elif inf.weights in SCHEMES:
@@ -252,7 +254,7 @@ def _training(
 ) -> PhaseEstimate:
     paper, missing = training_items(t, r)
     omitted.extend(missing)
-    if any(i.name == "activations" for i in paper):
+    if "activations" in [i.name for i in paper]:
         extra, missing = extra_activation_items(t, r)
         paper.extend(extra)
         omitted.extend(missing)
@@ -260,7 +262,7 @@ def _training(
     items = placed["gpu"]
     if overhead:
         items.append(overhead_item(overhead))
-    total = sum(i.bytes for i in items)
+    total = sum([i.value for i in items])
     needed = headroom = None
     advice = ""
     usable = None
@@ -302,7 +304,7 @@ def _inference(
     drafted, missing = draft_items(inf)
     items.extend(drafted)
     omitted.extend(missing)
-    total = sum(i.bytes for i in items)
+    total = sum([i.value for i in items])
     kv_tp = 1
     needed = headroom = None
     advice = ""

@@ -77,6 +77,12 @@ class Architecture:
     ssm_proj_bias: bool = False
     ssm_norms: bool = False
 
+    def __hash__(self) -> int:
+        # The shape fields that tell models apart, not all 35: equal architectures hash alike
+        # all the same, and the lru caches keyed on an architecture hash it on every estimate.
+        return hash((self.layers, self.hidden, self.heads, self.kv_heads, self.head_dim,
+                     self.ffn, self.vocab, self.experts, self.mamba_layers))
+
     @property
     def attention_layers(self) -> int:
         """Layers with attention (and a KV cache): all but the Mamba layers of a hybrid."""

@@ -64,7 +64,7 @@ def split_count(t: TrainingSpec, r: ResolvedModel, n: int, experts: int, stage: 
     experts: the rest as :func:`~quiz.footprint.items.regime.shard_count` (tp × pp, then ZeRO over
     dp × cp), the experts' part over tp × pp × ep, then ZeRO over dp × cp / ep. Each part is
     rounded up (its largest shard). Without expert parallelism, ``shard_count(t, n, ...)``."""
-    if not uses_ep(t, r) or experts <= 0:
+    if t.ep == 1 or experts <= 0 or not uses_ep(t, r):
         return shard_count(t, n, stage, dp)
     rest = shard_count(t, n - experts, stage, dp)
     per = -(-experts // (t.tp * t.pp * t.ep))
@@ -77,6 +77,8 @@ def param_count(t: TrainingSpec, r: ResolvedModel, stage: int, dp: int) -> int:
     """Parameters per device whose state ZeRO ``stage`` partitions (3: weights, 2: gradients,
     1: master copy and optimizer states), with ``dp`` data-parallel devices: :func:`split_count`
     of every parameter with :func:`expert_params` of them experts."""
+    if t.ep == 1:  # no expert parallelism: every parameter shards alike
+        return shard_count(t, r.params, stage, dp)
     return split_count(t, r, r.params, expert_params(r), stage, dp)
 
 

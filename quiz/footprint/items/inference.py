@@ -150,8 +150,23 @@ def weight_bytes(spec: InferenceSpec, r: ResolvedModel) -> tuple[int, int | None
     weights = -(-counts.quantizable * bits // 8) + counts.kept_16bit * 2
     if spec.weights == "fp8":
         return weights, counts.quantized_matrices * 4
-    groups = quant_groups(r.arch, spec.group_size)
+    groups = _groups(r, spec.group_size)
     return weights, -(-groups * meta // 8)
+
+
+def _groups(r: ResolvedModel, group: int) -> int:
+    """:func:`~quiz.footprint.inputs.arch.quant_groups` of ``r``'s architecture, kept for the
+    last model and group size (an estimate asks twice, for the weights and the stored file; a
+    hit does not hash the architecture's many fields again)."""
+    if _LAST_GROUPS and _LAST_GROUPS[0][0] is r and _LAST_GROUPS[0][1] == group:
+        return _LAST_GROUPS[0][2]
+    assert r.arch is not None
+    n = quant_groups(r.arch, group)
+    _LAST_GROUPS[:] = [(r, group, n)]
+    return n
+
+
+_LAST_GROUPS: list[tuple[ResolvedModel, int, int]] = []
 
 
 def inference_items(spec: InferenceSpec, r: ResolvedModel) -> tuple[list[Item], list[Omitted]]:

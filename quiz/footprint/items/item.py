@@ -5,14 +5,23 @@ compute figures (:mod:`quiz.footprint.compute.figures`) are the same class in th
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, NamedTuple
-
-_set = object.__setattr__
-"""Sets a slot of an immutable object (bound once: an estimate makes ~30 items, and looking
-``object.__setattr__`` up each time costs more than the assignments)."""
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 
-class Item:
+class _Fields(NamedTuple):
+    name: str
+    value: int
+    cell: list[str | Callable[[], str]]
+    source: str
+    unit: str
+
+
+_new = tuple.__new__
+"""Builds the tuple of an :class:`Item` (bound once: an estimate makes ~30 items, and a tuple
+built in C costs about half of five slot assignments through ``object.__setattr__``)."""
+
+
+class Item(_Fields):
     """One figure of an estimate (immutable): a memory item in bytes, or a compute figure in
     its own unit.
 
@@ -29,49 +38,49 @@ class Item:
             formulas nobody shows (the fewest-GPU search, a bank's figure check) does not pay
             for formatting them.
         source: where the formula comes from (paper and section, or documentation page).
+
+    A tuple underneath (``name, value, [formula], source, unit``: the one-element list keeps the
+    formula once written), so it is built in C and cannot be changed; compare items by their
+    fields, not as tuples.
     """
 
-    __slots__ = ("name", "value", "_formula", "source", "unit")
-    name: str
-    value: int
-    _formula: str | Callable[[], str]
-    source: str
-    unit: str
+    __slots__ = ()
 
-    def __init__(self, name: str, value: int, formula: str | Callable[[], str],
-                 source: str, unit: str = "bytes") -> None:
-        _set(self, "name", name)
-        _set(self, "value", value)
-        _set(self, "_formula", formula)
-        _set(self, "source", source)
-        _set(self, "unit", unit)
+    if TYPE_CHECKING:
+        @property
+        def bytes(self) -> int: ...
+    else:
+        bytes = _Fields.value  # the same C field getter as ``value``
 
-    @property
-    def bytes(self) -> int:
-        """The size in bytes (``value``; memory items are in bytes)."""
-        return self.value
+    def __new__(cls, name: str, value: int, formula: str | Callable[[], str],
+                source: str, unit: str = "bytes") -> Item:
+        return _new(cls, (name, value, [formula], source, unit))
+
+    def __getnewargs__(self) -> tuple[str, int, str, str, str]:
+        return (self.name, self.value, self.formula, self.source, self.unit)
 
     @property
     def formula(self) -> str:
         """The formula text (built on first read when it was given as a function)."""
-        text = self._formula
+        cell = self.cell
+        text = cell[0]
         if not isinstance(text, str):
-            text = text()
-            _set(self, "_formula", text)
+            text = cell[0] = text()
         return text
 
     def with_source(self, source: str) -> Item:
-        """This item with another ``source`` (its formula still unwritten if it was)."""
-        return Item(self.name, self.value, self._formula, source, self.unit)
-
-    def __setattr__(self, key: str, value: object) -> None:
-        raise AttributeError(f"Item is immutable (cannot set {key!r})")
+        """This item with another ``source`` (its formula still unwritten if it was, and written
+        once for both)."""
+        return _new(Item, (self.name, self.value, self.cell, source, self.unit))
 
     def _key(self) -> tuple[str, int, str, str, str]:
         return (self.name, self.value, self.formula, self.source, self.unit)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Item) and self._key() == other._key()
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
 
     def __hash__(self) -> int:
         return hash(self._key())

@@ -381,9 +381,11 @@ def training_items(t: TrainingSpec, r: ResolvedModel) -> tuple[list[Item], list[
     wd, gd = weight_dtype(t), grad_dtype(t)
     wb, gb = _BYTES[wd], _BYTES[gd]
 
+    ep_src = f"; {EP_SRC}" if uses_ep(t, r) else ""
+
     def add(name: str, n_bytes: int, formula: str | Callable[[], str], source: str) -> None:
-        if name != "activations" and uses_ep(t, r):
-            source += f"; {EP_SRC}"
+        if ep_src and name != "activations":
+            source += ep_src
         items.append(Item(name, n_bytes, formula, source))
 
     if t.finetune != "full":  # adapters on a frozen base
@@ -395,26 +397,29 @@ def training_items(t: TrainingSpec, r: ResolvedModel) -> tuple[list[Item], list[
 
     # Formulas are built when first read (Item), each from the values bound here.
     n3, n2, n = param_count(t, r, 3, dp), param_count(t, r, 2, dp), param_count(t, r, 1, dp)
+    master = has_master(t)
+    # the bytes below are weight_bytes_per_device, gradient_bytes_per_device and
+    # master_bytes_per_device, from the counts above (each asked once)
     add(
         "weights",
-        weight_bytes_per_device(t, r, dp),
+        n3 * wb,
         lambda: f"{_ptext(r, m, t, t.zero >= 3, n3)} × {wb} bytes ({wd.upper()})",
-        f"{MIXED_SRC}; {ZERO_SRC}" if has_master(t) else ZERO_SRC,
+        f"{MIXED_SRC}; {ZERO_SRC}" if master else ZERO_SRC,
     )
     if is_fp8(t):
         add("fp8_weights", fp8_weight_bytes(t, r, dp), lambda: fp8_weight_formula(t, r),
             FP8_SRC)
     add(
         "gradients",
-        gradient_bytes_per_device(t, r, dp),
+        n2 * gb,
         lambda: f"{_ptext(r, m, t, t.zero >= 2, n2)} × {gb} bytes ({gd.upper()} "
                 "gradients)",
         ZERO_SRC,
     )
-    if has_master(t):
+    if master:
         add(
             "master_weights",
-            master_bytes_per_device(t, r, dp),
+            n * 4,
             lambda: f"{_ptext(r, m, t, t.zero >= 1, n)} × 4 bytes (FP32 master copy)",
             f"{MIXED_SRC}; {ZERO_SRC}",
         )

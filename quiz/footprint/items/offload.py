@@ -185,11 +185,27 @@ def place(t: TrainingSpec, name: str) -> str:
     copies) follow ``offload_params``; gradients, the master copy and the optimizer states
     follow ``offload``; everything else stays on the GPU. With adapters, the NF4 constants and
     the adapters' own weights go where the (frozen) weights go."""
-    if name in ("weights", "fp8_weights", "quantization_overhead", "adapter_weights"):
-        return "gpu" if t.offload_params == "none" else t.offload_params
-    if name in ("gradients", "master_weights", "optimizer_states"):
-        return "gpu" if t.offload == "none" else t.offload
-    return "gpu"
+    return places(t).get(name, "gpu")
+
+
+_PARAM_ITEMS = ("weights", "fp8_weights", "quantization_overhead", "adapter_weights")
+_OPTIMIZER_ITEMS = ("gradients", "master_weights", "optimizer_states")
+
+
+def places(t: TrainingSpec) -> dict[str, str]:
+    """:func:`place` of every item that can move, as a mapping (items not in it stay on the
+    GPU): one lookup per item instead of a call. Do not change the mapping returned (it is
+    shared by every spec with the same two offload settings)."""
+    return _PLACES[t.offload_params, t.offload]
+
+
+def _where(off: str) -> str:
+    return "gpu" if off == "none" else off
+
+
+_PLACES = {(p, o): {**dict.fromkeys(_PARAM_ITEMS, _where(p)),
+                    **dict.fromkeys(_OPTIMIZER_ITEMS, _where(o))}
+           for p in ("none", "cpu", "nvme") for o in ("none", "cpu", "nvme")}
 
 
 def split_items(
@@ -210,8 +226,12 @@ def split_items(
         order = {n: k for k, n in enumerate(_DS_ORDER)}
         out["gpu"].sort(key=lambda i: order.get(i.name, len(order)))
         return out
+    if t.offload == "none" and t.offload_params == "none":  # nothing moves
+        out["gpu"] = list(items)
+        return out
+    where_of = places(t)
     for item in items:
-        where = place(t, item.name)
+        where = where_of.get(item.name, "gpu")
         if where != "gpu":
             src = INFINITY_SRC if item.name == "weights" or where == "nvme" else OFFLOAD_SRC
             item = item.with_source(f"{item.source}; offloaded: {src}")
@@ -308,7 +328,10 @@ def gpu_state_bytes(t: TrainingSpec, r: ResolvedModel, dp: int,
     parts = paper(dp)
     if parts is None:
         return None
-    return sum(v for k, v in parts.items() if place(t, k) == "gpu")
+    if t.offload == "none" and t.offload_params == "none":
+        return sum(parts.values())
+    where_of = places(t)
+    return sum([v for k, v in parts.items() if where_of.get(k, "gpu") == "gpu"])
 
 
 def convention_head(t: TrainingSpec) -> str | None:

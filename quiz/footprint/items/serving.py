@@ -162,43 +162,45 @@ def serving_items(spec: InferenceSpec, r: ResolvedModel,
             ("model", "hidden", "ffn", "heads")))
     else:
         attention, mlp, fixed = parts
-        e = activation_value_bytes(spec.weights)
-        chunk = prefill_chunk(spec, gpu)
-        t = step_tokens(spec, gpu)
-        if spec.prefill_chunk is None:
-            where = " on this GPU" if gpu is not None else ""
-            budget = f"vLLM's default max_num_batched_tokens{where}"
-        else:
-            budget = "the prefill chunk"
-        if t == spec.batch * spec.context:
-            why = (f"the {count_noun(t, 'token')} of batch × context, all in one step "
-                   f"(within {budget}, {format_count(chunk)})")
-        elif t == chunk:
-            why = f"{count_noun(t, 'token')} per step ({budget})"
-        else:
-            why = (f"{count_noun(t, 'token')} per step: one per sequence of the batch, more "
-                   f"than {budget} ({format_count(chunk)})")
-        peak = "MLP" if mlp >= attention else "attention"
-        extra = f" + {fixed} bytes of routing weights and ids" if fixed else ""
-        items.append(Item(
-            "activations", act,
-            f"one layer at a time, one forward step: {why} × ({e} bytes × "
-            f"{format_count(max(attention, mlp))} values at the {peak} peak{extra})",
-            WORKING_SRC))
+
+        def working() -> str:  # written when first read (Item)
+            e = activation_value_bytes(spec.weights)
+            chunk = prefill_chunk(spec, gpu)
+            t = step_tokens(spec, gpu)
+            if spec.prefill_chunk is None:
+                where = " on this GPU" if gpu is not None else ""
+                budget = f"vLLM's default max_num_batched_tokens{where}"
+            else:
+                budget = "the prefill chunk"
+            if t == spec.batch * spec.context:
+                why = (f"the {count_noun(t, 'token')} of batch × context, all in one step "
+                       f"(within {budget}, {format_count(chunk)})")
+            elif t == chunk:
+                why = f"{count_noun(t, 'token')} per step ({budget})"
+            else:
+                why = (f"{count_noun(t, 'token')} per step: one per sequence of the batch, "
+                       f"more than {budget} ({format_count(chunk)})")
+            peak = "MLP" if mlp >= attention else "attention"
+            extra = f" + {fixed} bytes of routing weights and ids" if fixed else ""
+            return (f"one layer at a time, one forward step: {why} × ({e} bytes × "
+                    f"{format_count(max(attention, mlp))} values at the {peak} peak{extra})")
+
+        items.append(Item("activations", act, working, WORKING_SRC))
     logits = sampling_logits_bytes(spec, r)
     if logits is None:
         omitted.append(Omitted(
             "logits", "the logits need the vocabulary size: give a model preset or --vocab",
             "inference", "the logits need the vocabulary size", ("model", "vocab")))
     else:
-        e = activation_value_bytes(spec.weights)
-        per = 4 if e == 4 else e + 4
-        kept = "FP32 logits" if e == 4 else f"{e}-byte logits + the sampler's FP32 copy"
-        items.append(Item(
-            "logits", logits,
-            f"{count_noun(spec.batch, 'sequence')} sampling × "
-            f"{count_noun(r.vocab or 0, 'vocabulary entry', 'vocabulary entries')} × {per} "
-            f"bytes ({kept})", SAMPLER_SRC))
+        def sampled() -> str:  # written when first read (Item)
+            e = activation_value_bytes(spec.weights)
+            per = 4 if e == 4 else e + 4
+            kept = "FP32 logits" if e == 4 else f"{e}-byte logits + the sampler's FP32 copy"
+            return (f"{count_noun(spec.batch, 'sequence')} sampling × "
+                    f"{count_noun(r.vocab or 0, 'vocabulary entry', 'vocabulary entries')} × "
+                    f"{per} bytes ({kept})")
+
+        items.append(Item("logits", logits, sampled, SAMPLER_SRC))
     return items, omitted
 
 

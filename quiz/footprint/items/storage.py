@@ -15,7 +15,7 @@ Inference artefact
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 from quiz.footprint.inputs.units import count_noun, format_count
 from quiz.footprint.items.inference import WEIGHT_BITS, weight_bytes
@@ -65,23 +65,26 @@ def storage_items(spec: FootprintSpec, r: ResolvedModel) -> tuple[list[Item], li
         )
     elif st.dataset_tokens is not None:
         bpt = st.bytes_per_token
-        if bpt is not None:
-            why = "as given"
-        elif r.vocab is not None:
-            bpt = default_bytes_per_token(r.vocab)
-            kind = "uint16" if bpt == 2 else "int32"
-            rel = "<" if bpt == 2 else "≥"
-            why = f"{kind} token ids, vocabulary {format_count(r.vocab)} {rel} 65,500"
-        else:
-            bpt = 4
-            why = "int32 token ids, vocabulary unknown"
-        tokens, per = st.dataset_tokens, bpt
+        given = bpt is not None
+        if bpt is None:
+            bpt = default_bytes_per_token(r.vocab) if r.vocab is not None else 4
+        tokens, per, vocab = st.dataset_tokens, bpt, r.vocab
+
+        def dataset_formula() -> str:  # built when first read (Item)
+            if given:
+                why = "as given"
+            elif vocab is not None:
+                kind, rel = ("uint16", "<") if per == 2 else ("int32", "≥")
+                why = f"{kind} token ids, vocabulary {format_count(vocab)} {rel} 65,500"
+            else:
+                why = "int32 token ids, vocabulary unknown"
+            return f"{count_noun(tokens, 'token')} × {count_noun(per, 'byte')} per token ({why})"
+
         items.append(
             Item(
                 "dataset",
                 tokens * per,
-                lambda: f"{count_noun(tokens, 'token')} × {count_noun(per, 'byte')} per "
-                f"token ({why})",
+                dataset_formula,
                 "Megatron-LM indexed dataset (megatron/core/datasets/indexed_dataset.py, "
                 "DType.optimal_dtype)",
             )
@@ -120,10 +123,26 @@ def storage_items(spec: FootprintSpec, r: ResolvedModel) -> tuple[list[Item], li
     return items, omitted
 
 
+class _Whole:
+    """A read-only view of a training spec with ``dp``, ``tp``, ``pp``, ``cp``, ``ep`` 1 and
+    ZeRO stage 0; every other field is the spec's own. Cheaper than a pydantic copy (an estimate
+    makes one on every keystroke; ``model_copy`` cost about 9 µs of it)."""
+
+    __slots__ = ("_t",)
+    dp = tp = pp = cp = ep = devices = 1
+    zero = 0
+
+    def __init__(self, t: TrainingSpec) -> None:
+        self._t = t
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._t, name)
+
+
 def whole_model(t: TrainingSpec) -> TrainingSpec:
     """``t`` on one device without ZeRO: a checkpoint holds every parameter's state once, so
-    its sizes are the per-device quantities of this layout."""
-    return t.model_copy(update={"dp": 1, "tp": 1, "pp": 1, "zero": 0, "ep": 1})
+    its sizes are the per-device quantities of this layout (a view of ``t``, not a copy)."""
+    return cast("TrainingSpec", _Whole(t))
 
 
 def checkpoint_bytes(spec: FootprintSpec, r: ResolvedModel,
@@ -157,7 +176,11 @@ def _checkpoint_item(
     psi = r.params
     wd = weight_dtype(t)
     wb = _BYTES[wd]
-    times = count_noun(st.checkpoints, "checkpoint")
+    n_ckpt = st.checkpoints
+
+    def times() -> str:
+        return count_noun(n_ckpt, "checkpoint")
+
     whole = whole_model(t)
     total = checkpoint_bytes(spec, r, whole)
     if total is None:
@@ -187,7 +210,7 @@ def _checkpoint_item(
                 kind = f"{wd.upper()} adapters" + (" + FP32 master" if has_master(t) else "")
                 what = (f"{adapters} × {per_param} bytes ({kind}) + {count_noun(opt, 'byte')} "
                         f"of {t.optimizer} states")
-            return (f"{times} × ({what}); the frozen base is not saved (it is the published "
+            return (f"{times()} × ({what}); the frozen base is not saved (it is the published "
                     "model)")
 
         items.append(Item("checkpoints", total, adapter_formula, PEFT_SAVE_SRC))
@@ -197,7 +220,7 @@ def _checkpoint_item(
             Item(
                 "checkpoints",
                 total,
-                lambda: f"{times} × {count_noun(psi, 'param')} × {wb} bytes ({wd.upper()} "
+                lambda: f"{times()} × {count_noun(psi, 'param')} × {wb} bytes ({wd.upper()} "
                 "weights only)",
                 "weights-only export (e.g. safetensors of the model state dict)",
             )
@@ -210,7 +233,7 @@ def _checkpoint_item(
         Item(
             "checkpoints",
             total,
-            lambda: f"{times} × ({count_noun(psi, 'param')} × {per_param} bytes ({what}) + "
+            lambda: f"{times()} × ({count_noun(psi, 'param')} × {per_param} bytes ({what}) + "
             f"{count_noun(opt, 'byte')} of {t.optimizer} states); gradients are not saved",
             "full training state as saved by DeepSpeed / Megatron-LM to resume: model weights, "
             "FP32 master copy and optimizer states",
