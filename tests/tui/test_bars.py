@@ -17,6 +17,7 @@ from quiz.tui.widgets.key_bar import KeyBar
 from quiz.tui.widgets.title_bar import TitleBar
 from tests.conftest import make_library, question_data
 from tests.tui.test_question_screen import start
+from tests.tui.waits import until
 
 
 def bar_text(bar: KeyBar | TitleBar) -> str:
@@ -205,10 +206,7 @@ async def test_the_key_bars_of_start_question_and_exam_fit_80_columns_whole() ->
         assert fits(app.screen.query_one(KeyBar))
     app = make_app(lib, shuffle=False, launch=Launch(mode="exam"))
     async with app.run_test(size=(80, 24)) as pilot:
-        for _ in range(50):
-            await pilot.pause(0.02)
-            if isinstance(app.screen, ExamScreen):
-                break
+        await until(pilot, lambda: isinstance(app.screen, ExamScreen), "the exam screen")
         assert isinstance(app.screen, ExamScreen)
         bar = app.screen.query_one(KeyBar)
         assert fits(bar) and "Calculator" not in bar_text(bar)

@@ -16,6 +16,7 @@ from quiz.tui.widgets.status_line import StatusLine
 from tests.conftest import make_library, question_data
 from tests.tui.test_exam_flow import Clock, now
 from tests.tui.test_question_screen import markers, option_is, shown, view
+from tests.tui.waits import until
 
 
 def exam_app(*questions: dict[str, object], store: Store | None = None,
@@ -47,8 +48,9 @@ async def test_the_body_is_the_question_screens_options_widget() -> None:
             "n/p move · r flag · l map · s submit · t pause. No feedback until the end.")
         assert markers(screen) == {"A": "A ( )", "B": "B ( )", "C": "C ( )", "D": "D ( )"}
         assert all(option_is(screen, letter) for letter in "ABCD")  # nothing highlighted yet
-        await pilot.pause(0.3)  # past the question view's draw-ahead delay
-        assert body._shared == {}  # an exam draws no reveal ahead: none will be shown
+        # An exam draws no reveal ahead (none will be shown): no drawing ahead is scheduled (a
+        # question view's timer, DRAW_AHEAD_DELAY), and none was drawn.
+        assert body._ahead is None and body._shared == {}
 
 
 async def test_arrows_enter_and_click_choose_and_the_choice_can_change() -> None:
@@ -155,7 +157,7 @@ async def test_exam_keys_typed_fast_are_applied_in_order_to_the_right_question()
             screen = await exam_screen(app, pilot)
             for key in "bncnanrd":  # choose, next, ... with no pause between
                 app.post_message(events.Key(key, key))
-            await pilot.pause(0.5)
+            await until(pilot, lambda s=screen: "q4" in s.exam.answers, "the last choice")
             await pilot.pause()
             assert screen.exam.answers == {"q1": frozenset("B"), "q2": frozenset("C"),
                                            "q3": frozenset("A"), "q4": frozenset("D")}

@@ -10,6 +10,7 @@ from quiz.tui.screens.footprint import FootprintScreen
 from quiz.tui.screens.question import QuestionScreen
 from quiz.tui.widgets.question_view import QuestionView
 from tests.conftest import make_library, question_data
+from tests.tui.waits import until
 
 
 def report_text(screen: FootprintScreen) -> str:
@@ -197,17 +198,20 @@ async def test_pgdn_pages_the_results_while_a_field_has_the_focus() -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         await pilot.press("m")
-        await pilot.pause(0.3)
+        await until(pilot, lambda: isinstance(app.screen, FootprintScreen)
+                    and app.screen.query_one("#fp-output").max_scroll_y > 0,
+                    "the calculator's results")
         screen = app.screen
         assert isinstance(screen, FootprintScreen)
         output = screen.query_one("#fp-output", VerticalScroll)
         assert output.max_scroll_y > 0 and output.scroll_y == 0
         assert app.focused is not None and app.focused is not output
         await pilot.press("pagedown")
-        await pilot.pause(0.3)
+        await until(pilot, lambda: output.scroll_y > 0, "PgDn to page the results")
+        await pilot.wait_for_scheduled_animations()
         assert output.scroll_y > 0
         await pilot.press("pageup")
-        await pilot.pause(0.3)
+        await until(pilot, lambda: output.scroll_y == 0, "PgUp to page back")
         assert output.scroll_y == 0
 
 

@@ -3,8 +3,6 @@ Ctrl+Z, and why-nothing-happened hints that never cover the options."""
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 from textual import events
 
@@ -12,10 +10,11 @@ from quiz.tui.app import make_app
 from quiz.tui.screens.confirm import ConfirmScreen
 from quiz.tui.screens.question import REPEAT_GUARD, QuestionScreen
 from quiz.tui.screens.summary import SummaryScreen
-from quiz.tui.textual_internals import driver_of
+from quiz.tui.textual_internals import driver_of, event_clock
 from quiz.tui.widgets.question_view import QuestionView
 from tests.conftest import make_library, question_data
 from tests.tui.test_question_screen import component, revealed, shown, start, style_of
+from tests.tui.waits import until
 
 
 def three_questions():
@@ -49,15 +48,23 @@ async def test_every_single_letter_key_works_with_caps_lock() -> None:
     assert app.return_value == 0
 
 
+def key_at(key: str, at: float) -> events.Key:
+    """A key event stamped ``at`` (seconds, on the clock that stamps events): a key typed at
+    that moment, without the test waiting for it."""
+    event = events.Key(key, key if len(key) == 1 else None)
+    event.time = at
+    return event
+
+
 async def test_enter_on_an_untouched_question_never_answers() -> None:
     """Enter to start, then Enter held (8 repeats 40 ms apart): nothing is answered."""
     app = make_app(three_questions(), seed=3)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await start(app, pilot)
-        for _ in range(8):
-            await pilot.press("enter")
-            await asyncio.sleep(0.04)
-        await pilot.pause()
+        now = event_clock()
+        for i in range(8):
+            app.post_message(key_at("enter", now + 0.04 * i))
+            await pilot.pause()
         assert app.session.outcomes == {} and app.session.position == 0
         assert isinstance(app.screen, QuestionScreen)
         assert shown(screen, "hint") == ("! Press A–D to choose, or move with ↑↓ and then "
@@ -69,17 +76,17 @@ async def test_a_queued_or_repeated_enter_does_not_skip_a_fresh_reveal() -> None
     app = make_app(three_questions(), shuffle=False)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await start(app, pilot)
-        # "b" answers; an Enter already in flight and its auto-repeats follow at once.
-        for key in ("b", "enter", "enter", "enter"):
+        # "b" answers; an Enter already in flight and its auto-repeats follow at once. Keys
+        # are taken in the order typed: the "r" (flag) typed after them is taken last, so
+        # once the flag is set, every Enter before it has been taken.
+        for key in ("b", "enter", "enter", "enter", "r"):
             app.post_message(events.Key(key, key if len(key) == 1 else None))
-        await pilot.pause(0.1)
-        await pilot.pause()
-        assert app.session.position == 0
+        await until(pilot, lambda: app.session.flags, "the flag typed after the Enters")
+        assert app.session.flags == {"q1"} and app.session.position == 0
         assert shown(screen, "verdict") == "█ ✓ Correct: B."
         # A fresh Enter once the reveal has been on screen a moment goes on.
-        await asyncio.sleep(REPEAT_GUARD + 0.05)
-        await pilot.press("enter")
-        await pilot.pause()
+        app.post_message(key_at("enter", event_clock() + REPEAT_GUARD + 0.05))
+        await until(pilot, lambda: app.session.position == 1, "the fresh Enter to go on")
         assert app.session.position == 1 and not revealed(screen)
 
 

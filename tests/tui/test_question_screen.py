@@ -17,6 +17,7 @@ from quiz.tui.screens.summary import SummaryScreen
 from quiz.tui.widgets.question_view import MARKER_WIDTH, VERDICT_MARKS, QuestionView
 from quiz.tui.widgets.status_line import StatusLine
 from tests.conftest import make_library, question_data
+from tests.tui.waits import until
 
 TABLE = {"table": {"columns": ["Aspect", "Training", "Inference"],
                    "rows": [["Memory", "weights+grads", "weights"]]}}
@@ -410,7 +411,7 @@ async def test_keys_typed_fast_are_applied_in_order_to_the_right_question() -> N
             await start(app, pilot)
             for key in "bnbnbnbnbnb":  # answer, next, answer, ... with no pause between
                 app.post_message(events.Key(key, key))
-            await pilot.pause(0.5)
+            await until(pilot, lambda a=app: len(a.session.outcomes) == 6, "six answers")
             await pilot.pause()
             assert [s.question.id for s in app.session.shown if app.session.outcome(s)] == [
                 "q1", "q2", "q3", "q4", "q5", "q6"]
@@ -586,8 +587,6 @@ async def test_the_mouse_selects_and_copies_the_text_drawn() -> None:
 
 async def test_the_reveal_parts_that_do_not_depend_on_the_answer_are_drawn_ahead(
         monkeypatch) -> None:
-    import asyncio
-
     from quiz.tui.widgets import question_view, reveal
 
     drawn: list[str] = []
@@ -602,11 +601,8 @@ async def test_the_reveal_parts_that_do_not_depend_on_the_answer_are_drawn_ahead
     app = make_app(lib, shuffle=False)
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await start(app, pilot)
-        # The student reads; on a busy machine the timer may fire late, so wait for it (5 s).
-        for _ in range(100):
-            await asyncio.sleep(0.05)
-            if "Full explanation of q1." in drawn:
-                break
+        # The student reads; on a busy machine the timer may fire late, so wait for it.
+        await until(pilot, lambda: "Full explanation of q1." in drawn, "the drawing ahead")
         await pilot.pause()
         assert "Full explanation of q1." in drawn and "Short explanation of q1." in drawn
         drawn.clear()

@@ -14,18 +14,11 @@ from quiz.study.store import Store
 from quiz.tui.app import make_app
 from quiz.tui.screens.question import QuestionScreen
 from tests.conftest import make_library, question_data
+from tests.tui.waits import until
 
 
 def _messages(app) -> list[str]:  # type: ignore[no-untyped-def]
     return [str(n.message) for n in app._notifications]
-
-
-async def _until(pilot, test) -> None:  # type: ignore[no-untyped-def]
-    for _ in range(500):  # up to 10 s of app time
-        await pilot.pause(0.02)
-        if test():
-            return
-    raise AssertionError("never happened")
 
 
 async def test_a_held_lock_is_said_and_the_session_goes_on_then_saved_is_said(
@@ -41,8 +34,8 @@ async def test_a_held_lock_is_said_and_the_session_goes_on_then_saved_is_said(
         other = sqlite3.connect(path, isolation_level=None)
         other.execute("BEGIN IMMEDIATE")  # another program holds the write lock
         await pilot.press("ctrl+s")  # start: the session cannot be written
-        await _until(pilot, lambda: isinstance(app.screen, QuestionScreen))
-        await _until(pilot, lambda: any("cannot be saved right now" in m
+        await until(pilot, lambda: isinstance(app.screen, QuestionScreen))
+        await until(pilot, lambda: any("cannot be saved right now" in m
                                         for m in _messages(app)))
         said = next(m for m in _messages(app) if "cannot be saved right now" in m)
         assert said.startswith("Your answers cannot be saved right now: another program has "
@@ -50,7 +43,7 @@ async def test_a_held_lock_is_said_and_the_session_goes_on_then_saved_is_said(
         other.execute("ROLLBACK")
         other.close()
         store.retry_now()
-        await _until(pilot, lambda: any("saved again" in m for m in _messages(app)))
+        await until(pilot, lambda: any("saved again" in m for m in _messages(app)))
         assert store.unsaved == 0 and store.problem is None
         (record,) = store.open_sessions()
         assert record.id == 1

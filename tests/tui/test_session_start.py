@@ -20,6 +20,7 @@ from quiz.tui.textual_internals import (
     widgets_to_repaint,
 )
 from tests.conftest import make_library, question_data
+from tests.tui.waits import until
 
 
 def _library():
@@ -64,8 +65,8 @@ async def test_the_question_screen_is_made_while_the_start_screen_waits_and_serv
     app = make_app(make_library(*(question_data(f"q{i}", answer=["A", "C"]) for i in (1, 2))),
                    shuffle=False)
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause()
-        await pilot.pause(0.05)
+        await until(pilot, lambda: app.ahead.question is not None
+                    and app.ahead.question.is_mounted, "the question screen made ahead")
         ready = app.ahead.question
         assert ready is not None and ready.is_mounted and ready not in app.screen_stack
         await pilot.press("ctrl+s")
@@ -90,10 +91,7 @@ async def test_what_the_app_built_while_the_start_screen_waits_is_frozen_until_i
     gc.unfreeze()
     app = make_app(_library(), shuffle=False)
     async with app.run_test(size=(100, 30)) as pilot:
-        for _ in range(20):
-            await pilot.pause(0.02)
-            if gc.get_freeze_count():
-                break
+        await until(pilot, gc.get_freeze_count, "the screens made ahead to be frozen")
         question, summary = app.ahead.question, app.ahead.summary
         assert question is not None and summary is not None and summary.is_mounted
         assert gc.get_freeze_count() > 1000
@@ -113,10 +111,8 @@ async def test_the_screens_made_ahead_are_laid_out_for_the_terminal_before_they_
             return (q is not None and s is not None and bool(s.size.width)
                     and all(w.size.width > 0 for w in q.query("TitleBar, KeyBar")))
 
-        for _ in range(250):  # up to 5 s: the start screen lays them out when it is idle
-            await pilot.pause(0.02)
-            if laid_out():
-                break
+        # The start screen lays them out when it is idle.
+        await until(pilot, laid_out, "the screens made ahead to be laid out")
         question, summary = app.ahead.question, app.ahead.summary
         assert question is not None and summary is not None
         assert question not in app.screen_stack and summary not in app.screen_stack
@@ -146,8 +142,7 @@ async def test_the_session_is_drawn_while_the_start_screen_waits_and_redrawn_whe
     monkeypatch.setattr(session_module, "draw_questions", spy)
     app = make_app(library, seed=7)
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause()
-        await pilot.pause(0.05)
+        await until(pilot, lambda: app.study._drawn is not None, "the session drawn ahead")
         assert drawn and set(drawn) == {None} and app.study._drawn is not None  # ahead: all topics
         count = len(drawn)
         await pilot.press("ctrl+s")
@@ -158,9 +153,10 @@ async def test_the_session_is_drawn_while_the_start_screen_waits_and_redrawn_whe
         assert [q.id for q in app.session.questions] == [q.id for q in expected.questions]
         assert app.session.current.options == expected.go(0).options
         app.action_new_session()
-        await pilot.pause(0.05)
+        await until(pilot, lambda: app.screen.query("#topics"), "the start screen's topics")
         app.screen.query_one("#topics", SelectionList).deselect("precision")
-        await pilot.pause(0.5)  # the form stays unchanged: drawn again with one topic
+        # The form stays unchanged: the session is drawn again with one topic.
+        await until(pilot, lambda: drawn[-1] is not None, "the session drawn again")
         assert drawn[-1] == frozenset({"memory"})
         count = len(drawn)
         await pilot.press("ctrl+s")
@@ -171,13 +167,12 @@ async def test_the_session_is_drawn_while_the_start_screen_waits_and_redrawn_whe
 
 async def _ready(app, pilot) -> None:  # type: ignore[no-untyped-def]
     """Wait until the screens are made ahead, laid out, and the first session drawn."""
-    for _ in range(250):  # up to 5 s
-        await pilot.pause(0.02)
+    def ready() -> bool:
         q = app.ahead.question
-        if (q is not None and q.is_mounted and app.study._drawn is not None
-                and q.view._prepared is not None and not layout_pending(q)):
-            return
-    raise AssertionError("the screens made ahead were never ready")
+        return (q is not None and q.is_mounted and app.study._drawn is not None
+                and q.view._prepared is not None and not layout_pending(q))
+
+    await until(pilot, ready, "the screens made ahead to be ready")
 
 
 async def test_enter_lays_out_nothing_and_shows_the_first_question_drawn_ahead(
@@ -273,10 +268,7 @@ async def test_with_a_store_the_plan_is_written_once_the_first_question_is_paint
         await _ready(app, pilot)
         await pilot.press("enter")
         assert started == [{}]  # Enter wrote the session, not its plan
-        for _ in range(100):
-            await pilot.pause(0.02)
-            if seen:
-                break
+        await until(pilot, lambda: seen, "the plan to be written")
         assert seen == [("QuestionScreen", "Stem of m1?")]
         (record,) = store.open_sessions()
         assert [qid for qid, _ in plan_entries(record.plan)] == ["m1", "m2", "p1"]

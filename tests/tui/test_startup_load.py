@@ -5,7 +5,7 @@ the located errors on stderr, never a traceback."""
 from __future__ import annotations
 
 import asyncio
-import time
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ from quiz.bank.load import LoadProgress, load_library
 from quiz.cli import study as cli_study
 from quiz.tui.app import QuizApp, make_app
 from quiz.tui.screens.start import StartScreen, progress_text
+from tests.tui.waits import UNTIL_TIMEOUT_S, until
 
 QUESTION = """\
   - id: {qid}
@@ -38,14 +39,13 @@ def bank_text(bank_id: str, *qids: str, topic: str = "memory") -> str:
 
 
 async def settled(app: QuizApp, pilot: Any) -> None:
-    """Wait until the app has loaded its banks, or has ended because it could not."""
-    for _ in range(500):
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        if app.loaded or app.failure is not None:
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError("the banks never loaded")
+    """Wait until the app has loaded its banks and acted on them (the start form, a resume
+    offer; the cache entries written), or has ended because it could not."""
+    await until(pilot, lambda: app.loaded or app.failure is not None, "the banks to load")
+    # ``loaded`` is set inside the app's handler of the loaded banks, which then shows them
+    # and offers a resume: the app's next turn comes once that handler is done.
+    await app.workers.wait_for_complete()
+    await pilot.pause()
 
 
 def text_of(screen: Any, selector: str) -> str:
@@ -199,21 +199,25 @@ async def test_r_reloads_through_the_cache(tmp_path: Path, monkeypatch: pytest.M
         return real(text, path, pure_python, tracker)
 
     monkeypatch.setattr(load_module, "_load_text", counting)
-    # The entries are written after the library is shown, slowly here: "r" pressed before they
-    # are written must wait for them rather than load a.yaml in full again.
+    # The entries are written after the library is shown; here they wait until "r" has been
+    # pressed: "r" pressed before they are written must wait for them rather than load a.yaml
+    # in full again.
+    pressed = threading.Event()
     real_put = BankCache.put
 
-    def slow_put(self: BankCache, *args: Any, **kwargs: Any) -> Any:
-        time.sleep(0.3)
+    def held_put(self: BankCache, *args: Any, **kwargs: Any) -> Any:
+        assert pressed.wait(UNTIL_TIMEOUT_S), "r was never pressed"
         return real_put(self, *args, **kwargs)
 
-    monkeypatch.setattr(BankCache, "put", slow_put)
+    monkeypatch.setattr(BankCache, "put", held_put)
     app = make_app(None, shuffle=False, paths=[str(tmp_path)])
     async with app.run_test(size=(80, 24)) as pilot:
-        await settled(app, pilot)
+        await until(pilot, lambda: app.loaded, "the banks to load")
+        await pilot.pause()
         assert full == ["a.yaml", "b.yaml"]
         (tmp_path / "b.yaml").write_text(bank_text("b", "q2", "q3"), encoding="utf-8")
         await pilot.press("r")
+        pressed.set()
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert full == ["a.yaml", "b.yaml", "b.yaml"]  # a.yaml came from the cache
