@@ -13,17 +13,41 @@ from quiz.bank.model import BankFile
 TUI_TESTS = Path(__file__).resolve().parent / "tui"
 
 
+LONG_POLES = ("tests/test_types.py::", "tests/test_benchmarks.py::",
+              "tests/tui/test_bundled_bank_run.py::", "tests/tui/test_serve.py::")
+"""The tests that take longest by far (mypy from a cold cache, the benchmark's fresh processes,
+every bundled question in the app, a browser): run first, so that under ``-n auto`` each
+overlaps the many short tests instead of starting last and keeping the run waiting for it."""
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Every test under tests/tui drives the Textual app: mark it ``tui``, so that
-    ``pytest -m "not tui"`` runs the fast core layer alone."""
+    ``pytest -m "not tui"`` runs the fast core layer alone. The :data:`LONG_POLES` go first
+    (the same order in every xdist worker: it depends on the node ids alone)."""
     for item in items:
         if TUI_TESTS in item.path.parents:
             item.add_marker(pytest.mark.tui)
+    items.sort(key=lambda item: not item.nodeid.startswith(LONG_POLES))
 
 
 SEED_BANK = Path(__file__).resolve().parent / "fixtures" / "seed_bank"
 """A frozen copy of the two-question seed bank (a folder with one bank file). Tests that need a
 real bank use it instead of the bundled ``question_bank/``, whose content changes."""
+
+
+BUNDLED_BANK = Path(__file__).resolve().parent.parent / "question_bank"
+
+
+@pytest.fixture(scope="session")
+def bundled_library() -> Library:
+    """The bundled bank (question_bank/), loaded once per test process and shared: tests read
+    it, none may change it. It must load without a diagnostic."""
+    from quiz.bank.load import load_library
+
+    report = load_library([BUNDLED_BANK])
+    assert report.library is not None, [str(d) for d in report.diagnostics]
+    assert report.diagnostics == [], [str(d) for d in report.diagnostics]
+    return report.library
 
 
 @pytest.fixture(autouse=True)
@@ -34,14 +58,6 @@ def _isolated_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("QUIZ_DATA_DIR", str(data))
     monkeypatch.setenv("QUIZ_CACHE_DIR", str(tmp_path / "quiz-cache"))
     return data
-
-
-@pytest.fixture(autouse=True)
-def _no_cursor_blink(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Blinking cursors make screenshots differ from run to run."""
-    from textual.widgets import Input
-
-    monkeypatch.setattr(Input, "cursor_blink", False, raising=False)
 
 
 def question_data(qid: str = "q1", *, topic: str = "memory", answer: Any = "B",

@@ -19,7 +19,6 @@ import pytest
 
 from quiz.bank.expect import quantities_in, read_figure, rounds_to, states
 from quiz.bank.library import Library
-from quiz.bank.load import load_library
 from quiz.bank.model import Question
 from quiz.footprint import estimate
 
@@ -67,12 +66,10 @@ SOURCE = re.compile(r"https?://\S+|\bDOI 10\.\d{4,}/\S+|\barXiv:\d{4}\.\d{4,5}")
 """What makes a reference checkable (issue 22, item 5): a URL, a DOI or an arXiv id."""
 
 
-@pytest.fixture(scope="module")
-def library() -> Library:
-    report = load_library([BANK_DIR])
-    assert report.library is not None, [str(d) for d in report.diagnostics]
-    assert report.diagnostics == [], [str(d) for d in report.diagnostics]
-    return report.library
+@pytest.fixture
+def library(bundled_library: Library) -> Library:
+    """The bundled bank, loaded once per test process (tests/conftest.py)."""
+    return bundled_library
 
 
 def _keyed_is_longest(q: Question) -> bool:
@@ -247,42 +244,3 @@ def test_every_calculator_scenario_recomputes(library: Library) -> None:
         checked += 1
     with_expect = [q for q in library.questions if q.worked_example and q.worked_example.expect]
     assert checked == len(with_expect)
-
-
-@pytest.mark.tui
-async def test_a_full_practice_run_over_the_whole_bank(library: Library) -> None:
-    """Every bundled question in the app, shuffled: answered right, revealed with every part it
-    has, and the summary counts them all (issue 10: a full practice run works)."""
-    from quiz.tui.app import make_app
-    from quiz.tui.screens.question import QuestionScreen
-    from quiz.tui.screens.summary import SummaryScreen
-    from quiz.tui.widgets.question_view import QuestionView
-
-    app = make_app(library, seed=10, shuffle=True)
-    total = len(library.questions)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
-        await pilot.press("enter")
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, QuestionScreen)
-        for _ in range(total):
-            shown = app.session.current
-            letters = [o.letter for o in shown.options if o.key in shown.question.answer_keys]
-            await pilot.press(*(c.lower() for c in letters))
-            if shown.question.multiple_response:
-                await pilot.press("enter")
-            await pilot.pause()
-            body = screen.query_one(QuestionView)
-            assert body.text_of("verdict").startswith("█ ✓ Correct"), shown.question.id
-            parts = ["short-explanation", "infographic", "full-explanation",
-                     "distractor-review", "references"]
-            if shown.question.worked_example is not None:
-                parts.append("worked-example")
-            for part in parts:
-                assert body.text_of(part).strip(), (shown.question.id, part)
-            await pilot.press("n")
-            await pilot.pause()
-        assert isinstance(app.screen, SummaryScreen)
-        score = app.screen.view.text_of("score")
-        assert score == f"Score {total} right of {total} answered (100%); all {total} answered"

@@ -269,6 +269,7 @@ def test_the_missing_inputs_hint_names_what_can_be_set_where_the_user_is() -> No
         "give GPU for the training time and the decode throughput")
 
 
+@pytest.mark.tui  # the app's form (quiz.tui) imports Textual
 @pytest.mark.parametrize("data", [
     {"params": "7B", "training": {"optimizer": "adafactor"}, "inference": {"weights": "fp8"},
      "storage": {"dataset_tokens": "1T", "checkpoints": 1}},

@@ -82,6 +82,7 @@ def test_presets_are_validated_by_the_same_model() -> None:
     assert set(ModelShape.model_fields) <= {f.key for f in spec_fields()}
 
 
+@pytest.mark.tui  # the app's form (quiz.tui) imports Textual
 def test_the_tui_form_is_built_from_the_labelled_fields() -> None:
     from quiz.tui.screens.footprint import NONE, form_fields
 
