@@ -8,6 +8,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+# The benchmark starts the Textual app (first paint, key presses, the calculator) in fresh
+# processes: it belongs to the tui layer, so that the core layer (-m "not tui") needs no
+# Textual and stays fast (this test alone is 14 s of CPU).
+pytestmark = pytest.mark.tui
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
