@@ -53,4 +53,5 @@ def test_the_core_tests_do_not_import_textual() -> None:
     found = [f"{path.relative_to(TESTS.parent)}:{line}"
              for path in sorted(TESTS.rglob("*.py")) if TESTS / "tui" not in path.parents
              for line in _ui_imports(ast.parse(path.read_text(encoding="utf-8")))]
-    assert found == []
+    assert found == [], ("these tests import Textual or the app: mark each @pytest.mark.tui (or "
+                         "move it to tests/tui)")

@@ -148,6 +148,7 @@ def test_the_deepseek_v3_preset_reads_mla_keys_and_matches_the_report() -> None:
     assert fewer.arch is not None and fewer.arch.mla and fewer.arch.layers == 30
 
 
+@pytest.mark.tui  # the app's form (quiz.tui) imports Textual
 def test_the_deepseek_v3_preset_is_offered_by_the_cli_and_the_form() -> None:
     from quiz.cli.footprint import _list_presets
 
