@@ -293,10 +293,11 @@ class QuizApp(LoadsBanks, AppCommands):
 
     def _draw_ahead(self) -> PreparedQuestions | None:
         """The practice session the start form describes, drawn by the lifecycle while the
-        student reads (``None`` when the form is not on top or not practice)."""
+        student reads (``None`` when the form is not on top, not composed yet, or not
+        practice)."""
         start = self._start_screen()
         if (start is None or not self.loaded or start.library is not self.library
-                or start.loading_banks or self.screen is not start
+                or start.loading_banks or start.composing or self.screen is not start
                 or start.mode != Mode.PRACTICE):
             self.study.forget_drawn()
             return None

@@ -4,6 +4,7 @@ by then costs a full load of the file, never a crash or an answer."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -47,10 +48,13 @@ async def test_the_questions_are_decoded_after_the_start_screen_is_ready(
     real_show = StartScreen.show_library
     real_put = cache_module.BankCache.put
 
+    shown = asyncio.Event()
+
     async def noting(screen: Any, library: Any, *args: Any) -> None:
         events.append("decoded" if all(b.decoded for b in library.banks) else "encoded")
         await real_show(screen, library, *args)
         events.append("shown")
+        shown.set()
 
     def put(cache: Any, *args: Any, **kwargs: Any) -> None:
         events.append("written")
@@ -65,9 +69,13 @@ async def test_the_questions_are_decoded_after_the_start_screen_is_ready(
     # Loaded in full, shown, and only then stored (the worker waits for the frame).
     assert events == ["decoded", "shown", "written"] and full_loads == ["a.yaml"]
     events.clear()
+    shown.clear()
     app = make_app(None, shuffle=False, paths=[str(banks)])
     async with app.run_test(size=(80, 24)) as pilot:
         await settled(app, pilot)
+        # Loaded is not yet shown: the start screen composes its form for the library (on a
+        # busy machine for longer than the worker waits for it before decoding).
+        await asyncio.wait_for(shown.wait(), timeout=30)
         assert text_of(app.screen, "#bank-count") == "3 questions in 1 topic"
         await app.workers.wait_for_complete()
         assert events == ["encoded", "shown"] and full_loads == ["a.yaml"]

@@ -103,6 +103,9 @@ class StartScreen(HiddenWhenCovered):
         self.shuffle_default = shuffle
         self.loading_banks = library is None
         """True while the banks load: the progress shows and Start is disabled."""
+        self.composing = False
+        """True while :meth:`show_library` composes the form: its fields are not there yet,
+        so nothing may read it (the form's session drawn ahead, Start)."""
         self.library = Library(banks=())
         self.topic_counts: Counter[str] = Counter()
         self.shuffle = shuffle
@@ -249,11 +252,16 @@ class StartScreen(HiddenWhenCovered):
         """The library has loaded: compose the form for it, Start enabled and focused."""
         self._take(library, remembered)
         self.loading_banks = False
-        await self.recompose()
+        self.composing = True
+        try:
+            await self.recompose()
+        finally:
+            self.composing = False
         self.query_one("#start", Button).focus()
         self._update_count_note()
         self._show_exam_fields()
         self.refresh_bindings()
+        self.post_message(self.FormChanged())  # the form is there: its session can be drawn
 
     def begin_loading(self) -> None:
         """A reload starts: Start is disabled and the count line shows the progress."""
@@ -272,7 +280,7 @@ class StartScreen(HiddenWhenCovered):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Start waits for the banks (shown dimmed while they load)."""
-        if action == "start" and self.loading_banks:
+        if action == "start" and (self.loading_banks or self.composing):
             return None
         return True
 
@@ -381,8 +389,9 @@ class StartScreen(HiddenWhenCovered):
         return value
 
     def action_start(self) -> None:
-        """Start a session with the chosen settings (not while the banks load)."""
-        if self.loading_banks:
+        """Start a session with the chosen settings (not while the banks load or the form is
+        composed)."""
+        if self.loading_banks or self.composing:
             return
         config = self.config()
         error = self.query_one("#start-error", Static)
