@@ -150,6 +150,11 @@ class ScreensAhead:
             assert screen is not None
             if not again or layout_pending(screen):
                 lay_out_off_screen(screen, self.app.size)
+                if screen is self.question:
+                    # Its widgets have their sizes now: a first question drawn ahead before
+                    # (the form's session drawn before this layout, at no width) is drawn at
+                    # the view's width, so Enter draws none of its lines.
+                    self.question.view.draw_prepared()
             if again:
                 draw_off_screen(screen)
         if again:

@@ -261,8 +261,22 @@ class QuestionView(TakesKeysItself, RevealView, inherit_bindings=False):
         finally:
             (self.shown, self.ticked, self.highlighted, self.verdicts, self._hint,
              self.hint_warning) = current
-        self.draw_ahead(blocks)
         self._prepared = (shown, tuple(hint), blocks)
+        self.draw_prepared()
+
+    def draw_prepared(self) -> None:
+        """Draw the question :meth:`prepare` keeps at the view's width now. A view not laid
+        out yet has no width and draws nothing: its first layout calls this again (the
+        question screen laid out off screen, :mod:`quiz.tui.ahead`, and :meth:`on_resize`),
+        so the prepared lines are there, at the real width, before Enter shows them."""
+        if self._prepared is not None:
+            self.draw_ahead(self._prepared[2])
+
+    def on_resize(self) -> None:
+        # Document's handler first (Textual then calls it again, finding nothing to do): the
+        # lines shown are drawn at the new width, which draw_ahead then draws at.
+        super().on_resize()
+        self.draw_prepared()  # a question drawn ahead at another width (or at none) follows
 
     @staticmethod
     def _stem_block(shown: ShownQuestion) -> Block:
