@@ -226,6 +226,17 @@ def test_explain_notes_appear_only_with_their_figures() -> None:
     assert "the crossover moves to a batch of" in note
 
 
+def test_the_decode_roofline_counts_one_sequence_s_kv_cache_whatever_the_gpu_count() -> None:
+    # Llama-3-70B: 327,680 bytes per token (80 layers × 8 KV heads × 128 × 2 × 2 bytes); at 4,096
+    # tokens one sequence reads 1,342,177,280 bytes per step, whether the batch of 8 sits on
+    # one GPU or two (it read kv_cache × GPUs ÷ batch: 2,684,354,560 on two H100s).
+    for gpu in ("h100-80gb", "h200-141gb"):
+        notes = explain_notes(estimate(spec(model="llama-3-70b", phase="inference", gpu=gpu,
+                                            inference={"batch": 8, "context": 4096})))
+        note = " ".join(next(n for n in notes if n.startswith("Decode roofline")).split())
+        assert "(1,342,177,280 bytes at 4,096 tokens)" in note, note
+
+
 def test_every_compute_name_has_a_unit_and_a_figure_name() -> None:
     from quiz.footprint.engine.report import FIGURE_NAMES
 

@@ -39,7 +39,7 @@ from quiz.footprint.items.inference import (
     plain_weight_bytes,
     scheme_plan,
 )
-from quiz.footprint.items.kv_layout import KV_FORMATS
+from quiz.footprint.items.kv_layout import KV_FORMATS, kv_json
 from quiz.footprint.items.model_states import (
     ADAM_8BIT_BLOCK,
     ADAM_8BIT_PAPER_BLOCK,
@@ -381,8 +381,11 @@ def compute_notes(report: Report) -> list[str]:
             "bound by reading the weights, above it by the matrix units; the throughput figure "
             "is an upper bound (it assumes every byte moves at the datasheet bandwidth and "
             "ignores kernel launch and scheduling time)")
-        if kv is not None and spec.inference.batch:
-            per_seq = kv.bytes * (inf.gpus_needed or 1) // spec.inference.batch
+        per_token = kv_json(spec.inference, spec.resolved, 1)["bytes_per_token"]
+        if kv is not None and spec.inference.batch and per_token:
+            # One sequence reads its whole context's keys and values once per step, one copy
+            # of each head (replicas on other GPUs are read by those GPUs, for their heads).
+            per_seq = per_token * spec.inference.context
             denominator = 2 * n * gpu.bandwidth - per_seq * peak
             if denominator <= 0:
                 text += (
