@@ -288,9 +288,15 @@ async def settle(pilot: Any) -> None:
     """Run until the app is quiet and painted (see *Key presses* in the module doc): wait for
     every queue of the app and its current screen to drain, run the screen's pending update
     at once instead of at its next frame, and repeat until neither is left."""
+    from textual.pilot import WaitForScreenTimeout
+
     app = pilot.app
     for _ in range(10_000):
-        await pilot._wait_for_screen()
+        try:
+            await pilot._wait_for_screen()
+        except WaitForScreenTimeout as exc:  # a figure not measured (exit 2), not a miss (1)
+            raise RuntimeError(f"the app's widgets did not process their messages in time "
+                               f"after a key press ({exc}); is the machine overloaded?") from exc
         if _queues_busy(app):
             continue
         if _screen_pending(app):
