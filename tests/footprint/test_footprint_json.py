@@ -98,7 +98,8 @@ def check_contract(data: dict[str, Any]) -> None:
             "assumptions",
         }
         assert set(training["assumptions"]) == {"convention", "attention", "recompute", "recipe",
-                                                "usable"}
+                                                "usable", "logits_bytes"}
+        assert training["assumptions"]["logits_bytes"] in (4, 6)
         assert set(training["per_device"]) == {"total_bytes", "items"}
         assert set(training["offloaded"]) == {"cpu", "nvme"}
         for host in training["offloaded"].values():
@@ -150,7 +151,7 @@ def test_contract_llama_2_7b() -> None:
     }
     assert data["training"]["assumptions"] == {
         "convention": "practice", "attention": "flash", "recompute": "none", "recipe": None,
-        "usable": None}
+        "usable": None, "logits_bytes": 6}
     qlora = estimate(FootprintSpec.from_mapping(
         {"model": "llama-2-7b", "gpu": "rtx-4090", "training": {"finetune": "qlora"}})).to_json()
     # PEFT prints 19,988,480 trainable params for r 8 on every linear layer of Llama-2-7B:

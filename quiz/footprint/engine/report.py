@@ -13,7 +13,7 @@ types are tested in ``tests/footprint/test_footprint_json.py``)::
                   "convention": str, "usable_bytes": int | null, "complete": bool,
                   "not_estimated": [str, ...], "assumptions": {"convention": str,
                   "attention": str, "recompute": str, "recipe": str | null,
-                  "usable": str | null}} | null,
+                  "logits_bytes": int, "usable": str | null}} | null,
      "inference": {"per_device": {"total_bytes": int, "items": [ITEM, ...]},
                    "gpus_needed": int | null, "headroom_bytes": int | null,
                    "convention": str, "quantization": QUANT | null, "usable_bytes": int | null,
@@ -474,10 +474,12 @@ class Report:
         out: dict[str, Any] = {}
         if phase == "training":
             t = spec.training
+            from quiz.footprint.items.activations import logit_value_bytes
+
             out.update(convention=t.convention, attention=t.attention_kernel,
                        recompute=t.recompute,
                        recipe="peft-qlora (gradient checkpointing)" if t.recipe_recompute
-                       else None)
+                       else None, logits_bytes=logit_value_bytes(t))
         else:
             out["kv_block"] = spec.inference.kv_block
         gpu = self.gpu

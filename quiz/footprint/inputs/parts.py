@@ -115,6 +115,12 @@ class TrainingSpec(Part):
         "attention kernel: flash (FlashAttention/SDPA, never stores the s × s scores) or eager "
         "(stores them, Korthikanti's 5as/h term)", label="Attention",
         default="flash; eager under --convention paper and deepspeed")] = None
+    logits_bytes: Annotated[int, Number(4, 6, "bytes"), Doc(
+        "bytes kept per logit for the loss: 6 = the 16-bit logits + the FP32 copy "
+        "cross-entropy keeps (Megatron-LM, Hugging Face), 4 = the FP32 copy alone, as "
+        "Korthikanti et al. 2022 sec. 4.3 count it (4sbv/t)", label="Logits bytes",
+        metavar="N", default="6 in 16-bit training, 4 in FP32",
+        values="`4` or `6` (default 6 in 16-bit training, 4 in FP32)")] | None = None
     train_tokens: Annotated[int, Number(1, 10**16, "tokens"),
                             Doc("training tokens D for the compute and time estimate, e.g. 2T",
                                 label="Train tokens", metavar="N",
@@ -143,6 +149,17 @@ class TrainingSpec(Part):
         # turns on gradient checkpointing of every decoder layer (full recomputation).
         if self.finetune == "qlora" and "recompute" not in self.model_fields_set:
             object.__setattr__(self, "recompute", "full")
+        return self
+
+    @model_validator(mode="after")
+    def _logits(self) -> TrainingSpec:
+        from quiz.footprint.inputs.format_rules import logits_problem
+
+        found = logits_problem(self.logits_bytes, self.precision)
+        if found is not None:
+            raise ValidationError.from_exception_data(type(self).__name__, [InitErrorDetails(
+                type=PydanticCustomError("logits_bytes", "{message}", {"message": found}),
+                loc=("logits_bytes",), input=self.logits_bytes)])
         return self
 
     @property

@@ -97,7 +97,10 @@ def output_activation_bytes(t: TrainingSpec, r: ResolvedModel) -> int | None:
 
 def logit_value_bytes(t: TrainingSpec) -> int:
     """Bytes kept per logit: e (the output projection's logits) + 4 (cross-entropy's FP32
-    copy) = 6 in 16-bit training; 4 in FP32 training, where no copy is made."""
+    copy) = 6 in 16-bit training; 4 in FP32 training, where no copy is made; ``logits_bytes``
+    when given (4: the FP32 copy alone, Korthikanti et al. 2022 sec. 4.3)."""
+    if t.logits_bytes is not None:
+        return t.logits_bytes
     e = activation_value_bytes(t.precision)
     return 4 if e == 4 else e + 4
 
@@ -213,8 +216,12 @@ def extra_activation_items(
     v = r.vocab or 0
 
     def logits_formula() -> str:
-        kept = (f"{e}-byte logits + 4-byte FP32 copy for cross-entropy" if e < 4
-                else "FP32 logits (no copy: .float() returns them)")
+        if e == 4:
+            kept = "FP32 logits (no copy: .float() returns them)"
+        elif logit_value_bytes(t) == 4:
+            kept = "the FP32 copy for cross-entropy alone, as Korthikanti et al. count it"
+        else:
+            kept = f"{e}-byte logits + 4-byte FP32 copy for cross-entropy"
         tp_text = (f" / t ({format_count(t.tp)}, vocabulary-parallel output layer)"
                    if t.tp > 1 else "")
         return (f"sbv{'/t' if t.tp > 1 else ''} × {logit_value_bytes(t)} bytes ({kept}) with "

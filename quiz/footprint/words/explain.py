@@ -297,10 +297,16 @@ def activation_notes(report: Report) -> list[str]:
                "and the FP32 copy cross-entropy makes and keeps for its backward pass "
                "(Megatron-LM's vocab_parallel_cross_entropy on logits.float(); Hugging Face's "
                "ForCausalLMLoss upcasts the same way). " if per > 4 else
+               "the FP32 copy cross-entropy keeps, as set with --logits-bytes 4 (the 16-bit "
+               "logits it is made from are not counted). " if t.precision != "fp32" else
                "FP32 logits, which cross-entropy uses without a copy. ")
-            + f"Korthikanti et al. (sec. 4.3) count only the FP32 logits, 4sbv/t = "
-            f"{b(fp32_only)}, as does Megatron-LM's theoretical_memory_usage.py (which also adds "
-            "8 bytes per token for the int64 token ids). Fused or chunked cross-entropy kernels "
+            + f"Korthikanti et al. 2022 (arXiv 2205.05198, sec. 4.3) count only the FP32 "
+            f"logits, 4sbv/t = {b(fp32_only)}, as does Megatron-LM's "
+            "theoretical_memory_usage.py (which also adds 8 bytes per token for the int64 "
+            "token ids)"
+            + ("; --logits-bytes 4 (with --convention paper for the layers) reproduces their "
+               "figures. " if per > 4 else ". ")
+            + "Fused or chunked cross-entropy kernels "
             "(Liger Kernel's FusedLinearCrossEntropy, Apple's Cut Cross-Entropy) never "
             f"materialise them. Here the logits are {size} than one layer's activations "
             f"({b(one_layer)} with {_RECOMPUTE[t.recompute]}): their size grows with the "

@@ -52,7 +52,9 @@ def training_convention(t: TrainingSpec, r: ResolvedModel, has_activations: bool
             f"over tp × pp; activations: {activation_model(t, r)}, {recompute}"
             f"{', sequence parallel' if t.sequence_parallel and t.tp > 1 else ''}, plus the "
             "embedding, output-layer and logits terms of sec. 4.3"
-            + (" (logits with the FP32 copy for cross-entropy)" if t.pp == 1 else
+            + ((" (logits: the FP32 copy alone, Korthikanti's 4sbv/t)"
+                if t.logits_bytes == 4 and t.precision != "fp32"
+                else " (logits with the FP32 copy for cross-entropy)") if t.pp == 1 else
                " (the output layer and logits sit on the last pipeline stage)")
             if has_activations
             else "over tp × pp; activations not estimated (no architecture)"
