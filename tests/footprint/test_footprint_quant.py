@@ -14,6 +14,7 @@ from pydantic import ValidationError
 from quiz.footprint.engine.estimate import estimate
 from quiz.footprint.inputs.presets import get_model
 from quiz.footprint.inputs.spec import FootprintSpec
+from quiz.footprint.items.inference import WEIGHT_BITS
 from quiz.footprint.quant.gguf import GGML_TYPES, gguf_tensor_types, use_more_bits
 from quiz.footprint.quant.layouts import (
     QuantLayout,
@@ -292,7 +293,8 @@ def test_every_scheme_estimates_with_and_without_an_architecture() -> None:
         report = estimate(inference(weights=key))
         assert report.inference is not None
         w = report.inference.item("weights")
-        assert w is not None and w.bytes > 6_738_415_616 * 4 // 8 - 1
+        # at least the values at the scheme's nominal bits (2 for Q2_K, 3 for Q3_K_M, else 4+)
+        assert w is not None and w.bytes > 6_738_415_616 * WEIGHT_BITS[key] // 8 - 1
         bare = FootprintSpec.from_mapping({"params": "7B", "phase": "inference",
                                            "inference": {"weights": key}})
         assert estimate(bare).inference is not None
@@ -312,6 +314,11 @@ EXPLAIN_PHRASES = {
     "gguf-q6_k": "Q6_K: token_embd, output",
     "gguf-q4_k_m": "Q6_K: output, attn_v (16 layers), ffn_down (16 layers)",
     "gguf-q4_0": "Q6_K: output",
+    "gguf-q5_k_m": "Q6_K: output, attn_v (16 layers), ffn_down (16 layers)",
+    "gguf-q5_k_s": "Q6_K: output.",
+    "gguf-q3_k_m": "Q5_K: attn_v (2 layers), ffn_down (2 layers)",
+    "gguf-q2_k": "Q3_K: attn_v (all layers), attn_output (all layers), ffn_down (all layers)",
+    "gguf-iq4_xs": "Q5_K: ffn_down (4 layers)",
 }
 
 

@@ -41,7 +41,7 @@ _SIZES = ("*size*",)
 _ADAM = ("adam", "adamw")
 _ACTIVATION_ITEMS = ("activations", "embedding_activations", "output_activations", "logits")
 _INT4 = ("int4", "gptq-int4", "gptq-int4-sym", "awq-int4", "bnb-nf4", "bnb-nf4-dq", "bnb-fp4",
-         "bnb-fp4-dq", "gguf-q4_k_m", "gguf-q4_0")
+         "bnb-fp4-dq", "gguf-q4_k_m", "gguf-iq4_xs", "gguf-q4_0")
 
 
 @dataclass(frozen=True)

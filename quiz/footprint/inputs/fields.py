@@ -40,7 +40,8 @@ WeightFormat = Literal[
     "fp32", "fp16", "bf16", "fp8", "int8", "int4",
     # named schemes (quiz/footprint/quant.py SCHEMES)
     "fp8-channel", "gptq-int4", "gptq-int4-sym", "awq-int4", "bnb-int8", "bnb-nf4", "bnb-nf4-dq",
-    "bnb-fp4", "bnb-fp4-dq", "gguf-q8_0", "gguf-q6_k", "gguf-q4_k_m", "gguf-q4_0",
+    "bnb-fp4", "bnb-fp4-dq", "gguf-q8_0", "gguf-q6_k", "gguf-q5_k_m", "gguf-q5_k_s",
+    "gguf-q4_k_m", "gguf-iq4_xs", "gguf-q4_0", "gguf-q3_k_m", "gguf-q2_k",
 ]
 ScaleDtype = Literal["fp16", "bf16", "fp32", "fp8"]
 ZeroPoint = Literal["none", "int4", "int8", "fp16", "bf16"]

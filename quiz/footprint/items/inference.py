@@ -49,7 +49,9 @@ if TYPE_CHECKING:
 WEIGHT_BITS = {"fp32": 32, "fp16": 16, "bf16": 16, "fp8": 8, "int8": 8, "int4": 4,
                "fp8-channel": 8, "gptq-int4": 4, "gptq-int4-sym": 4, "awq-int4": 4,
                "bnb-int8": 8, "bnb-nf4": 4, "bnb-nf4-dq": 4, "bnb-fp4": 4, "bnb-fp4-dq": 4,
-               "gguf-q8_0": 8, "gguf-q6_k": 6, "gguf-q4_k_m": 4, "gguf-q4_0": 4}
+               "gguf-q8_0": 8, "gguf-q6_k": 6, "gguf-q5_k_m": 5, "gguf-q5_k_s": 5,
+               "gguf-q4_k_m": 4, "gguf-iq4_xs": 4, "gguf-q4_0": 4, "gguf-q3_k_m": 3,
+               "gguf-q2_k": 2}
 """Bits of each stored weight value of each inference weight format (a named scheme's default
 tensor type; its scales and the layers it keeps come on top)."""
 SCALE_BITS = {"fp16": 16, "bf16": 16, "fp32": 32, "fp8": 8}

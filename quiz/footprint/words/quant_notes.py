@@ -49,13 +49,17 @@ def scheme_notes(plan: WeightPlan, arch: Architecture | None,
     if s.layout is None:
         notes.append(
             "GGUF tensor types (llama_tensor_get_type's rules for llama-style architectures, "
-            "without an importance matrix; the _M mixes give more bits to the layers where "
-            "use_more_bits holds): "
+            "without an importance matrix; the mixes give attn_v and ffn_down, and in Q2_K and "
+            "Q3_K_M attn_output, more bits, the _M ones in the layers where use_more_bits "
+            "holds): "
             + placement_text(plan, arch.layers if arch else 0, arch.experts if arch else 1)
             + ". A .gguf file adds a header (hyperparameters and the tokenizer's vocabulary, "
             "about a megabyte for 32,000 entries) and pads each tensor to 32 bytes; published "
             "file sizes include them. Other architectures (fused QKV as in GPT-2 or Falcon) "
-            "get other rules (attn_qkv Q5_K in Q4_K_M).")
+            "get other rules (attn_qkv Q5_K in Q4_K_M)."
+            + (" Made with an importance matrix (as most published IQ4_XS files are), "
+               "IQ4_XS keeps the first eighth of ffn_down in IQ4_XS, not Q5_K: smaller."
+               if s.key == "gguf-iq4_xs" else ""))
     elif s.key.startswith("bnb-int8"):
         outliers = plan.matrices.outliers
         notes.append(
