@@ -611,7 +611,8 @@ EVERY_OPTION = {
     "model": "llama-2-70b", "gpu": "h100-80gb", "overhead": "1GiB",
     "training": {"zero": "3", "dp": "64", "tp": "2", "sequence_parallel": "true",
                  "seq_len": "4096", "recompute": "selective", "precision": "mixed-fp8",
-                 "train_tokens": "2T", "offload": "cpu", "offload_params": "cpu"},
+                 "train_tokens": "2T", "offload": "cpu", "offload_params": "cpu",
+                 "pp": "3", "logits_bytes": "4", "zero_init": "true", "gpus_per_node": "8"},
     "inference": {"weights": "int4", "kv_dtype": "fp4", "context": "4096", "batch": "8",
                   "prefill_chunk": "2048", "shared_prefix": "1000",
                   "draft_model": "llama-2-7b"},
@@ -621,7 +622,8 @@ EVERY_OPTION = {
 framework overhead, tensor + sequence + ZeRO-3 data parallelism, selective recomputation, FP8
 training with optimizer and parameter offload, training FLOPs and time, INT4 weights with an FP4
 KV cache, a shared prefix, a draft model and chunked prefill, dataset and checkpoints (bank-style
-text values)."""
+text values); issue 21 §6: 80 layers over 3 uneven pipeline stages, 4-byte logits, zero.Init,
+8 GPUs per node."""
 
 
 EVERY_OPTION_ADAPTERS = {

@@ -96,7 +96,18 @@ def check_contract(data: dict[str, Any]) -> None:
             "convention",
             *PHASE_GROWN,
             "assumptions",
+            "load_cpu",
+            "pipeline_stages",
         }
+        stages = training["pipeline_stages"]
+        assert stages is None or (all(type(n) is int and n > 0 for n in stages)
+                                  and len(stages) > 1)
+        load = training["load_cpu"]
+        assert set(load) == {"zero_init", "bytes_per_param", "params_per_process",
+                             "per_process_bytes", "gpus_per_node", "nodes", "per_node_bytes",
+                             "formula", "source"}
+        assert type(load["zero_init"]) is bool and type(load["per_node_bytes"]) is int
+        assert load["per_node_bytes"] == load["per_process_bytes"] * load["gpus_per_node"]
         assert set(training["assumptions"]) == {"convention", "attention", "recompute", "recipe",
                                                 "usable", "logits_bytes"}
         assert training["assumptions"]["logits_bytes"] in (4, 6)
@@ -115,7 +126,10 @@ def check_contract(data: dict[str, Any]) -> None:
     if inference is not None:
         assert set(inference) == {"per_device", "gpus_needed", "headroom_bytes", "convention",
                                   "quantization", *PHASE_GROWN, "max_batch", "max_context",
-                                  "assumptions", "kv"}
+                                  "assumptions", "kv", "offloaded"}
+        assert set(inference["offloaded"]) == {"cpu", "nvme"}
+        for host in inference["offloaded"].values():
+            assert check_items(host["items"]) == host["total_bytes"]
         assert set(inference["assumptions"]) == {"kv_block", "usable"}
         check_kv(inference["kv"])
         for key in ("max_batch", "max_context"):

@@ -85,9 +85,11 @@ def test_numbers_may_be_numbers() -> None:
             "tensor parallel size 3 does not divide 32 attention heads",
         ),
         (
-            {"model": "llama-2-7b", "training": {"pp": 3}},
+            # uneven stages are allowed (issue 21 §6); more stages than layers are not
+            {"model": "llama-2-7b", "training": {"pp": 33}},
             ("training", "pp"),
-            "pipeline parallel size 3 does not divide 32 layers",
+            "pipeline parallel size 33 is more than the 32 layers: every stage needs at least "
+            "one layer",
         ),
         (
             {"model": "llama-7b"},

@@ -304,6 +304,11 @@ def _inference(
     drafted, missing = draft_items(inf)
     items.extend(drafted)
     omitted.extend(missing)
+    cpu: list[Item] = []
+    if inf.gpu_layers is not None:
+        from quiz.footprint.items.gpu_layers import split_items as split_gpu_layers
+
+        items, cpu = split_gpu_layers(inf, r, items)
     total = sum([i.value for i in items])
     kv_tp = 1
     needed = headroom = None
@@ -338,10 +343,11 @@ def _inference(
 
     plan = scheme_plan(inf, r)
     phase = PhaseEstimate("inference", items, total, 1, needed, headroom, convention, setup,
-                          advice, quantization=None if plan is None else lambda: plan_json(plan),
+                          advice, {"cpu": cpu, "nvme": []},
+                          quantization=None if plan is None else lambda: plan_json(plan),
                           not_estimated=_not_estimated(omitted, "inference"),
                           usable_bytes=usable_bytes, kv_tp=kv_tp)
-    if needed is not None:
+    if needed is not None and inf.gpu_layers is None:  # partial offload: not modelled
         object.__setattr__(phase, "capacity_of", lambda: capacity(inf, r, gpu, phase))
     return phase
 

@@ -13,8 +13,10 @@ types are tested in ``tests/footprint/test_footprint_json.py``)::
                   "convention": str, "usable_bytes": int | null, "complete": bool,
                   "not_estimated": [str, ...], "assumptions": {"convention": str,
                   "attention": str, "recompute": str, "recipe": str | null,
-                  "logits_bytes": int, "usable": str | null}} | null,
+                  "logits_bytes": int, "usable": str | null},
+                  "load_cpu": LOAD, "pipeline_stages": [int, ...] | null} | null,
      "inference": {"per_device": {"total_bytes": int, "items": [ITEM, ...]},
+                   "offloaded": {"cpu": {...}, "nvme": {...}} (as training's),
                    "gpus_needed": int | null, "headroom_bytes": int | null,
                    "convention": str, "quantization": QUANT | null, "usable_bytes": int | null,
                    "complete": bool, "not_estimated": [str, ...],
@@ -32,6 +34,9 @@ types are tested in ``tests/footprint/test_footprint_json.py``)::
      "unused": [{"key": str, "reason": str}, ...]}
 
     ITEM = {"name": str, "bytes": int, "formula": str, "source": str}
+    LOAD = {"zero_init": bool, "bytes_per_param": int, "params_per_process": int,
+            "per_process_bytes": int, "gpus_per_node": int, "nodes": int,
+            "per_node_bytes": int, "formula": str, "source": str}
     QUANTITY = {"name": str, "value": int, "unit": str, "formula": str, "source": str}
     QUANT = {"scheme": str, "label": str, "exact": bool, "quantized_params": int,
              "kept_params": int, "kept_bits": int, "bits_per_weight": float,
@@ -44,7 +49,11 @@ formats fp32 … int4.
 
 ``per_device`` is GPU memory. ``offloaded`` (issue 12 §3) holds what ``--offload`` and
 ``--offload-params`` move off the GPU: CPU RAM and NVMe bytes per device (per data-parallel
-process), each with items; empty, total 0, without offload.
+process), each with items; empty, total 0, without offload. In inference (issue 21 §6) it holds
+what llama.cpp's ``--gpu-layers`` leaves in CPU RAM (weights, block scales, KV cache).
+
+``load_cpu`` (issue 21 §6) is the CPU RAM while the model loads for training, with or without
+DeepSpeed's ``zero.Init`` (:mod:`quiz.footprint.items.load_ram`): per process and per node.
 
 ``compute`` (issue 12 §5) holds the FLOPs, the training time (seconds), the decode throughput
 upper bound (tokens per second) and the decode crossover batch of
@@ -135,6 +144,7 @@ FIGURE_NAMES: tuple[str, ...] = (
     "inference.gpus_needed",
     "inference.headroom",
     "inference.usable",
+    "inference.cpu_total",
     "inference.max_batch",
     "inference.max_context",
     "storage.total",
@@ -307,6 +317,7 @@ class PhaseEstimate:
         }
         if self.phase == "training":
             data["devices"] = self.devices
+        if self.phase == "training" or self.host:
             data["offloaded"] = {
                 where: {"total_bytes": self.host_total(where),
                         "items": [i.to_json() for i in self.host.get(where, ())]}
@@ -492,6 +503,18 @@ class Report:
 
         return kv_json(self.spec.inference, self.spec.resolved, phase.kv_tp)
 
+    def _formats_json(self) -> dict[str, Any]:
+        """The training keys of issue 21 §6: ``load_cpu``
+        (:meth:`quiz.footprint.items.load_ram.LoadRam.to_json`) and ``pipeline_stages``, the
+        layers of each pipeline stage (``null`` without pipeline parallelism or a layer
+        count)."""
+        from quiz.footprint.items.load_ram import load_ram
+        from quiz.footprint.items.pipeline import stage_layers
+
+        t, r = self.spec.training, self.spec.resolved
+        stages = stage_layers(r.layers, t.pp) if r.layers and t.pp > 1 else None
+        return {"load_cpu": load_ram(t, r).to_json(), "pipeline_stages": stages}
+
     def to_json(self) -> dict[str, Any]:
         """The JSON contract (see the module docstring); every size in bytes."""
         data: dict[str, Any] = {
@@ -503,7 +526,8 @@ class Report:
                 "trainable_params": self.trainable_params,
             },
             "training": None if self.training is None else {
-                **self.training.to_json(), "assumptions": self.assumptions("training")},
+                **self.training.to_json(), "assumptions": self.assumptions("training"),
+                **self._formats_json()},
             "inference": None if self.inference is None else {
                 **self.inference.to_json(), "assumptions": self.assumptions("inference"),
                 "kv": self._kv_json(self.inference)},

@@ -121,6 +121,14 @@ class TrainingSpec(Part):
         "Korthikanti et al. 2022 sec. 4.3 count it (4sbv/t)", label="Logits bytes",
         metavar="N", default="6 in 16-bit training, 4 in FP32",
         values="`4` or `6` (default 6 in 16-bit training, 4 in FP32)")] | None = None
+    zero_init: Annotated[bool, YES_NO, Doc(
+        "DeepSpeed's zero.Init (ZeRO-3 only): each module is partitioned as it is built, so no "
+        "process holds the whole model in CPU RAM while loading", label="zero.Init",
+        default="true with ZeRO stage 3, else false")] | None = None
+    gpus_per_node: Annotated[int, Number(1, 10**4, "GPUs"), Doc(
+        "GPUs (one process each) per node, for the CPU RAM a node needs while the model loads",
+        label="GPUs per node", metavar="N",
+        default="8, or the devices when fewer")] | None = None
     train_tokens: Annotated[int, Number(1, 10**16, "tokens"),
                             Doc("training tokens D for the compute and time estimate, e.g. 2T",
                                 label="Train tokens", metavar="N",
@@ -152,14 +160,14 @@ class TrainingSpec(Part):
         return self
 
     @model_validator(mode="after")
-    def _logits(self) -> TrainingSpec:
-        from quiz.footprint.inputs.format_rules import logits_problem
+    def _formats(self) -> TrainingSpec:
+        from quiz.footprint.inputs.format_rules import training_problems
 
-        found = logits_problem(self.logits_bytes, self.precision)
-        if found is not None:
+        found = training_problems(self)
+        if found:
             raise ValidationError.from_exception_data(type(self).__name__, [InitErrorDetails(
-                type=PydanticCustomError("logits_bytes", "{message}", {"message": found}),
-                loc=("logits_bytes",), input=self.logits_bytes)])
+                type=PydanticCustomError(name, "{message}", {"message": message}),
+                loc=(name,), input=getattr(self, name)) for name, message in found])
         return self
 
     @property
@@ -225,6 +233,11 @@ class InferenceSpec(Part):
     draft_model: Annotated[str | None, Doc(
         "model preset of a speculative-decoding draft model: its weights and its own KV cache "
         "are added", label="Draft model", metavar="PRESET")] = None
+    gpu_layers: Annotated[int, Number(0, 10**5, "layers"), Doc(
+        "llama.cpp partial offload (--n-gpu-layers, GGUF weights): the last N of the layers "
+        "and the output layer on the GPU; the other layers, the token embedding and their KV "
+        "cache in CPU RAM", label="GPU layers", metavar="N",
+        default="everything on the GPU")] | None = None
     prefill_chunk: Annotated[int, Number(1, 10**9, "tokens"),
                              Doc("tokens per forward step of the serving engine (chunked "
                                  "prefill; vLLM's max_num_batched_tokens)",

@@ -206,17 +206,16 @@ class FootprintSpec(ModelShape, _ModelChoice):
                 )
             for loc, kind, message, value in ep_problems(t, resolved):
                 problem(loc, kind, message, value)
-            if resolved.layers and resolved.layers % t.pp:
-                problem(
-                    ("training", "pp"),
-                    "pp_layers",
-                    f"pipeline parallel size {format_count(t.pp)} does not divide "
-                    f"{count_noun(resolved.layers, 'layer')}",
-                    t.pp,
-                )
+            from quiz.footprint.inputs.format_rules import pipeline_problems
+
+            for loc, kind, message, value in pipeline_problems(t, resolved):
+                problem(loc, kind, message, value)
         if resolved is not None and self.phase != "training":
+            from quiz.footprint.inputs.format_rules import inference_problems
+
             for loc, kind, message, value in (group_problems(self.inference, resolved)
-                                              + gguf_problems(self.inference, resolved)):
+                                              + gguf_problems(self.inference, resolved)
+                                              + inference_problems(self.inference, resolved)):
                 problem(loc, kind, message, value)
         if resolved is not None and resolved.arch is not None and resolved.arch.mamba_layers:
             for loc, kind, message, value in hybrid_problems(

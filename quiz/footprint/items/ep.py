@@ -27,6 +27,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from quiz.footprint.inputs.units import count_noun, format_count
+from quiz.footprint.items.pipeline import pp_split, split_text, uneven
 from quiz.footprint.items.regime import shard_count
 
 if TYPE_CHECKING:
@@ -65,9 +66,9 @@ def split_count(t: TrainingSpec, r: ResolvedModel, n: int, experts: int, stage: 
     dp × cp), the experts' part over tp × pp × ep, then ZeRO over dp × cp / ep. Each part is
     rounded up (its largest shard). Without expert parallelism, ``shard_count(t, n, ...)``."""
     if t.ep == 1 or experts <= 0 or not uses_ep(t, r):
-        return shard_count(t, n, stage, dp)
-    rest = shard_count(t, n - experts, stage, dp)
-    per = -(-experts // (t.tp * t.pp * t.ep))
+        return shard_count(t, n, stage, dp, r)
+    rest = shard_count(t, n - experts, stage, dp, r)
+    per = pp_split(t, r, experts, t.ep)
     if t.zero >= stage:
         per = -(-per // expert_group(t, dp))
     return rest + per
@@ -91,13 +92,18 @@ def params_text(t: TrainingSpec, r: ResolvedModel, sharded: bool, n: int) -> str
     group = t.dp * t.cp
     egroup = expert_group(t, t.dp)
     dense_text = count_noun(dense, "non-expert param")
-    if m > 1:
+    if uneven(t, r):
+        dense_text += split_text(t, r)
+    elif m > 1:
         dense_text += f" ÷ {format_count(m)} (tp × pp)"
     over = "dp × cp" if t.cp > 1 else "dp"
     if sharded and group > 1:
         dense_text += f" ÷ {format_count(group)} (ZeRO-{t.zero} over {over})"
     expert_text = (f"{count_noun(x, 'expert param')} ÷ {format_count(m * t.ep)} "
                    f"(tp × pp × ep {format_count(t.ep)})")
+    if uneven(t, r):
+        expert_text = (f"{count_noun(x, 'expert param')}"
+                       f"{split_text(t, r, t.ep, f' × ep {format_count(t.ep)}')}")
     if sharded and egroup > 1:
         expert_text += f" ÷ {format_count(egroup)} (ZeRO-{t.zero} over {over} / ep)"
     return f"({dense_text}) + ({expert_text}) = {format_count(n)}"

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 
 from quiz.footprint.inputs.units import count_noun, format_count
 from quiz.footprint.items.ep import expert_group, uses_ep
+from quiz.footprint.items.pipeline import pp_split, split_text, uneven
 from quiz.footprint.items.regime import shard_count
 
 if TYPE_CHECKING:
@@ -75,10 +76,10 @@ def fp8_weight_bytes(t: TrainingSpec, r: ResolvedModel, dp: int) -> int:
         return 0
     n, _ = gemm_weights(r)
     x = expert_gemm_weights(t, r)
-    rest = shard_count(t, n - x, 3, dp)
+    rest = shard_count(t, n - x, 3, dp, r)
     if not x:
         return rest
-    per = -(-x // (t.tp * t.pp * t.ep))
+    per = pp_split(t, r, x, t.ep)
     return rest + (-(-per // expert_group(t, dp)) if t.zero >= 3 else per)
 
 
@@ -96,7 +97,9 @@ def fp8_weight_formula(t: TrainingSpec, r: ResolvedModel) -> str:
     n, what = gemm_weights(r)
     text = f"{format_count(n)} {what}"
     m = t.tp * t.pp
-    if m > 1:
+    if uneven(t, r):
+        text += split_text(t, r)
+    elif m > 1:
         text += f" ÷ {format_count(m)} (tp × pp)"
     group = t.dp * t.cp
     if t.zero >= 3 and group > 1:

@@ -61,6 +61,7 @@ from quiz.footprint.inputs.lora_targets import (
     targets_of,
 )
 from quiz.footprint.inputs.units import count_noun, format_count
+from quiz.footprint.items.pipeline import layers_held, uneven
 from quiz.footprint.items.regime import (
     _BYTES,
     ADAM_8BIT_BLOCK,
@@ -286,17 +287,17 @@ def _adapter_states(t: TrainingSpec, r: ResolvedModel, dp: int) -> AdapterStates
     n, weights, constants, optimizer = _whole(t, r)
     # shard_count depends on the stage only through zero ≥ stage: the adapters' share at stage
     # 3 is also the one at stage 2 unless zero is 2, and at stage 2 the one at 1 unless zero is 1
-    n3 = shard_count(t, n, 3, dp)
-    n2 = shard_count(t, n, 2, dp) if t.zero == 2 else n3
-    n1 = shard_count(t, n, 1, dp) if t.zero == 1 else n2
+    n3 = shard_count(t, n, 3, dp, r)
+    n2 = shard_count(t, n, 2, dp, r) if t.zero == 2 else n3
+    n1 = shard_count(t, n, 1, dp, r) if t.zero == 1 else n2
     wd = weight_dtype(t)
     return AdapterStates(
-        base=shard_count(t, weights, 3, dp),
-        constants=shard_count(t, constants, 3, dp) if constants else 0,
+        base=shard_count(t, weights, 3, dp, r),
+        constants=shard_count(t, constants, 3, dp, r) if constants else 0,
         adapter=n3 * _BYTES[wd],
         gradients=n2 * _BYTES[grad_dtype(t)],
         master=n1 * 4 if has_master(t) else 0,
-        optimizer=shard_count(t, optimizer, 1, dp),
+        optimizer=shard_count(t, optimizer, 1, dp, r),
     )
 
 
@@ -331,15 +332,16 @@ def activation_change(t: TrainingSpec, r: ResolvedModel, recompute: str) -> Frac
     if recompute == "full" or not (r.layers and r.hidden and r.heads):
         return Fraction(0)
     fields = (t.lora_targets, activation_value_bytes(t.precision), t.seq_len * t.micro_batch,
-              t.tp, t.sequence_parallel, t.lora_rank, t.convention == "practice")
+              t.tp, t.sequence_parallel, t.lora_rank, t.convention == "practice", t.pp)
     if _LAST_CHANGE and _LAST_CHANGE[0][0] is r and _LAST_CHANGE[0][1] == fields:
         return _LAST_CHANGE[0][2]
-    change = _activation_change(_arch(r), r.layers, r.hidden, *fields)
+    change = _activation_change(_arch(r), layers_held(t, r), r.hidden, *fields[:-1])
     _LAST_CHANGE[:] = [(r, fields, change)]
     return change
 
 
-_LAST_CHANGE: list[tuple[ResolvedModel, tuple[str, int, int, int, bool, int, bool], Fraction]] = []
+_LAST_CHANGE: list[tuple[ResolvedModel, tuple[str, int, int, int, bool, int, bool, int],
+                         Fraction]] = []
 """The last answer of :func:`activation_change` with the resolved model it was for (an estimate
 asks twice; a hit does not hash the architecture)."""
 
@@ -386,7 +388,7 @@ def activation_change_text(t: TrainingSpec, r: ResolvedModel) -> str:
         terms.append((e, rep, "input of the first MLP matrix"))
     if "down" not in targets:
         terms.append((4 * e, split, "input of down"))
-    n_layers = format_count(r.layers or 0)
+    n_layers = format_count(layers_held(t, r) if r.layers else 0)
     sbh = format_count(t.seq_len * t.micro_batch * (r.hidden or 0))
     text = ""
     if terms:
@@ -444,7 +446,11 @@ def lora_items(t: TrainingSpec, r: ResolvedModel) -> list[Item]:
 
     def split(stage: int) -> str:
         parts = []
-        if t.tp * t.pp > 1:
+        if uneven(t, r):
+            from quiz.footprint.items.pipeline import split_text
+
+            parts.append(split_text(t, r).strip())
+        elif t.tp * t.pp > 1:
             parts.append(f"÷ {format_count(t.tp * t.pp)} (tp × pp)")
         if t.zero >= stage and t.dp > 1:
             parts.append(f"÷ {format_count(t.dp)} (ZeRO-{t.zero} over dp {format_count(t.dp)})")

@@ -56,6 +56,7 @@ from quiz.footprint.items.layer_activations import (
     layer_formula,
     layer_terms,
 )
+from quiz.footprint.items.pipeline import UNIFORM_SRC, layers_held, split_text, uneven
 
 if TYPE_CHECKING:
     from quiz.footprint.inputs.arch import Architecture
@@ -206,7 +207,8 @@ def _activation_bytes(t: TrainingSpec, r: ResolvedModel,
     if r.arch is not None and r.arch.experts > 1 and mode != "full":
         from quiz.footprint.items.moe import moe_layer_change
 
-        exact_moe = Fraction(r.layers * num, den) + r.layers * moe_layer_change(t, r)
+        held = layers_held(t, r)
+        exact_moe = Fraction(held * num, den) + held * moe_layer_change(t, r)
         if t.finetune != "full":
             from quiz.footprint.items.lora import activation_change
 
@@ -217,8 +219,8 @@ def _activation_bytes(t: TrainingSpec, r: ResolvedModel,
 
         change = activation_change(t, r, mode)  # ⌈L·num/den + p/q⌉ in integers
         q = change.denominator
-        return -(-(r.layers * num * q + change.numerator * den) // (den * q))
-    return -(-r.layers * num // den)
+        return -(-(layers_held(t, r) * num * q + change.numerator * den) // (den * q))
+    return -(-layers_held(t, r) * num // den)
 
 
 def bytes_per_param(t: TrainingSpec) -> list[tuple[int, str]]:
@@ -349,6 +351,12 @@ def _ptext(r: ResolvedModel, m: int, t: TrainingSpec, sharded: bool, n: int) -> 
     params_text`)."""
     if uses_ep(t, r):
         return ep_params_text(t, r, sharded, n)
+    if uneven(t, r):
+        text = f"{count_noun(r.params, 'param')}{split_text(t, r)}"
+        group = t.dp * t.cp
+        if sharded and group > 1:
+            text += f" ÷ {format_count(group)} (ZeRO-{t.zero})"
+        return text + f" = {format_count(n)} (rounded up)"
     return _params_text(r.params, m, t, sharded, n)
 
 
@@ -543,7 +551,10 @@ def _activation_item(
         source += f"; {FP8_ACT_SRC}"
     if t.pp > 1:
         source += "; first pipeline stage holds L layers' worth (sec. 4.2.3)"
-    layers, hidden, heads = r.layers, r.hidden, r.heads
+    if uneven(t, r):
+        source += (f" — with uneven stages p × ⌈L/p⌉ = {format_count(layers_held(t, r))}; "
+                   f"{UNIFORM_SRC}")
+    layers, hidden, heads = layers_held(t, r), r.hidden, r.heads
     moe = r.arch is not None and r.arch.experts > 1 and t.recompute != "full"
 
     def formula() -> str:

@@ -11,8 +11,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from quiz.footprint.items.pipeline import pp_split
+
 if TYPE_CHECKING:
     from quiz.footprint.inputs.parts import TrainingSpec
+    from quiz.footprint.inputs.resolve import ResolvedModel
 
 ZERO_SRC = "Rajbhandari et al. 2020, ZeRO, sec. 3.1 and 5 (Fig. 1)"
 MIXED_SRC = "Micikevicius et al. 2018, Mixed Precision Training, sec. 3.1"
@@ -60,7 +63,8 @@ def activation_value_bytes(precision: str) -> int:
     return 4 if precision == "fp32" else 2
 
 
-def shard_count(t: TrainingSpec, n: int, stage: int, dp: int) -> int:
+def shard_count(t: TrainingSpec, n: int, stage: int, dp: int,
+                r: ResolvedModel | None = None) -> int:
     """How many of ``n`` values (parameters, or Adafactor statistics) one device holds: split
     evenly over tp × pp first, then over ``dp`` × cp devices (context-parallel ranks hold the
     same weights and join the sharding, as Megatron-LM's distributed optimizer shards over the
@@ -68,7 +72,10 @@ def shard_count(t: TrainingSpec, n: int, stage: int, dp: int) -> int:
     higher (3: weights, 2: gradients, 1: master copy and optimizer states;
     Rajbhandari et al. 2020, sec. 5). Rounded up: the largest shard.
 
+    With ``r`` and pipeline stages of different sizes, the tp × pp split is the first stage's
+    share (:func:`quiz.footprint.items.pipeline.pp_split`).
+
     The single home of ZeRO's sharding rule: items, the fewest-GPU search and storage read it.
     """
-    per = -(-n // (t.tp * t.pp))
+    per = -(-n // (t.tp * t.pp)) if r is None else pp_split(t, r, n)
     return -(-per // (dp * t.cp)) if t.zero >= stage else per

@@ -212,6 +212,9 @@ def explain_notes(report: Report, *, units: str = "GB") -> list[str]:
             "calculator prints GiB; disks and this tool's default print decimal units (GB = "
             "10^9 bytes)."
         )
+    from quiz.footprint.words.format_notes import format_notes
+
+    notes += format_notes(report, units)
     return notes
 
 
@@ -313,7 +316,11 @@ def activation_notes(report: Report) -> list[str]:
             f"vocabulary ({count_noun(r.vocab, 'entry', 'entries')}), not with the layers.")
     else:
         flat = t.model_copy(update={"pp": 1})
-        last_layers = -(-layers // t.pp)  # L/p layers, one micro-batch in flight (1F1B)
+        from quiz.footprint.items.pipeline import layers_held, stage_layers
+
+        last_n = stage_layers(r.layers, t.pp)[-1]
+        # ⌊L/p⌋ layers, one micro-batch in flight (1F1B), of the p × ⌈L/p⌉ the first stage holds
+        last_layers = -(-layers * last_n // layers_held(t, r))
         out = (output_activation_bytes(flat, r) or 0) + (logits_bytes(flat, r) or 0)
         first = sum(i.bytes for i in training.items if i.name in (
             "activations", "embedding_activations"))
@@ -321,7 +328,7 @@ def activation_notes(report: Report) -> list[str]:
             f"Pipeline stages: these activations are the first stage's, which keeps "
             f"{count_noun(t.pp, 'micro-batch', 'micro-batches')} in flight (1F1B; "
             f"{b(first)}). The last stage keeps one micro-batch through its "
-            f"{count_noun(r.layers // t.pp, 'layer')} ({b(last_layers)}) plus the final norm, "
+            f"{count_noun(last_n, 'layer')} ({b(last_layers)}) plus the final norm, "
             f"output projection and logits ({b(out)}): {b(last_layers + out)}"
             + (", more than the first stage: it is the one that limits the fit."
                if last_layers + out > first else "."))

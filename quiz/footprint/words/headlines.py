@@ -17,6 +17,7 @@ from quiz.footprint.items.layer_activations import gpt_style
 from quiz.footprint.items.lora import trainable_params
 from quiz.footprint.items.model_states import bytes_per_param_text
 from quiz.footprint.items.offload import convention_head, offload_text
+from quiz.footprint.items.pipeline import uneven
 from quiz.footprint.items.serving import prefill_chunk
 from quiz.footprint.quant.gguf import GGML_SRC
 from quiz.footprint.quant.schemes import SCHEMES
@@ -47,7 +48,9 @@ def training_convention(t: TrainingSpec, r: ResolvedModel, has_activations: bool
         states = f"{convention_text(t, r)}; adapters: {states}"
     convention = (
         f"{convention_head(t) or states}; ZeRO-{t.zero} over dp {dp}"
-        f"{' (no effect with dp 1)' if t.dp == 1 and t.zero else ''}; model states split evenly "
+        f"{' (no effect with dp 1)' if t.dp == 1 and t.zero else ''}; model states split "
+        + ("by the first pipeline stage's share of the layers (⌈L/p⌉ of L) and tp "
+           if uneven(t, r) else "evenly ")
         + (
             f"over tp × pp; activations: {activation_model(t, r)}, {recompute}"
             f"{', sequence parallel' if t.sequence_parallel and t.tp > 1 else ''}, plus the "

@@ -495,10 +495,20 @@ def render_report(
         for where, items in phase.host.items():
             if items:
                 out.append("")
-                out.append(f"Offloaded to {_HOST_TITLE[where]} — per GPU (per process)")
-                out.append(render_table(items, sum(i.bytes for i in items),
-                                        f"{_HOST_TITLE[where]} per GPU", width=width,
-                                        units=units))
+                if phase.phase == "inference":  # llama.cpp's partial offload
+                    title = (f"Kept in {_HOST_TITLE[where]} (llama.cpp --gpu-layers "
+                             f"{report.spec.inference.gpu_layers})")
+                    label = f"{_HOST_TITLE[where]}"
+                else:
+                    title = f"Offloaded to {_HOST_TITLE[where]} — per GPU (per process)"
+                    label = f"{_HOST_TITLE[where]} per GPU"
+                out.append(title)
+                out.append(render_table(items, sum(i.bytes for i in items), label,
+                                        width=width, units=units))
+        if phase.phase == "training":
+            from quiz.footprint.words.format_notes import load_lines
+
+            out += load_lines(report, units, width, render_table)
     if report.storage and report.storage.items:
         out.append("")
         out.append("Storage — on disk")

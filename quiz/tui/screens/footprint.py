@@ -64,7 +64,10 @@ def form_fields() -> list[Field]:
         if f.kind == "preset":
             out.append(Field(f.key, label, presets[f.name]))
         elif f.kind == "yes_no":
-            out.append(Field(f.key, label, (("yes", "true"), ("no", "false"))))
+            yes_no: tuple[tuple[str, str], ...] = (("yes", "true"), ("no", "false"))
+            if f.default is None:  # "not set": the computed default (zero.Init)
+                yes_no = ((f"{f.default_text} (default)", NONE),) + yes_no
+            out.append(Field(f.key, label, yes_no))
         elif f.choices:
             choices = tuple((c, c) for c in f.choices)
             if f.default is None:  # "not set": the computed default
