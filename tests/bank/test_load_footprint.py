@@ -27,7 +27,8 @@ def test_every_footprint_problem_is_located(pure: bool) -> None:
         (18, 30, "error", "unknown weights 'int3'; expected one of: fp32, fp16, bf16, fp8, "
                           "int8, int4, fp8-channel, gptq-int4, gptq-int4-sym, awq-int4, "
                           "bnb-int8, bnb-nf4, bnb-nf4-dq, bnb-fp4, bnb-fp4-dq, gguf-q8_0, "
-                          "gguf-q6_k, gguf-q4_k_m, gguf-q4_0; did you mean 'int8'?"),
+                          "gguf-q6_k, gguf-q5_k_m, gguf-q5_k_s, gguf-q4_k_m, gguf-iq4_xs, "
+                          "gguf-q4_0, gguf-q3_k_m, gguf-q2_k; did you mean 'int8'?"),
         (18, 43, "error", "infographic.footprint.inference.batch: must be positive (got -1)"),
         (20, 46, "error", "worked_example.footprint.training.tp: tensor parallel size 3 does "
                           "not divide 32 attention heads"),
