@@ -79,7 +79,7 @@ def param_count(t: TrainingSpec, r: ResolvedModel, stage: int, dp: int) -> int:
     1: master copy and optimizer states), with ``dp`` data-parallel devices: :func:`split_count`
     of every parameter with :func:`expert_params` of them experts."""
     if t.ep == 1:  # no expert parallelism: every parameter shards alike
-        return shard_count(t, r.params, stage, dp)
+        return shard_count(t, r.params, stage, dp, r)
     return split_count(t, r, r.params, expert_params(r), stage, dp)
 
 
