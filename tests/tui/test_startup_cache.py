@@ -12,6 +12,7 @@ import pytest
 
 from quiz.bank import cache as cache_module
 from quiz.bank import load as load_module
+from quiz.tui import loading as loading_module
 from quiz.tui.app import make_app
 from tests.tui.test_startup_load import bank_text, settled, text_of
 
@@ -62,6 +63,9 @@ async def test_the_questions_are_decoded_after_the_start_screen_is_ready(
 
     monkeypatch.setattr(StartScreen, "show_library", noting)
     monkeypatch.setattr(cache_module.BankCache, "put", put)
+    # The worker waits for the frame at most SHOWN_WAIT_S (2 s), a bound a busy machine's
+    # first frame can pass (then 'written' came before 'shown'): here it waits for the frame.
+    monkeypatch.setattr(loading_module, "SHOWN_WAIT_S", 60.0)
     app = make_app(None, shuffle=False, paths=[str(banks)])
     async with app.run_test(size=(80, 24)) as pilot:
         await settled(app, pilot)
