@@ -27,6 +27,7 @@ from quiz.bank.computed.placeholders import SIZE_UNITS, Format
 
 if TYPE_CHECKING:
     from quiz.bank.computed.figures import Figures
+    from quiz.footprint.inputs.parts import InferenceSpec
 
 MODEL_STATES = "training.model_states"
 TRAIN_TOTAL = "training.total"
@@ -132,8 +133,12 @@ def _re_estimated(figures: Figures, fmt: Format, changes: dict[str, object]) -> 
 
 
 def _weights_only(figures: Figures, fmt: Format) -> int | None:
-    phase = "inference" if fmt.name == INFER_TOTAL else "training"
-    return figures.item(phase, "weights") or None
+    """The stored weights: for serving, with their quantization constants (scales, zero
+    points), which are part of the checkpoint a student who counts "the weights" has in mind."""
+    if fmt.name == INFER_TOTAL:
+        return (figures.item("inference", "weights")
+                + figures.item("inference", "quantization_overhead")) or None
+    return figures.item("training", "weights") or None
 
 
 def _kv_half(figures: Figures, fmt: Format) -> int | None:
@@ -298,9 +303,17 @@ def _fp32_everything_review(figures: Figures, fmt: Format) -> str:
             + "; the right figure is {key}.")
 
 
+def _constants(inference: InferenceSpec) -> str:
+    from quiz.bank.computed.quant_words import constants
+
+    return constants(inference)
+
+
 def _weights_only_review(figures: Figures, fmt: Format) -> str:
     if fmt.name == INFER_TOTAL:
-        return ("{value} is the weights alone. Serving also holds the KV cache of every "
+        stored = ("the weights alone" if not figures.item("inference", "quantization_overhead")
+                  else "the stored weights alone, with their " + _constants(figures.spec.inference))
+        return ("{value} is " + stored + ". Serving also holds the KV cache of every "
                 "sequence and working memory (activations); the right figure is {key}.")
     parts = ["gradients"]
     if figures.item("training", "master_weights"):
@@ -381,7 +394,7 @@ CATALOG: tuple[Misconception, ...] = (
         _fp32_everything_review),
     Misconception(
         "weights-only", (*_TRAINING_SUMS, INFER_TOTAL),
-        "the weights alone",
+        "the weights alone (serving: the stored weights with their scales and zero points)",
         "{value} is the weights alone. Training also holds gradients, master weights and "
         "optimizer states (and activations); serving also holds the KV cache and working "
         "memory. The right figure is {key}.",
