@@ -328,6 +328,45 @@ def _weights_only_review(figures: Figures, fmt: Format) -> str:
             + "; the right figure is {key}.")
 
 
+def _share(figures: Figures, stage: int, size: int) -> str:
+    """``"; under ZeRO stage 1 this GPU keeps a 1/8 share of it (0.5 bytes per parameter)"``
+    where ZeRO stage ``stage`` or above shards the part (``size`` bytes per parameter whole)
+    over more than one data-parallel rank, else ``""``."""
+    training = figures.spec.training
+    if training.zero < stage or training.dp <= 1:
+        return ""
+    share = size / training.dp
+    exact = share * 1000 == int(share * 1000)
+    amount = f"{share:g}" if exact else f"about {share:.2f}"
+    return (f"; under ZeRO stage {training.zero} this GPU keeps a 1/{training.dp} share of it "
+            f"({amount} bytes per parameter)")
+
+
+def _trained(figures: Figures, noun: str, size: int) -> str:
+    """``"every trained weight (4 bytes per parameter)"``, or under LoRA/QLoRA ``"every adapter
+    weight (4 bytes per adapter parameter; the frozen base has none)"``."""
+    if figures.spec.training.finetune in ("lora", "qlora"):
+        return (f"every adapter {noun} ({size} bytes per adapter parameter; the frozen base "
+                "has none)")
+    return f"every trained {noun} ({size} bytes per parameter)"
+
+
+def _forget_master_review(figures: Figures, fmt: Format) -> str:
+    return ("{value} leaves out the FP32 master weights ({part}). Mixed precision updates an "
+            f"FP32 copy of {_trained(figures, 'weight', 4)} and casts it to the 16-bit "
+            f"working weights{_share(figures, 1, 4)}; the full count is {{key}}.")
+
+
+def _forget_gradients_review(figures: Figures, fmt: Format) -> str:
+    from quiz.footprint.items.regime import _BYTES, grad_dtype
+
+    dtype = grad_dtype(figures.spec.training)
+    size = _BYTES[dtype]
+    return ("{value} leaves out the gradients ({part}). Backpropagation writes one "
+            f"{dtype.upper()} gradient for {_trained(figures, 'parameter', size)} before the "
+            f"optimizer step reads them{_share(figures, 2, size)}; the full count is {{key}}.")
+
+
 def _no_zero_review(figures: Figures, fmt: Format) -> str:
     training = figures.spec.training
     split = ["the optimizer states"]
@@ -366,14 +405,14 @@ CATALOG: tuple[Misconception, ...] = (
         "copy of every weight (4 bytes per parameter) and casts it to the 16-bit working "
         "weights; the full count is {key}.",
         "Micikevicius et al. 2018, Mixed Precision Training, sec. 3.1 (the FP32 master copy "
-        "of weights)", _minus("master_weights")),
+        "of weights)", _minus("master_weights"), _forget_master_review),
     Misconception(
         "forget-gradients", _TRAINING_SUMS,
         "the answer figure minus the gradients",
         "{value} leaves out the gradients ({part}). Backpropagation writes one gradient per "
         "trained parameter, in the working precision, before the optimizer step reads them; "
         "the full count is {key}.",
-        _ZERO, _minus("gradients")),
+        _ZERO, _minus("gradients"), _forget_gradients_review),
     Misconception(
         "adam-one-moment", (*_TRAINING_SUMS, "training.optimizer_states"),
         "the answer figure minus half the optimizer states (Adam or AdamW only)",

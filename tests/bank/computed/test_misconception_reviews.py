@@ -13,6 +13,7 @@ from quiz.bank.computed.misconceptions import BY_NAME
 from quiz.bank.computed.placeholders import parse_format
 from quiz.footprint import FootprintSpec
 
+
 def serve(model: str, **inference: str) -> dict[str, object]:
     return {"model": model, "phase": "inference", "inference": inference}
 
@@ -47,3 +48,46 @@ def test_weights_only_when_serving_counts_the_stored_weights_with_their_scales()
     symmetric = serve("llama-2-13b", weights="int8", zero_point="none")
     assert "with their scales. Serving" in review("weights-only", symmetric,
                                                   "inference.total | GB:2")
+
+
+def train(**training: str) -> dict[str, object]:
+    return {"model": "llama-2-7b", "phase": "training",
+            "training": {"precision": "mixed-bf16", "optimizer": "adamw", **training}}
+
+
+STATES = "training.model_states | GB:2"
+
+
+def test_forget_master_weights_speaks_of_this_gpus_share_under_zero() -> None:
+    # Llama-2-7B, ZeRO-1 over 8 ranks: this GPU keeps 4P / 8 = 3,369,207,808 bytes (3.37 GB) of
+    # master weights, 0.5 bytes per parameter, not the 4 bytes the review used to state alone.
+    zero1 = train(zero="1", dp="8")
+    assert value("forget-master-weights", zero1, STATES) \
+        == figures_of(zero1).number("training.model_states") - 4 * 6_738_415_616 // 8
+    assert review("forget-master-weights", zero1, STATES) == (
+        "{value} leaves out the FP32 master weights ({part}). Mixed precision updates an FP32 "
+        "copy of every trained weight (4 bytes per parameter) and casts it to the 16-bit "
+        "working weights; under ZeRO stage 1 this GPU keeps a 1/8 share of it (0.5 bytes per "
+        "parameter); the full count is {key}.")
+    assert "share" not in review("forget-master-weights", train(), STATES)
+
+
+def test_forget_master_weights_under_lora_names_the_adapters_only() -> None:
+    for method in ("lora", "qlora"):
+        words = review("forget-master-weights", train(finetune=method), STATES)
+        assert ("FP32 copy of every adapter weight (4 bytes per adapter parameter; the frozen "
+                "base has none)") in words
+
+
+def test_forget_gradients_names_the_gradient_dtype_and_the_zero2_share() -> None:
+    fp32 = review("forget-gradients", train(grad_precision="fp32"), STATES)
+    assert "one FP32 gradient for every trained parameter (4 bytes per parameter)" in fp32
+    assert "working precision" not in fp32
+    zero2 = review("forget-gradients", train(zero="2", dp="16"), STATES)
+    assert zero2 == (
+        "{value} leaves out the gradients ({part}). Backpropagation writes one BF16 gradient "
+        "for every trained parameter (2 bytes per parameter) before the optimizer step reads "
+        "them; under ZeRO stage 2 this GPU keeps a 1/16 share of it (0.125 bytes per "
+        "parameter); the full count is {key}.")
+    # ZeRO-1 leaves the gradients whole: no share is named.
+    assert "share" not in review("forget-gradients", train(zero="1", dp="8"), STATES)
