@@ -142,6 +142,12 @@ def _weights_only(figures: Figures, fmt: Format) -> int | None:
 
 
 def _kv_half(figures: Figures, fmt: Format) -> int | None:
+    """Half the KV cache missing; ``None`` for multi-head latent attention (MLA, DeepSeek-V2/V3),
+    whose cache holds one compressed latent and one shared rotary key per token and layer, not a
+    K and V pair, so the factor 2 this mistake drops is not there to drop."""
+    arch = figures.spec.resolved.arch
+    if arch is not None and arch.mla:
+        return None
     kv = figures.item("inference", "kv_cache")
     return figures.number(fmt.name) - kv // 2 if kv else None
 
@@ -440,7 +446,8 @@ CATALOG: tuple[Misconception, ...] = (
         _ZERO, _weights_only, _weights_only_review),
     Misconception(
         "kv-without-k-and-v", (KV, INFER_TOTAL),
-        "the answer figure minus half the KV cache",
+        "the answer figure minus half the KV cache (not for multi-head latent attention, which "
+        "caches a latent, not K and V)",
         "{value} caches only one of the key and value tensors ({part} short). Every layer "
         "stores both K and V for every token, hence the factor 2 in the KV cache size; the right "
         "figure is {key}.",

@@ -91,3 +91,14 @@ def test_forget_gradients_names_the_gradient_dtype_and_the_zero2_share() -> None
         "parameter); the full count is {key}.")
     # ZeRO-1 leaves the gradients whole: no share is named.
     assert "share" not in review("forget-gradients", train(zero="1", dp="8"), STATES)
+
+
+def test_kv_without_k_and_v_does_not_arise_under_multi_head_latent_attention() -> None:
+    # DeepSeek-V3 caches a 512-value latent and a 64-value rotary key per token and layer (MLA):
+    # no K and V pair, so "one of K and V" is no mistake a student makes about it.
+    mla = serve("deepseek-v3", weights="fp8", batch="1", context="4096")
+    assert figures_of(mla).spec.resolved.arch is not None
+    assert value("kv-without-k-and-v", mla, "inference.kv_cache | GB:2") is None
+    assert value("kv-without-k-and-v", mla, "inference.total | GB:2") is None
+    gqa = serve("llama-2-70b", batch="1", context="4096")         # 327,680 bytes per token
+    assert value("kv-without-k-and-v", gqa, "inference.kv_cache | GB:2") == 327_680 * 4096 // 2
