@@ -315,6 +315,17 @@ def _constants(inference: InferenceSpec) -> str:
     return constants(inference)
 
 
+def _int4_without_scales_review(figures: Figures, fmt: Format) -> str:
+    from quiz.bank.computed.quant_words import int4_stores
+
+    inference = figures.spec.inference
+    label = ("Group-wise INT4" if inference.weights == "int4"
+             else _weights_label(inference.weights).split(",")[0])
+    kept = figures.item("inference", "weights") > (figures.report.model.params + 1) // 2
+    return ("{value} counts 4 bits per parameter and nothing else. " + label + " also stores "
+            + int4_stores(inference, kept) + "; the right figure is {key}.")
+
+
 def _weights_only_review(figures: Figures, fmt: Format) -> str:
     if fmt.name == INFER_TOTAL:
         stored = ("the weights alone" if not figures.item("inference", "quantization_overhead")
@@ -484,11 +495,12 @@ CATALOG: tuple[Misconception, ...] = (
     Misconception(
         "int4-without-scales", (INFER_WEIGHTS, INFER_TOTAL),
         "every parameter at 0.5 bytes and nothing else (4-bit weight formats only)",
-        "{value} counts 4 bits per parameter and nothing else. Group-wise INT4 also stores a "
-        "scale (and a zero point) per group, and keeps some tensors (embeddings, norms) in 16 "
-        "bits; the right figure is {key}.",
+        "{value} counts 4 bits per parameter and nothing else. A 4-bit format also stores its "
+        "quantization constants per group or block, and keeps some tensors at more bits; the "
+        "right figure is {key}.",
         "Dettmers and Zettlemoyer 2023, The case for 4-bit precision: k-bit Inference Scaling "
-        "Laws, sec. 2 (block-wise quantization constants)", _int4_without_scales),
+        "Laws, sec. 2 (block-wise quantization constants)", _int4_without_scales,
+        _int4_without_scales_review),
     Misconception(
         "forget-activations", (TRAIN_TOTAL,),
         "the answer figure minus every activation item (activations, embeddings, output, "

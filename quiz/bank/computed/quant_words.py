@@ -68,7 +68,7 @@ def int4_stores(spec: InferenceSpec, kept_16bit: bool) -> str:
             per = "an FP32 absmax scale per block of 64 values (no zero point)"
         return per + kept
     if scheme is not None and scheme.layout is not None:
-        meta = scheme.layout(spec.group_size).meta
+        meta = scheme.layout(spec.group_size).meta.replace(" + ", " and a ")
         return f"an {meta} per group of {spec.group_size:,} weights" + kept
     scale_bits, zero_bits = group_meta_bits(spec)
     scale = _SCALE_NAMES.get(spec.scale_dtype or "fp16", "FP16")

@@ -102,3 +102,29 @@ def test_kv_without_k_and_v_does_not_arise_under_multi_head_latent_attention() -
     assert value("kv-without-k-and-v", mla, "inference.total | GB:2") is None
     gqa = serve("llama-2-70b", batch="1", context="4096")         # 327,680 bytes per token
     assert value("kv-without-k-and-v", gqa, "inference.kv_cache | GB:2") == 327_680 * 4096 // 2
+
+
+INT4_REVIEW = "inference.weights | GB:2"
+
+
+def test_int4_without_scales_reads_for_each_scheme() -> None:
+    def words(weights: str, **more: str) -> str:
+        return review("int4-without-scales", serve("llama-2-7b", weights=weights, **more),
+                      INT4_REVIEW)
+
+    assert words("int4") == (
+        "{value} counts 4 bits per parameter and nothing else. Group-wise INT4 also stores an "
+        "FP16 scale and a 4-bit zero point per group of 128 weights, and keeps the embeddings, "
+        "LM head and norms in 16 bits; the right figure is {key}.")
+    assert "an FP16 scale per group of 128 weights, and" in words("int4", zero_point="none")
+    assert "an FP16 scale and a packed INT4 zero point per group of 128" in words("gptq-int4")
+    # bitsandbytes: one absmax per block, no zero point.
+    nf4 = words("bnb-nf4")
+    assert "an FP32 absmax scale per block of 64 values (no zero point)" in nf4
+    assert "zero point per" not in nf4
+    # GGUF: norms in F32, token embeddings quantized, the output matrix in Q6_K.
+    for gguf in ("gguf-q4_0", "gguf-q4_k_m"):
+        text = words(gguf)
+        assert "norms in F32" in text and "token embeddings are quantized too" in text
+        assert "16 bits" not in text and "zero point" not in text
+    assert "an FP16 scale per block of 32 values" in words("gguf-q4_0")
