@@ -96,3 +96,46 @@ def letter_references(text: str, bank: BankFile, value: dict[str, Any],
                 "this question keeps its options in bank order; write 'shuffle: false' to say "
                 "so, or name the option by its content", "warning"))
     return found
+
+
+def idle_misconceptions(text: str, bank: BankFile, value: dict[str, Any],
+                        marks: dict[int, yaml_reader.Marks]) -> list[Problem]:
+    """A warning at each name in a computed question's ``misconceptions:`` that gives no
+    distractor in any of its variants (the mistake does not arise in its scenario: 8-bit Adam
+    for ``adam-one-moment``, say), so it is skipped silently wherever the question is drawn."""
+    from quiz.bank.computed.figures import Figures
+    from quiz.bank.computed.misconceptions import BY_NAME
+    from quiz.bank.computed.placeholders import parse_format
+    from quiz.bank.expect import FigureMissing
+
+    found = []
+    for question, raw in zip(bank.questions, value["questions"], strict=True):
+        if question.answer_figure is None or not question.misconceptions:
+            continue
+        fmt = parse_format(question.answer_figure)
+        idle = set(question.misconceptions)
+        for values in question.variants():
+            example = question.with_variant(values).worked_example
+            if example is None:
+                idle.clear()
+                break
+            figures = Figures(example.footprint)
+            for name in list(idle):
+                try:
+                    produced = BY_NAME[name].compute(figures, fmt)
+                except FigureMissing:
+                    produced = None
+                if produced is not None and produced > 0:
+                    idle.discard(name)
+            if not idle:
+                break
+        listed = raw.get("misconceptions")
+        for position, name in enumerate(question.misconceptions):
+            if name not in idle or not isinstance(listed, list):
+                continue
+            where = marks[id(listed)][2][position]
+            found.append(Problem(
+                *mark_position(where),
+                f"{name} gives no distractor in any variant of this question (the mistake does "
+                "not arise in its scenario): remove it or list one that does", "warning"))
+    return found

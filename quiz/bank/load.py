@@ -604,6 +604,7 @@ def _load_into(result: _FileResult, raw: str | bytes, pure_python: bool,
         result.hashes = tuple(content_hash(q) for q in result.bank.questions)
         problems += display_checks.wide_diagrams(text, value, doc.marks, result.bank)
         problems += display_checks.letter_references(text, result.bank, value, doc.marks)
+        problems += display_checks.idle_misconceptions(text, result.bank, value, doc.marks)
         if parses is not None:
             parses[result.path] = (value, doc.marks, text)
     if doc.comments:
