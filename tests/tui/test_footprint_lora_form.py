@@ -3,11 +3,12 @@ targets and double quantization, recomputed live like every other field."""
 
 from __future__ import annotations
 
-from textual.widgets import Select, Static
+from textual.widgets import Static
 
 from quiz.footprint import FootprintSpec, estimate, format_bytes
 from quiz.tui.app import make_app
 from quiz.tui.screens.footprint import FootprintScreen
+from quiz.tui.widgets.choice_field import ChoiceField
 from tests.conftest import make_library, question_data
 
 
@@ -23,8 +24,8 @@ async def test_the_form_switches_to_qlora_and_reports_bad_targets() -> None:
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, FootprintScreen)
-        assert screen.query_one("#fp-training-double-quant", Select).value == "true"
-        screen.query_one("#fp-training-finetune", Select).value = "qlora"
+        assert screen.query_one("#fp-training-double-quant", ChoiceField).value == "true"
+        screen.query_one("#fp-training-finetune", ChoiceField).value = "qlora"
         screen.query_one("#fp-training-lora-rank").value = "16"
         screen.query_one("#fp-training-lora-targets").value = "q, v"
         await pilot.pause()
@@ -42,7 +43,7 @@ async def test_the_form_switches_to_qlora_and_reports_bad_targets() -> None:
         assert screen.spec.training.lora_alpha == 32
         assert "alpha 32 (scale alpha/r = 2)" in " ".join(report_text(screen).split())
         assert format_bytes(expected.training.total_bytes) in report_text(screen)  # same bytes
-        screen.query_one("#fp-training-double-quant", Select).value = "false"
+        screen.query_one("#fp-training-double-quant", ChoiceField).value = "false"
         await pilot.pause()
         assert screen.spec.training.double_quant is False
         screen.query_one("#fp-training-lora-targets").value = "q,vv"

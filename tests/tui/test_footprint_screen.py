@@ -8,6 +8,7 @@ from quiz.footprint import FootprintSpec, estimate, format_bytes
 from quiz.tui.app import make_app
 from quiz.tui.screens.footprint import FootprintScreen
 from quiz.tui.screens.question import QuestionScreen
+from quiz.tui.widgets.choice_field import ChoiceField
 from quiz.tui.widgets.question_view import QuestionView
 from tests.conftest import make_library, question_data
 from tests.tui.waits import until
@@ -109,12 +110,12 @@ async def _open_calculator(pilot: object, app: object) -> FootprintScreen:
 
 async def test_params_follow_the_model_and_a_blank_count_is_an_error() -> None:
     # issue 7 item 16: a stale count after switching models; clearing it reused the old value
-    from textual.widgets import Input, Select
+    from textual.widgets import Input
 
     app = make_app(make_library(question_data("q1")), shuffle=False)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await _open_calculator(pilot, app)
-        model = screen.query_one("#fp-model", Select)
+        model = screen.query_one("#fp-model", ChoiceField)
         params = screen.query_one("#fp-params", Input)
         model.value = "custom"
         await pilot.pause()
@@ -161,12 +162,12 @@ async def test_calculator_keeps_its_changes_and_opens_help_with_question_mark() 
 
 
 async def test_calculator_hints_name_what_the_form_offers() -> None:
-    from textual.widgets import Select
+
 
     app = make_app(make_library(question_data("q1")), shuffle=False)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await _open_calculator(pilot, app)
-        model = screen.query_one("#fp-model", Select)
+        model = screen.query_one("#fp-model", ChoiceField)
         model.value = "custom"
         await pilot.pause()
         text = " ".join(report_text(screen).split())
@@ -263,9 +264,9 @@ async def test_calculator_offers_context_parallel_and_prefill_chunk() -> None:
         screen.query_one("#fp-inference-prefill-chunk").value = "512"
         await pilot.pause()
         assert screen.spec.training.cp == 4 and screen.spec.inference.prefill_chunk == 512
-        text = report_text(screen)
+        text = " ".join(report_text(screen).split())  # wrapped to the results' width
         assert "dp 1 × tp 1 × pp 1 × cp 4" in text
-        assert "512 tokens per step (the prefill chunk)" in text
+        assert "prefill chunks of 512" in text and "at most 512 tokens (chunked prefill)" in text
 
 
 async def test_calculator_offers_expert_parallel() -> None:

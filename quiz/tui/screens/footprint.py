@@ -1,87 +1,73 @@
 """The footprint calculator screen: inputs on the left (or on top in a narrow terminal), the
 calculator's items table, stacked bars and devices needed on the right, recomputed on every
-change. Opened from a question, it starts from that question's worked example."""
+change. Opened from a question, it starts from that question's worked example.
+
+The form is built from the spec's field table (:mod:`quiz.tui.screens.footprint_form`), one
+titled section per part of the spec; the sections and fields a phase or a fine-tuning method
+does not use are hidden (their values kept). The layout (side by side, or stacked in a narrow
+terminal) is chosen from the terminal's size while composing, and the results are computed
+before the first frame, so the screen is drawn once, whole (issue 21 §9, issue 26).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid, Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Input, Label, Select, Static
+from textual.widgets import Input, Label, Static
 
 from quiz.tui.content import literal
+from quiz.tui.screens.footprint_form import (
+    CUSTOM,
+    NONE,
+    Field,
+    field_shown,
+    form_fields,
+    form_sections,
+    section_shown,
+)
+from quiz.tui.widgets.choice_field import ChoiceField
 from quiz.tui.widgets.key_bar import KeyBar
 from quiz.tui.widgets.title_bar import TitleBar
 
 if TYPE_CHECKING:
     from quiz.footprint import FootprintSpec
 
-CUSTOM = "custom"
-"""The model choice that means "no preset: use the parameter count typed in"."""
-NONE = "__none__"
-"""The GPU / KV-precision choice that means "not set"."""
+__all__ = ["CUSTOM", "NONE", "Field", "FootprintScreen", "form_fields"]
 
-
-@dataclass(frozen=True)
-class Field:
-    """One input of the form: the spec key (``section.name`` for nested ones), its label, and
-    the choices of a select (``None`` for a text input)."""
-
-    key: str
-    label: str
-    choices: tuple[tuple[str, str], ...] | None = None
-    placeholder: str = ""
-
-    @property
-    def widget_id(self) -> str:
-        return "fp-" + self.key.replace(".", "-").replace("_", "-")
-
-
-def form_fields() -> list[Field]:
-    """The calculator's inputs, in screen order: every spec field whose
-    :class:`~quiz.footprint.inputs.fields.Doc` has a form label
-    (:func:`quiz.footprint.inputs.spec.spec_fields`),
-    the output fields (GPU, units) last."""
-    from quiz.footprint import gpu_presets, model_presets, spec_fields
-
-    presets = {
-        "model": tuple((f"{p.name} ({p.params / 1e9:.2f}B)", pid)
-                       for pid, p in model_presets().items()) + (("Custom model", CUSTOM),),
-        "gpu": (("none", NONE),) + tuple((g.name, gid) for gid, g in gpu_presets().items()),
-    }
-    presets["draft_model"] = (("none", NONE),) + presets["model"][:-1]  # no custom draft
-    shown = [f for f in spec_fields() if f.doc.label is not None]
-    shown.sort(key=lambda f: f.doc.group == "output")  # stable: the output fields go last
-    out: list[Field] = []
-    for f in shown:
-        label = f.doc.label or f.name
-        if f.kind == "preset":
-            out.append(Field(f.key, label, presets[f.name]))
-        elif f.kind == "yes_no":
-            yes_no: tuple[tuple[str, str], ...] = (("yes", "true"), ("no", "false"))
-            if f.default is None:  # "not set": the computed default (zero.Init)
-                yes_no = ((f"{f.default_text} (default)", NONE),) + yes_no
-            out.append(Field(f.key, label, yes_no))
-        elif f.choices:
-            choices = tuple((c, c) for c in f.choices)
-            if f.default is None:  # "not set": the computed default
-                choices = ((f"{f.default_text} (default)", NONE),) + choices
-            out.append(Field(f.key, label, choices))
-        else:
-            out.append(Field(f.key, label, placeholder=f.default_text or ""))
-    return out
+NARROW = 100
+"""Below this many columns the form goes above the results (``-narrow``)."""
+TINY = 64
+"""Below this many columns the form has one field a row instead of two (``-tiny``)."""
+FORM_WIDTH = 50
+"""Columns of the form beside the results (``#fp-form-scroll`` in app.tcss), its border
+included."""
+OUTPUT_FRAME = 3
+"""Columns of the results' frame: padding (2) and the scrollbar's column, kept whether it is
+shown or not (``scrollbar-gutter: stable``)."""
 
 
 def _get(data: Mapping[str, Any], key: str) -> Any:
     section, _, name = key.rpartition(".")
     source = data.get(section, {}) if section else data
     return source.get(name) if isinstance(source, Mapping) else None
+
+
+def layout_classes(width: int) -> dict[str, bool]:
+    """The screen's layout classes for a terminal ``width`` columns wide."""
+    return {"-narrow": width < NARROW, "-tiny": width < TINY}
+
+
+def report_width(width: int) -> int:
+    """The results' width (columns) in a terminal ``width`` columns wide: what is left beside
+    the form, or the whole width under it."""
+    inner = width - OUTPUT_FRAME - (0 if width < NARROW else FORM_WIDTH)
+    return max(inner, 24)
 
 
 class FootprintScreen(Screen["FootprintSpec"]):
@@ -102,31 +88,85 @@ class FootprintScreen(Screen["FootprintSpec"]):
         """``spec`` is the scenario to start from (a question's worked example or footprint
         infographic); ``None`` starts from Llama-2-7B with the calculator's defaults."""
         super().__init__()
+        self.sections = form_sections()
+        self.fields = form_fields()
+        self._width = 0
+        """The width the results were last drawn for (0: not drawn yet)."""
+        self._set_base(spec)
+
+    def _set_base(self, spec: FootprintSpec | None) -> None:
         from quiz.footprint import FootprintSpec
 
         self.base = spec or FootprintSpec.from_mapping({"model": "llama-2-7b"})
         # The scenario as data, dumped once: every value, and only the ones it sets itself.
         self._base_values = self.base.model_dump()
         self._base_given = self.base.model_dump(exclude_defaults=True)
-        self.fields = form_fields()
         self.spec = self.base
 
+    # -- building -----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
+        # The layout for the terminal as it is now: the first frame is the final one.
+        for name, on_ in layout_classes(self.app.size.width).items():
+            self.set_class(on_, name)
+        values = {f.key: self._initial(f) for f in self.fields}
+        phase = values.get("phase", "both")
         yield TitleBar()
         with Horizontal(id="fp-main"):
-            with VerticalScroll(id="fp-form-scroll"), Grid(id="fp-form"):
-                for f in self.fields:
-                    yield Label(f.label, classes="fp-label")
-                    if f.choices is not None:
-                        yield Select(f.choices, value=self._initial(f), allow_blank=False,
-                                     id=f.widget_id, compact=True)
-                    else:
-                        yield Input(value=self._initial(f), placeholder=f.placeholder,
-                                    id=f.widget_id, compact=True)
+            with VerticalScroll(id="fp-form-scroll"):
+                for section in self.sections:
+                    shown = section_shown(section.name, phase)
+                    heading = Static(section.title, classes="fp-heading", markup=False,
+                                     id=f"fp-heading-{section.name}")
+                    heading.display = shown
+                    yield heading
+                    grid = Grid(classes="fp-form", id=section.widget_id)
+                    grid.display = shown
+                    with grid:
+                        for f in section.fields:
+                            yield from self._field_widgets(f, values)
             with VerticalScroll(id="fp-output"):
                 yield Static(id="fp-error", markup=False)
                 yield Static(id="fp-report", markup=False)
         yield KeyBar()
+
+    def _field_widgets(self, f: Field, values: Mapping[str, str]) -> ComposeResult:
+        shown = field_shown(f.key, values)
+        label = Label(f.label, classes="fp-label", id=f.label_id, markup=False)
+        widget: ChoiceField | Input
+        if f.choices is not None:
+            widget = ChoiceField(f.field_choices(), values[f.key], id=f.widget_id)
+        else:
+            widget = Input(value=values[f.key], placeholder=f.placeholder, id=f.widget_id,
+                           compact=True)
+        label.display = widget.display = shown
+        yield label
+        yield widget
+
+    def on_mount(self) -> None:
+        self.title = "Footprint calculator"
+        self._sync_params_input()
+        self.query_one(f"#{self.fields[0].widget_id}").focus()
+        self.recompute()
+
+    def show(self, spec: FootprintSpec | None) -> None:
+        """Start again from ``spec`` (as :meth:`__init__` does) on a screen made earlier: every
+        field set to the scenario's value, the sections it uses shown, the results drawn."""
+        self._set_base(spec)
+        for name, on_ in layout_classes(self.app.size.width).items():
+            self.set_class(on_, name)
+        with self.prevent(Input.Changed, ChoiceField.Changed):
+            for f in self.fields:
+                widget = self._widget(f)
+                widget.value = self._initial(f)
+            self._sync_params_input()
+        self._update_shown()
+        self.query_one("#fp-output", VerticalScroll).scroll_home(animate=False)
+        self.query_one("#fp-form-scroll", VerticalScroll).scroll_home(animate=False)
+        self._widget(self.fields[0]).focus()
+        self.recompute()
+
+    def _widget(self, f: Field) -> ChoiceField | Input:
+        return self.query_one(f"#{f.widget_id}", ChoiceField | Input)  # type: ignore[arg-type]
 
     def action_page_results(self, direction: int) -> None:
         """PgDn/PgUp: scroll the results a page, wherever the focus is in the form."""
@@ -148,22 +188,41 @@ class FootprintScreen(Screen["FootprintSpec"]):
             return "true" if value else "false"
         return str(value)
 
-    def on_mount(self) -> None:
-        self.title = "Footprint calculator"
-        self._sync_params_input()
-        self.query_one(f"#{self.fields[0].widget_id}").focus()
-        self.recompute()
+    def on_resize(self, event: events.Resize) -> None:
+        for name, on_ in layout_classes(event.size.width).items():
+            self.set_class(on_, name)
+        if report_width(event.size.width) != self._width:
+            self.recompute()
 
-    def on_resize(self) -> None:
-        self.set_class(self.size.width < 100, "-narrow")
-        self.set_class(self.size.width < 64, "-tiny")
-        self.call_after_refresh(self.recompute)
+    # -- which fields are shown ------------------------------------------------------------------
+    def values(self) -> dict[str, str]:
+        """The form's raw values by spec key (as typed or chosen)."""
+        return {f.key: self._widget(f).value for f in self.fields}
+
+    def _shown_keys(self, values: Mapping[str, str]) -> set[str]:
+        phase = values.get("phase", "both")
+        return {f.key for s in self.sections if section_shown(s.name, phase)
+                for f in s.fields if field_shown(f.key, values)}
+
+    def _update_shown(self) -> None:
+        """Show the sections and fields the phase and the fine-tuning method use, hide the
+        others (their values stay in their fields)."""
+        values = self.values()
+        phase = values.get("phase", "both")
+        for section in self.sections:
+            shown = section_shown(section.name, phase)
+            self.query_one(f"#fp-heading-{section.name}").display = shown
+            self.query_one(f"#{section.widget_id}").display = shown
+            for f in section.fields:
+                on_ = field_shown(f.key, values)
+                self.query_one(f"#{f.label_id}").display = on_
+                self._widget(f).display = on_
 
     def _sync_params_input(self) -> None:
         """The parameter count is typed only for a custom model; a preset brings its own, so
         the field is emptied (no stale count is left behind). Switching to a custom model
         starts from the count of the model shown."""
-        custom = self.query_one("#fp-model", Select).value == CUSTOM
+        custom = self.query_one("#fp-model", ChoiceField).value == CUSTOM
         params = self.query_one("#fp-params", Input)
         params.disabled = not custom
         params.placeholder = "e.g. 7B, 6.7e9" if custom else "from the preset"
@@ -178,14 +237,16 @@ class FootprintScreen(Screen["FootprintSpec"]):
         return next((f.label for f in self.fields if f.key == key), None)
 
     # -- recomputation ------------------------------------------------------------------------
-    def changes(self) -> dict[str, Any]:
-        """The form's values as spec changes (nested by section); blank inputs, and inputs still
-        as opened, keep the scenario's own value."""
+    def changes(self, hidden: bool = False) -> dict[str, Any]:
+        """The form's values as spec changes (nested by section); blank inputs, inputs still
+        as opened, and (unless ``hidden``) fields hidden for this phase keep the scenario's own
+        value."""
+        values = self.values()
+        shown = self._shown_keys(values)
         changes: dict[str, Any] = {}
         for f in self.fields:
-            widget = self.query_one(f"#{f.widget_id}")
-            raw = widget.value if isinstance(widget, Input | Select) else None
-            value: Any = None if raw in ("", NONE, Select.NULL) else raw
+            raw = values[f.key]
+            value: Any = None if raw in ("", NONE) else raw
             if f.key == "model":
                 if value == CUSTOM:
                     changes["model"] = None
@@ -195,9 +256,9 @@ class FootprintScreen(Screen["FootprintSpec"]):
                 continue
             if f.key == "params" and changes.get("model"):
                 continue
-            if value is None or raw == self._initial(f):
-                # blank or as opened: the scenario's own value (a setting it does not give
-                # stays unset, so it is not reported as given)
+            if value is None or raw == self._initial(f) or not (hidden or f.key in shown):
+                # blank, as opened, or hidden: the scenario's own value (a setting it does not
+                # give stays unset, so it is not reported as given)
                 value = _get(self._base_given, f.key)
             section, _, name = f.key.rpartition(".")
             if section:
@@ -211,13 +272,10 @@ class FootprintScreen(Screen["FootprintSpec"]):
         """Rebuild the spec from the form and redraw the report, or say what is wrong."""
         from pydantic import ValidationError
 
-        from quiz.footprint import estimate, render_report
+        from quiz.footprint import ARCH_FIELDS, estimate, render_report
 
-        error = self.query_one("#fp-error", Static)
         report_view = self.query_one("#fp-report", Static)
-        custom = self.query_one("#fp-model", Select).value == CUSTOM
-        from quiz.footprint import ARCH_FIELDS
-
+        custom = self.query_one("#fp-model", ChoiceField).value == CUSTOM
         shaped = any(k in self._base_given for k in ARCH_FIELDS)
         if custom and not shaped and not self.query_one("#fp-params", Input).value.strip():
             self._show_error("Params (custom): type a parameter count (e.g. 7B), or choose a "
@@ -238,12 +296,12 @@ class FootprintScreen(Screen["FootprintSpec"]):
             self._show_error(str(exc))
             return
         self.spec = spec
+        error = self.query_one("#fp-error", Static)
         error.update("")
         error.remove_class("-shown")
         report_view.remove_class("-stale")
-        output = self.query_one("#fp-output")
-        width = max(report_view.size.width or output.size.width - 2, 24)
-        report_view.update(literal(render_report(report, width=width, units=spec.units,
+        self._width = report_width(self.app.size.width)
+        report_view.update(literal(render_report(report, width=self._width, units=spec.units,
                                                  name=self._label_of)))
 
     def _show_error(self, message: str) -> None:
@@ -254,14 +312,34 @@ class FootprintScreen(Screen["FootprintSpec"]):
         self.query_one("#fp-report", Static).add_class("-stale")
 
     @on(Input.Changed)
-    @on(Select.Changed)
-    def _changed(self, event: Input.Changed | Select.Changed) -> None:
-        if isinstance(event, Select.Changed) and event.select.id == "fp-model":
-            self._sync_params_input()
+    @on(ChoiceField.Changed)
+    def _changed(self, event: Input.Changed | ChoiceField.Changed) -> None:
+        if isinstance(event, ChoiceField.Changed):
+            if event.choice.id == "fp-model":
+                self._sync_params_input()
+            self._update_shown()
         if self.is_mounted:
             self.recompute()
 
+    # -- the focus ring -------------------------------------------------------------------------
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """The focused field's label is highlighted with it: the row reads as one."""
+        self._mark_label(event.widget, True)
+
+    def on_descendant_blur(self, event: events.DescendantBlur) -> None:
+        self._mark_label(event.widget, False)
+
+    def _mark_label(self, widget: Any, on_: bool) -> None:
+        if isinstance(widget, ChoiceField | Input) and widget.id:
+            for label in self.query(f"#{widget.id}-label"):
+                label.set_class(on_, "-focused")
+
     def action_close(self) -> None:
         """Back to where the calculator was opened from, handing back the last valid
-        scenario."""
-        self.dismiss(self.spec)
+        scenario (with the values typed into fields this phase hides, when they are valid)."""
+        spec = self.spec
+        try:
+            spec = self.base.replace(self.changes(hidden=True))
+        except ValueError:  # pydantic's ValidationError is a ValueError
+            pass
+        self.dismiss(spec)
