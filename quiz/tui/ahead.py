@@ -1,7 +1,8 @@
 """The speed layer (issue 13): work done while the student reads the start screen, so that
 Enter and ``s`` only show what is ready.
 
-- the question and summary screens are composed, mounted, laid out and drawn off screen;
+- the question and summary screens are composed, mounted, laid out and drawn off screen, then
+  the calculator screen (``m`` only fills it in: composing it was most of ``m``, issue 26);
 - the session the start form describes is drawn (:meth:`quiz.study.lifecycle.Lifecycle.draw_ahead`)
   and its first question drawn on the waiting question screen;
 - what the app has built so far is collected out of the young generations and frozen
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from textual.timer import Timer
 
     from quiz.study.shown import PreparedQuestions
+    from quiz.tui.screens.footprint import FootprintScreen
     from quiz.tui.screens.question import QuestionScreen
     from quiz.tui.screens.summary import SummaryScreen
 
@@ -63,7 +65,10 @@ class ScreensAhead:
         """The question screen every study session is shown on (made while the app waits)."""
         self.summary: SummaryScreen | None = None
         """The summary screen every summary is shown on (made while a session runs)."""
+        self.calculator: FootprintScreen | None = None
+        """The calculator screen ``m`` shows (made once the other two are ready)."""
         self._question_mounted: Awaitable[Any] | None = None
+        self._calculator_mounted: Awaitable[Any] | None = None
         self._draw_timer: Timer | None = None
         self._drawn: PreparedQuestions | None = None
 
@@ -138,13 +143,14 @@ class ScreensAhead:
         self.app.call_after_refresh(self._lay_out, True)
         self.draw_now()
         freeze_young()
+        self.app.call_after_refresh(self.prepare_calculator_screen)
 
     def _lay_out(self, again: bool = False) -> None:
         """Lay out the screens made ahead of time (and not shown) for the terminal's size.
         ``again``: only those whose widgets asked for a layout since, then draw each once off
         screen, so that the styles and lines its widgets keep are ready when it is first
         shown (about 1 ms of its first Enter otherwise)."""
-        for screen in (self.question, self.summary):
+        for screen in (self.question, self.summary, self.calculator):
             if not self.idle(screen):
                 continue
             assert screen is not None
@@ -161,6 +167,45 @@ class ScreensAhead:
             # What that drawing keeps (lines, styles) lives as long as the screens: out of
             # the young generations now, or the first collection of them within Enter scans it.
             freeze_young()
+
+    # -- the calculator screen -----------------------------------------------------------------
+    def prepare_calculator_screen(self) -> None:
+        """Compose the calculator screen (with the calculator's defaults) without showing it,
+        once the question and summary screens are ready: composing and mounting its form was
+        most of what ``m`` cost (issue 26), and importing the calculator the rest. It is
+        installed, so it stays mounted when closed, and every ``m`` shows it again
+        (:meth:`~quiz.tui.screens.footprint.FootprintScreen.show`)."""
+        from quiz.tui.screens.footprint import FootprintScreen
+
+        if self.calculator is not None:
+            return
+        screen = FootprintScreen()
+        self.app.install_screen(screen, name="calculator")
+        self._calculator_mounted = mount_off_stack(self.app, screen)
+        self.calculator = screen
+        self.app.call_after_refresh(self._settle_calculator)
+
+    def _settle_calculator(self) -> None:
+        """Lay the calculator screen out and draw it off screen once it is mounted (as
+        :meth:`_settle` does the others), then freeze what it built."""
+        screen = self.calculator
+        if screen is None or not self.idle(screen):
+            if screen is not None and not screen.is_mounted:
+                self.app.call_after_refresh(self._settle_calculator)  # composing: not yet
+            return
+        lay_out_off_screen(screen, self.app.size)
+        self.app.call_after_refresh(self._lay_out, True)
+
+    async def calculator_screen(self) -> FootprintScreen:
+        """The calculator screen, mounted (awaited only when ``m`` came before it was)."""
+        self.prepare_calculator_screen()
+        screen = self.calculator
+        assert screen is not None
+        if self._calculator_mounted is not None:
+            if not screen.is_mounted:
+                await self._calculator_mounted
+            self._calculator_mounted = None
+        return screen
 
     # -- the start form's session ---------------------------------------------------------------
     def draw_soon(self) -> None:

@@ -15,9 +15,8 @@ from quiz.tui.app_state import AppState
 from quiz.tui.textual_internals import driver_of
 
 if TYPE_CHECKING:
-
-    from quiz.footprint import FootprintSpec
     from quiz.study.store_rows import SessionRecord
+    from quiz.tui.screens.footprint import FootprintScreen
     from quiz.tui.screens.start import StartScreen
 
 
@@ -136,8 +135,10 @@ class AppCommands(AppState):
             return
         self.push_screen(ExamReportScreen(report, topic_names=self.library.topics, kept=True))
 
-    def action_footprint(self) -> None:
-        """Open the footprint calculator; from a question, pre-filled with its worked example."""
+    async def action_footprint(self) -> None:
+        """Open the footprint calculator; from a question, pre-filled with its worked example.
+        The calculator screen made ahead of time is filled in and shown (a new one only when
+        it is already on the stack, under another screen)."""
         from quiz.tui.screens.footprint import FootprintScreen
         from quiz.tui.screens.question import QuestionScreen
 
@@ -149,12 +150,17 @@ class AppCommands(AppState):
         if (self.session is not None and isinstance(self.screen, QuestionScreen)
                 and self.session.outcome() is not None):
             spec = self.session.current.question.calculator_spec or spec
-        self.push_screen(FootprintScreen(spec), self._calculator_closed)
+        screen = await self.ahead.calculator_screen()
+        if screen in self.screen_stack:
+            screen = FootprintScreen(spec)
+        else:
+            screen.show(spec)
+        self.push_screen(screen, lambda _: self._calculator_closed(screen))
 
-    def _calculator_closed(self, spec: FootprintSpec | None) -> None:
+    def _calculator_closed(self, screen: FootprintScreen) -> None:
         """Keep the calculator's last scenario for the next time it is opened."""
-        if spec is not None:
-            self.calculator_spec = spec
+        if screen.result is not None:
+            self.calculator_spec = screen.result
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Hide the calculator key while the calculator is open; dim reloading and the

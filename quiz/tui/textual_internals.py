@@ -196,6 +196,21 @@ class ChecksScrollUpdates(Widget):
             super()._scroll_update(virtual_size)
 
 
+_uses(Widget, "_size_updated")
+
+
+class NoLayoutForScrollHeight(Widget):
+    """A scrolling container whose scrollable size changes without a second layout of the
+    screen: Textual lays the whole screen out again when a widget's virtual size changes
+    (``Widget._size_updated`` sets the ``virtual_size`` reactive, which asks for a layout),
+    because a scrollbar may appear. With ``scrollbar-gutter: stable`` its column is kept
+    either way, so nothing else moves: only the scrollbars are updated (Textual 8.2.8)."""
+
+    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size,
+                      layout: bool = True) -> bool:
+        return super()._size_updated(size, virtual_size, container_size, layout=False)
+
+
 def clear_layout_cache(widget: Widget) -> None:
     """Forget ``widget``'s cached visual and height (``refresh()`` would too, but during a
     layout it also looks the widget up on screen). ``Widget._layout_cache`` (Textual 8.2.8)."""

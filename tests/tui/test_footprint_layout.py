@@ -7,18 +7,19 @@ from typing import Any
 
 import pytest
 from rich.cells import cell_len
-from textual.widgets import Input, OptionList, Static
+from textual.widgets import Input, OptionList
 
 from quiz.tui.app import make_app
 from quiz.tui.screens.choice_picker import ChoicePicker
 from quiz.tui.screens.footprint import FootprintScreen, report_width
 from quiz.tui.screens.footprint_form import form_sections
 from quiz.tui.widgets.choice_field import ChoiceField
+from quiz.tui.widgets.report_view import ReportView
 from tests.conftest import make_library, question_data
 
 
 def report_text(screen: FootprintScreen) -> str:
-    return screen.query_one("#fp-report", Static).visual.plain  # type: ignore[union-attr]
+    return screen.query_one(ReportView).report
 
 
 async def _open(pilot: Any, app: Any) -> FootprintScreen:
@@ -157,8 +158,8 @@ async def test_the_layout_and_results_are_final_before_the_first_frame(
         assert (at_mount_narrow, at_mount_tiny) == (narrow, tiny)
         assert "6,738,415,616 parameters" in at_mount_report
         assert report_text(screen) == at_mount_report  # not drawn again after the layout
-        report = screen.query_one("#fp-report", Static)
-        assert report.size.width == report_width(size[0])
+        report = screen.query_one(ReportView)
+        assert report.scrollable_content_region.width == report_width(size[0])
         assert max(cell_len(line) for line in at_mount_report.splitlines()) <= report.size.width
 
 
@@ -176,3 +177,34 @@ def test_every_labelled_field_is_in_a_section_in_the_specs_order() -> None:
         assert keys == [k for k in labelled if k in keys]
         nested = {k.partition(".")[0] for k in keys if "." in k}
         assert nested <= {section.name}
+
+
+async def test_m_shows_the_calculator_made_ahead_filled_in_with_the_scenario() -> None:
+    """The app composes the calculator while the start screen waits; ``m`` fills it in and
+    shows it (no new screen), each time from the scenario it is opened with."""
+    app = make_app(make_library(question_data("q1")), shuffle=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        for _ in range(200):
+            await pilot.pause()
+            made = app.ahead.calculator
+            if made is not None and made.is_mounted:
+                break
+        made = app.ahead.calculator
+        assert made is not None and made.is_mounted and made not in app.screen_stack
+        await pilot.press("m")
+        await pilot.pause()
+        assert app.screen is made
+        made.query_one("#fp-training-dp", Input).value = "8"
+        made.query_one("#fp-phase", ChoiceField).value = "training"
+        await pilot.pause()
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is not made and made.is_mounted  # kept for the next time
+        await pilot.press("m")
+        await pilot.pause()
+        assert app.screen is made
+        assert made.spec.phase == "training" and made.spec.training.dp == 8
+        assert made.query_one("#fp-phase", ChoiceField).value == "training"
+        assert not _shown(made, "#fp-section-inference")
+        assert "Inference —" not in made.report_text and "dp 8" in made.report_text
+        assert not made.error_text

@@ -3,17 +3,16 @@ targets and double quantization, recomputed live like every other field."""
 
 from __future__ import annotations
 
-from textual.widgets import Static
-
 from quiz.footprint import FootprintSpec, estimate, format_bytes
 from quiz.tui.app import make_app
 from quiz.tui.screens.footprint import FootprintScreen
 from quiz.tui.widgets.choice_field import ChoiceField
+from quiz.tui.widgets.report_view import ReportView
 from tests.conftest import make_library, question_data
 
 
 def report_text(screen: FootprintScreen) -> str:
-    return screen.query_one("#fp-report", Static).visual.plain  # type: ignore[union-attr]
+    return screen.query_one(ReportView).report
 
 
 async def test_the_form_switches_to_qlora_and_reports_bad_targets() -> None:
@@ -48,7 +47,7 @@ async def test_the_form_switches_to_qlora_and_reports_bad_targets() -> None:
         assert screen.spec.training.double_quant is False
         screen.query_one("#fp-training-lora-targets").value = "q,vv"
         await pilot.pause()
-        error = screen.query_one("#fp-error", Static)
-        assert error.has_class("-shown")
-        assert "LoRA targets: unknown LoRA target 'vv'" in error.visual.plain  # type: ignore
-        assert "did you mean 'v'?" in error.visual.plain  # type: ignore[union-attr]
+        error = screen.query_one(ReportView)
+        assert error.stale
+        assert "LoRA targets: unknown LoRA target 'vv'" in error.error_text
+        assert "did you mean 'v'?" in error.error_text

@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-from textual.widgets import Static
-
 from quiz.footprint import FootprintSpec, estimate, format_bytes
 from quiz.tui.app import make_app
 from quiz.tui.screens.footprint import FootprintScreen
 from quiz.tui.screens.question import QuestionScreen
 from quiz.tui.widgets.choice_field import ChoiceField
 from quiz.tui.widgets.question_view import QuestionView
+from quiz.tui.widgets.report_view import ReportView
 from tests.conftest import make_library, question_data
 from tests.tui.waits import until
 
 
 def report_text(screen: FootprintScreen) -> str:
-    return screen.query_one("#fp-report", Static).visual.plain  # type: ignore[union-attr]
+    return screen.query_one(ReportView).report
 
 
 async def test_calculator_alone_recomputes_on_every_change() -> None:
@@ -54,16 +53,16 @@ async def test_bad_input_is_reported_and_last_good_result_kept() -> None:
         before = report_text(screen)
         screen.query_one("#fp-training-micro-batch").value = "-1"
         await pilot.pause()
-        error = screen.query_one("#fp-error", Static)
-        assert error.has_class("-shown")
-        assert "Micro-batch: must be positive (got -1)" in error.visual.plain
-        assert "last valid input" in error.visual.plain
+        error = screen.query_one(ReportView)
+        assert error.stale
+        assert "Micro-batch: must be positive (got -1)" in error.error_text
+        assert "last valid input" in error.error_text
         assert report_text(screen) == before
-        assert screen.query_one("#fp-report").has_class("-stale")
+        assert screen.query_one(ReportView).stale
         screen.query_one("#fp-training-micro-batch").value = "2"
         await pilot.pause()
-        assert not error.has_class("-shown")
-        assert not screen.query_one("#fp-report").has_class("-stale")
+        assert not error.stale
+        assert not screen.query_one(ReportView).stale
         # A preset brings its own parameter count: the custom count is only typed for custom.
         params = screen.query_one("#fp-params")
         assert params.disabled
@@ -132,10 +131,10 @@ async def test_params_follow_the_model_and_a_blank_count_is_an_error() -> None:
         assert params.value == str(screen.spec.resolved.params)
         params.value = ""
         await pilot.pause()
-        error = screen.query_one("#fp-error", Static).visual.plain  # type: ignore[union-attr]
+        error = screen.query_one(ReportView).error_text
         assert error.startswith("Params (custom): type a parameter count (e.g. 7B), or choose "
                                 "a model preset")
-        assert screen.query_one("#fp-report").has_class("-stale")
+        assert screen.query_one(ReportView).stale
 
 
 async def test_calculator_keeps_its_changes_and_opens_help_with_question_mark() -> None:
@@ -193,8 +192,6 @@ def test_cli_names_its_flags_not_bank_keys(capsys: object) -> None:
 
 async def test_pgdn_pages_the_results_while_a_field_has_the_focus() -> None:
     """At 80x24 only part of the breakdown fits: PgDn/PgUp page it from the form."""
-    from textual.containers import VerticalScroll
-
     app = make_app(make_library(question_data("q1")))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
@@ -204,7 +201,7 @@ async def test_pgdn_pages_the_results_while_a_field_has_the_focus() -> None:
                     "the calculator's results")
         screen = app.screen
         assert isinstance(screen, FootprintScreen)
-        output = screen.query_one("#fp-output", VerticalScroll)
+        output = screen.query_one(ReportView)
         assert output.max_scroll_y > 0 and output.scroll_y == 0
         assert app.focused is not None and app.focused is not output
         await pilot.press("pagedown")
@@ -235,7 +232,7 @@ async def test_calculator_offers_the_quantization_schemes() -> None:
         # A named scheme fixes its scales: choosing a scale dtype is an error in the form.
         screen.query_one("#fp-inference-scale-dtype").value = "bf16"  # type: ignore[attr-defined]
         await pilot.pause()
-        error = screen.query_one("#fp-error", Static).visual.plain  # type: ignore[union-attr]
+        error = screen.query_one(ReportView).error_text
         assert "Scale dtype: applies to plain int4/int8 weights only" in error
 
 
@@ -281,12 +278,12 @@ async def test_calculator_offers_expert_parallel() -> None:
         screen.query_one("#fp-training-dp").value = "8"
         screen.query_one("#fp-training-ep").value = "8"
         await pilot.pause()
-        error = screen.query_one("#fp-error", Static)
-        assert error.has_class("-shown")
-        assert "needs a mixture-of-experts model" in error.visual.plain
+        error = screen.query_one(ReportView)
+        assert error.stale
+        assert "needs a mixture-of-experts model" in error.error_text
         screen.query_one("#fp-model").value = "mixtral-8x7b"
         await pilot.pause()
-        assert not error.has_class("-shown")
+        assert not error.stale
         assert screen.spec.training.ep == 8
         text = report_text(screen)
         assert "(ep 8 within dp)" in text

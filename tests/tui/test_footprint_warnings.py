@@ -8,6 +8,7 @@ from textual.widgets import Select, Static
 
 from quiz.tui.app import make_app
 from quiz.tui.screens.footprint import FootprintScreen
+from quiz.tui.widgets.choice_field import ChoiceField
 from tests.conftest import make_library, question_data
 
 
@@ -19,12 +20,11 @@ async def test_a_context_longer_than_trained_is_a_warning_line_on_the_screen() -
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, FootprintScreen)
-        report = screen.query_one("#fp-report", Static)
-        assert "Warning:" not in report.visual.plain  # type: ignore[union-attr]
+        assert "Warning:" not in screen.report_text
         screen.query_one("#fp-inference-context").value = "8192"
         await pilot.pause()
         assert screen.spec.inference.context == 8192
-        text = " ".join(report.visual.plain.split())  # type: ignore[union-attr]
+        text = " ".join(screen.report_text.split())
         assert ("Warning: inference context 8,192 is longer than the 4,096 tokens Llama-2-7B "
                 "was trained for") in text
         model = screen.query_one("#fp-model", Select)

@@ -448,9 +448,9 @@ async def test_palette_commands_close_dialogs_and_never_stack_a_second_calculato
         await pilot.pause()
         assert isinstance(app.screen, SummaryScreen)
         assert not any(isinstance(s, ConfirmScreen) for s in app.screen_stack)
-        app.action_footprint()
+        await app.action_footprint()
         await pilot.pause()
-        app.action_footprint()
+        await app.action_footprint()
         await pilot.pause()
         assert sum(isinstance(s, FootprintScreen) for s in app.screen_stack) == 1
 

@@ -18,10 +18,8 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid, Horizontal, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Input, Label, Static
 
-from quiz.tui.content import literal
 from quiz.tui.screens.footprint_form import (
     CUSTOM,
     NONE,
@@ -31,8 +29,11 @@ from quiz.tui.screens.footprint_form import (
     form_sections,
     section_shown,
 )
+from quiz.tui.screens.reshown import ReshownScreen
+from quiz.tui.textual_internals import NoLayoutForScrollHeight
 from quiz.tui.widgets.choice_field import ChoiceField
 from quiz.tui.widgets.key_bar import KeyBar
+from quiz.tui.widgets.report_view import ReportView
 from quiz.tui.widgets.title_bar import TitleBar
 
 if TYPE_CHECKING:
@@ -50,6 +51,11 @@ included."""
 OUTPUT_FRAME = 3
 """Columns of the results' frame: padding (2) and the scrollbar's column, kept whether it is
 shown or not (``scrollbar-gutter: stable``)."""
+
+
+class FormScroll(NoLayoutForScrollHeight, VerticalScroll):
+    """The form's scroll: showing or hiding a section changes its height without a second
+    layout (its scrollbar's column is kept: ``scrollbar-gutter: stable`` in app.tcss)."""
 
 
 def _get(data: Mapping[str, Any], key: str) -> Any:
@@ -70,9 +76,11 @@ def report_width(width: int) -> int:
     return max(inner, 24)
 
 
-class FootprintScreen(Screen["FootprintSpec"]):
+class FootprintScreen(ReshownScreen):
     """Training vs inference memory for a model, with every number's derivation. Closing it
-    returns the last valid scenario, so the app can reopen it as it was left."""
+    leaves the last valid scenario in :attr:`result`, so the app can reopen it as it was left.
+    The app keeps one mounted and shows it again (a :class:`ReshownScreen`: not restyled
+    whole each time)."""
 
     BINDINGS = [
         Binding("escape", "close", "Back"),
@@ -92,6 +100,14 @@ class FootprintScreen(Screen["FootprintSpec"]):
         self.fields = form_fields()
         self._width = 0
         """The width the results were last drawn for (0: not drawn yet)."""
+        self.result: FootprintSpec | None = None
+        """The scenario the screen was closed with (``None`` while it is open)."""
+        # The widgets by spec key and section, kept as composed (no query per field).
+        self._widgets: dict[str, ChoiceField | Input] = {}
+        self._labels: dict[str, Label] = {}
+        self._parts: dict[str, tuple[Static, Grid]] = {}
+        self._report = ReportView(id="fp-output")
+        self._form = FormScroll(id="fp-form-scroll")
         self._set_base(spec)
 
     def _set_base(self, spec: FootprintSpec | None) -> None:
@@ -112,7 +128,7 @@ class FootprintScreen(Screen["FootprintSpec"]):
         phase = values.get("phase", "both")
         yield TitleBar()
         with Horizontal(id="fp-main"):
-            with VerticalScroll(id="fp-form-scroll"):
+            with self._form:
                 for section in self.sections:
                     shown = section_shown(section.name, phase)
                     heading = Static(section.title, classes="fp-heading", markup=False,
@@ -121,12 +137,11 @@ class FootprintScreen(Screen["FootprintSpec"]):
                     yield heading
                     grid = Grid(classes="fp-form", id=section.widget_id)
                     grid.display = shown
+                    self._parts[section.name] = (heading, grid)
                     with grid:
                         for f in section.fields:
                             yield from self._field_widgets(f, values)
-            with VerticalScroll(id="fp-output"):
-                yield Static(id="fp-error", markup=False)
-                yield Static(id="fp-report", markup=False)
+            yield self._report
         yield KeyBar()
 
     def _field_widgets(self, f: Field, values: Mapping[str, str]) -> ComposeResult:
@@ -139,19 +154,22 @@ class FootprintScreen(Screen["FootprintSpec"]):
             widget = Input(value=values[f.key], placeholder=f.placeholder, id=f.widget_id,
                            compact=True)
         label.display = widget.display = shown
+        self._widgets[f.key] = widget
+        self._labels[f.key] = label
         yield label
         yield widget
 
     def on_mount(self) -> None:
         self.title = "Footprint calculator"
         self._sync_params_input()
-        self.query_one(f"#{self.fields[0].widget_id}").focus()
+        self._widgets[self.fields[0].key].focus()
         self.recompute()
 
     def show(self, spec: FootprintSpec | None) -> None:
         """Start again from ``spec`` (as :meth:`__init__` does) on a screen made earlier: every
         field set to the scenario's value, the sections it uses shown, the results drawn."""
         self._set_base(spec)
+        self.result = None
         for name, on_ in layout_classes(self.app.size.width).items():
             self.set_class(on_, name)
         with self.prevent(Input.Changed, ChoiceField.Changed):
@@ -160,17 +178,27 @@ class FootprintScreen(Screen["FootprintSpec"]):
                 widget.value = self._initial(f)
             self._sync_params_input()
         self._update_shown()
-        self.query_one("#fp-output", VerticalScroll).scroll_home(animate=False)
-        self.query_one("#fp-form-scroll", VerticalScroll).scroll_home(animate=False)
+        self._report.scroll_home(animate=False)
+        self._form.scroll_home(animate=False)
         self._widget(self.fields[0]).focus()
         self.recompute()
 
+    @property
+    def report_text(self) -> str:
+        """The report shown (for the last valid input while an error stands)."""
+        return self._report.report
+
+    @property
+    def error_text(self) -> str:
+        """What is wrong with the input as shown above the report (empty when nothing is)."""
+        return self._report.error_text
+
     def _widget(self, f: Field) -> ChoiceField | Input:
-        return self.query_one(f"#{f.widget_id}", ChoiceField | Input)  # type: ignore[arg-type]
+        return self._widgets[f.key]
 
     def action_page_results(self, direction: int) -> None:
         """PgDn/PgUp: scroll the results a page, wherever the focus is in the form."""
-        output = self.query_one("#fp-output", VerticalScroll)
+        output = self._report
         if direction > 0:
             output.scroll_page_down()
         else:
@@ -211,19 +239,19 @@ class FootprintScreen(Screen["FootprintSpec"]):
         phase = values.get("phase", "both")
         for section in self.sections:
             shown = section_shown(section.name, phase)
-            self.query_one(f"#fp-heading-{section.name}").display = shown
-            self.query_one(f"#{section.widget_id}").display = shown
+            heading, grid = self._parts[section.name]
+            heading.display = grid.display = shown
             for f in section.fields:
                 on_ = field_shown(f.key, values)
-                self.query_one(f"#{f.label_id}").display = on_
-                self._widget(f).display = on_
+                self._labels[f.key].display = self._widgets[f.key].display = on_
 
     def _sync_params_input(self) -> None:
         """The parameter count is typed only for a custom model; a preset brings its own, so
         the field is emptied (no stale count is left behind). Switching to a custom model
         starts from the count of the model shown."""
-        custom = self.query_one("#fp-model", ChoiceField).value == CUSTOM
-        params = self.query_one("#fp-params", Input)
+        custom = self._widgets["model"].value == CUSTOM
+        params = self._widgets["params"]
+        assert isinstance(params, Input)
         params.disabled = not custom
         params.placeholder = "e.g. 7B, 6.7e9" if custom else "from the preset"
         if not custom and params.value:
@@ -274,10 +302,9 @@ class FootprintScreen(Screen["FootprintSpec"]):
 
         from quiz.footprint import ARCH_FIELDS, estimate, render_report
 
-        report_view = self.query_one("#fp-report", Static)
-        custom = self.query_one("#fp-model", ChoiceField).value == CUSTOM
+        custom = self._widgets["model"].value == CUSTOM
         shaped = any(k in self._base_given for k in ARCH_FIELDS)
-        if custom and not shaped and not self.query_one("#fp-params", Input).value.strip():
+        if custom and not shaped and not self._widgets["params"].value.strip():
             self._show_error("Params (custom): type a parameter count (e.g. 7B), or choose a "
                              "model preset")
             return
@@ -296,20 +323,13 @@ class FootprintScreen(Screen["FootprintSpec"]):
             self._show_error(str(exc))
             return
         self.spec = spec
-        error = self.query_one("#fp-error", Static)
-        error.update("")
-        error.remove_class("-shown")
-        report_view.remove_class("-stale")
         self._width = report_width(self.app.size.width)
-        report_view.update(literal(render_report(report, width=self._width, units=spec.units,
-                                                 name=self._label_of)))
+        self._report.show_report(
+            render_report(report, width=self._width, units=spec.units, name=self._label_of))
 
     def _show_error(self, message: str) -> None:
         """Say what is wrong, and mark the result below as belonging to the last valid input."""
-        error = self.query_one("#fp-error", Static)
-        error.update(literal(message + "\n(The result below is for the last valid input.)"))
-        error.add_class("-shown")
-        self.query_one("#fp-report", Static).add_class("-stale")
+        self._report.show_error(message, report_width(self.app.size.width))
 
     @on(Input.Changed)
     @on(ChoiceField.Changed)
@@ -335,11 +355,17 @@ class FootprintScreen(Screen["FootprintSpec"]):
                 label.set_class(on_, "-focused")
 
     def action_close(self) -> None:
-        """Back to where the calculator was opened from, handing back the last valid
-        scenario (with the values typed into fields this phase hides, when they are valid)."""
+        """Back to where the calculator was opened from, leaving the last valid scenario in
+        :attr:`result` (with the values typed into fields this phase hides, when they are
+        valid)."""
+        from quiz.footprint import estimate
+
         spec = self.spec
         try:
-            spec = self.base.replace(self.changes(hidden=True))
+            whole = self.base.replace(self.changes(hidden=True))
+            estimate(whole)
+            spec = whole
         except ValueError:  # pydantic's ValidationError is a ValueError
             pass
-        self.dismiss(spec)
+        self.result = spec
+        self.dismiss(None)

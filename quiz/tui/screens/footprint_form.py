@@ -121,6 +121,8 @@ def _preset_choices() -> dict[str, tuple[tuple[tuple[str, str], ...], tuple[str,
     return {
         "model": (model_pairs, (*models, "custom (count below)")),
         "gpu": (gpu_pairs, ("none", *gpus)),
+        # A second model (a speculative-decoding draft): a preset or none, never custom.
+        "draft_model": ((("none", NONE),) + model_pairs[:-1], ("none", *models)),
     }
 
 
@@ -138,10 +140,14 @@ def form_sections() -> tuple[Section, ...]:
         label = f.doc.label
         field: Field
         if f.kind == "preset":
-            pairs, short = presets[f.name]
+            pairs, short = presets.get(f.name) or presets["model" if "model" in f.name
+                                                           else "gpu"]
             field = Field(f.key, label, pairs, section=section, short=short)
         elif f.kind == "yes_no":
-            field = Field(f.key, label, (("yes", "true"), ("no", "false")), section=section)
+            yes_no: tuple[tuple[str, str], ...] = (("yes", "true"), ("no", "false"))
+            if f.default is None:  # "not set": the computed default
+                yes_no = ((f"{f.default_text} (default)", NONE),) + yes_no
+            field = Field(f.key, label, yes_no, section=section)
         elif f.choices:
             choices = tuple((c, c) for c in f.choices)
             if f.default is None:  # "not set": the computed default
