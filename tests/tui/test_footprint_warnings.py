@@ -4,8 +4,6 @@ the model was trained for is a visible "Warning:" line above the tables; the Dee
 
 from __future__ import annotations
 
-from textual.widgets import Select, Static
-
 from quiz.tui.app import make_app
 from quiz.tui.screens.footprint import FootprintScreen
 from quiz.tui.widgets.choice_field import ChoiceField
@@ -27,10 +25,10 @@ async def test_a_context_longer_than_trained_is_a_warning_line_on_the_screen() -
         text = " ".join(screen.report_text.split())
         assert ("Warning: inference context 8,192 is longer than the 4,096 tokens Llama-2-7B "
                 "was trained for") in text
-        model = screen.query_one("#fp-model", Select)
+        model = screen.query_one("#fp-model", ChoiceField)
         model.value = "deepseek-v3"
         await pilot.pause()
         assert screen.spec.model == "deepseek-v3"
-        text = " ".join(report.visual.plain.split())  # type: ignore[union-attr]
+        text = " ".join(screen.report_text.split())
         assert "DeepSeek-V3 — 671,026,419,200 parameters" in text
         assert "Warning:" not in text  # 8,192 is within its 163,840
