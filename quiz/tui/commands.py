@@ -163,11 +163,12 @@ class AppCommands(AppState):
             self.calculator_spec = screen.result
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Hide the calculator key while the calculator is open; dim reloading and the
-        statistics while the banks load."""
+        """Hide the calculator key while the calculator is open (also under one of its
+        lists of choices); dim reloading and the statistics while the banks load."""
+        from quiz.tui.screens.choice_picker import ChoicePicker
         from quiz.tui.screens.footprint import FootprintScreen
 
-        if action == "footprint" and isinstance(self.screen, FootprintScreen):
+        if action == "footprint" and isinstance(self.screen, FootprintScreen | ChoicePicker):
             return False
         if action in ("reload_banks", "stats") and (
                 not self.loaded or self._start_screen_loading()):
