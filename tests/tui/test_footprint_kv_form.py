@@ -3,15 +3,14 @@ draft model are fields like the others, recomputed live, with their errors at th
 
 from __future__ import annotations
 
-from textual.widgets import Select, Static
-
 from quiz.tui.app import make_app
 from quiz.tui.screens.footprint import NONE, FootprintScreen
+from quiz.tui.widgets.choice_field import ChoiceField
 from tests.conftest import make_library, question_data
 
 
 def report_text(screen: FootprintScreen) -> str:
-    return screen.query_one("#fp-report", Static).visual.plain  # type: ignore[union-attr]
+    return screen.report_text
 
 
 async def test_calculator_offers_low_bit_kv_shared_prefix_and_draft_model() -> None:
@@ -26,7 +25,7 @@ async def test_calculator_offers_low_bit_kv_shared_prefix_and_draft_model() -> N
         screen.query_one("#fp-inference-kv-dtype").value = "int4"  # type: ignore[attr-defined]
         screen.query_one("#fp-inference-batch").value = "8"  # type: ignore[attr-defined]
         screen.query_one("#fp-inference-shared-prefix").value = "1000"  # type: ignore[attr-defined]
-        draft = screen.query_one("#fp-inference-draft-model", Select)
+        draft = screen.query_one("#fp-inference-draft-model", ChoiceField)
         draft.value = "llama-3.2-1b"
         await pilot.pause()
         spec = screen.spec.inference
@@ -42,12 +41,10 @@ async def test_calculator_offers_low_bit_kv_shared_prefix_and_draft_model() -> N
         # a prefix longer than the context is the field's error; the last good result stays
         screen.query_one("#fp-inference-context").value = "512"  # type: ignore[attr-defined]
         await pilot.pause()
-        error = screen.query_one("#fp-error", Static)
-        assert error.has_class("-shown")
-        assert "longer than the context" in error.visual.plain  # type: ignore[union-attr]
+        assert "longer than the context" in screen.error_text
         screen.query_one("#fp-inference-context").value = "2048"  # type: ignore[attr-defined]
         draft.value = NONE
         await pilot.pause()
-        assert not error.has_class("-shown")
+        assert not screen.error_text
         assert screen.spec.inference.draft_model is None
         assert "draft weights" not in report_text(screen)
