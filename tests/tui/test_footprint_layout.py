@@ -208,3 +208,29 @@ async def test_m_shows_the_calculator_made_ahead_filled_in_with_the_scenario() -
         assert not _shown(made, "#fp-section-inference")
         assert "Inference —" not in made.report_text and "dp 8" in made.report_text
         assert not made.error_text
+
+
+async def test_typing_in_a_field_recomputes_without_laying_the_screen_out(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from textual.screen import Screen
+
+    from quiz.tui.textual_internals import SCREEN_LAYOUT
+
+    app = make_app(make_library(question_data("q1")), shuffle=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await _open(pilot, app)
+        screen.query_one("#fp-training-micro-batch", Input).focus()
+        await pilot.pause()
+        layouts: list[str] = []
+        real = getattr(Screen, SCREEN_LAYOUT)
+
+        def counting(self: Screen[Any], size: Any = None, scroll: bool = False) -> None:
+            layouts.append(type(self).__name__)
+            real(self, size, scroll)
+
+        monkeypatch.setattr(Screen, SCREEN_LAYOUT, counting)
+        await pilot.press("2")
+        await pilot.pause()
+        assert screen.spec.training.micro_batch == 2  # the focused field's "1" was selected
+        assert "micro-batch 2 × 2,048 tokens" in " ".join(screen.report_text.split())
+        assert layouts == []

@@ -18,6 +18,8 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid, Horizontal, VerticalScroll
+from textual.geometry import Size
+from textual.reactive import Reactive
 from textual.widgets import Input, Label, Static
 
 from quiz.tui.screens.footprint_form import (
@@ -51,6 +53,14 @@ included."""
 OUTPUT_FRAME = 3
 """Columns of the results' frame: padding (2) and the scrollbar's column, kept whether it is
 shown or not (``scrollbar-gutter: stable``)."""
+
+
+class FormInput(Input):
+    """A text field of the form: typing in it changes its scrollable width (Textual's
+    ``Input`` sets its ``virtual_size`` on every change), which asked for a layout of the whole
+    screen at each key; its own width is fixed by the grid, so only it is drawn again."""
+
+    virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False)
 
 
 class FormScroll(NoLayoutForScrollHeight, VerticalScroll):
@@ -151,8 +161,8 @@ class FootprintScreen(ReshownScreen):
         if f.choices is not None:
             widget = ChoiceField(f.field_choices(), values[f.key], id=f.widget_id)
         else:
-            widget = Input(value=values[f.key], placeholder=f.placeholder, id=f.widget_id,
-                           compact=True)
+            widget = FormInput(value=values[f.key], placeholder=f.placeholder,
+                               id=f.widget_id, compact=True)
         label.display = widget.display = shown
         self._widgets[f.key] = widget
         self._labels[f.key] = label
