@@ -158,7 +158,9 @@ def test_the_deepseek_v3_preset_is_offered_by_the_cli_and_the_form() -> None:
 
     model = next(f for f in form_fields() if f.key == "model")
     assert model.choices is not None
-    assert ("DeepSeek-V3 (671.03B)", "deepseek-v3") in model.choices
+    listed = dict((value, text) for text, value in model.choices)
+    assert listed["deepseek-v3"].split() == ["deepseek-v3", "DeepSeek-V3,", "671.03B",
+                                             "parameters"]
 
 
 def test_jamba_keeps_keys_and_values_in_its_four_attention_layers_only() -> None:
