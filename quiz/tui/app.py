@@ -297,7 +297,7 @@ class QuizApp(LoadsBanks, AppCommands):
         practice)."""
         start = self._start_screen()
         if (start is None or not self.loaded or start.library is not self.library
-                or start.loading_banks or start.composing or self.screen is not start
+                or start.loading_banks or not start.form_ready or self.screen is not start
                 or start.mode != Mode.PRACTICE):
             self.study.forget_drawn()
             return None

@@ -314,3 +314,19 @@ async def test_space_on_start_starts_and_an_empty_count_means_all_without_a_red_
         await pilot.pause()
         assert isinstance(app.screen, QuestionScreen) and app.session is not None
         assert app.session.total == 3
+
+
+async def test_a_start_form_being_torn_down_is_not_drawn_ahead_and_raises_nothing() -> None:
+    # A draw-ahead timer can fire as the app ends, after the start screen's fields are removed:
+    # it read start.mode, whose query_one('#mode') raised NoMatches out of run_test's exit.
+    library = make_library(*(question_data(f"m{i}", topic="memory") for i in range(3)),
+                           topics={"memory": "Memory"})
+    app = make_app(library, seed=7)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: app.study._drawn is not None, "the session drawn ahead")
+        start = app.screen
+        assert start.form_ready  # type: ignore[attr-defined]
+        await start.query_one("#mode").remove()
+        assert not start.form_ready  # type: ignore[attr-defined]
+        assert app._draw_ahead() is None
+        assert app.study._drawn is None

@@ -345,6 +345,13 @@ class StartScreen(HiddenWhenCovered):
         self.action_start()
 
     @property
+    def form_ready(self) -> bool:
+        """True when the form's fields are there to be read: not while :meth:`show_library`
+        composes it, and not once the screen is being torn down (a draw-ahead timer can fire
+        as the app ends, after the fields are removed)."""
+        return not self.composing and self.is_attached and bool(self.query("#mode"))
+
+    @property
     def mode(self) -> str:
         """The chosen mode key (practice, exam, review or cram)."""
         index = self.query_one("#mode", RadioSet).pressed_index
