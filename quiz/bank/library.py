@@ -169,6 +169,16 @@ class LoadedBank:
         """The validated questions, in file order (decoded first for a stored bank)."""
         return self._decoded()[1]
 
+    def question_hashes(self) -> tuple[str, ...]:
+        """Each question's content hash, in file order: :attr:`content_hashes` as the loader
+        (or the validated-bank cache) gave them, or, for a bank built otherwise, computed from
+        its questions (:func:`quiz.bank.identity.content_hash`; the only case that decodes)."""
+        if len(self.content_hashes) == len(self.question_ids):
+            return self.content_hashes
+        from quiz.bank.identity import content_hash
+
+        return tuple(content_hash(q) for q in self.questions)
+
     def __repr__(self) -> str:
         return (f"LoadedBank({str(self.path)!r}, {self.header.id!r}, "
                 f"{len(self.question_ids)} questions)")

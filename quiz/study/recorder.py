@@ -46,13 +46,8 @@ class QuestionIndex:
         hash_of: dict[str, str] = {}
         for bank in library.banks:
             ids = bank.question_ids
-            hashes = bank.content_hashes
-            if len(hashes) != len(ids):
-                from quiz.bank.identity import content_hash
-
-                hashes = tuple(content_hash(q) for q in bank.questions)
             bank_of.update(dict.fromkeys(ids, bank.header.id))
-            hash_of.update(zip(ids, hashes, strict=True))
+            hash_of.update(zip(ids, bank.question_hashes(), strict=True))
         return cls(bank_of, hash_of)
 
 

@@ -137,12 +137,8 @@ def compute(store: Store, library: Library, now: datetime) -> Stats:
     hashes: dict[str, str] = {}
     for bank in library.banks:
         ids = bank.question_ids
-        bank_hashes = bank.content_hashes
-        if len(bank_hashes) != len(ids):
-            from quiz.bank.identity import content_hash
-
-            bank_hashes = tuple(content_hash(q) for q in bank.questions)
-        for qid, topic, digest in zip(ids, bank.question_topics, bank_hashes, strict=True):
+        for qid, topic, digest in zip(ids, bank.question_topics, bank.question_hashes(),
+                                      strict=True):
             if qid not in topic_of:  # ids are unique across a library; the first one counts
                 topic_of[qid] = topic
                 hashes[qid] = digest
