@@ -3,10 +3,9 @@ draft model are fields like the others, recomputed live, with their errors at th
 
 from __future__ import annotations
 
-from quiz.tui.app import make_app
 from quiz.tui.screens.footprint import NONE, FootprintScreen
 from quiz.tui.widgets.choice_field import ChoiceField
-from tests.conftest import make_library, question_data
+from tests.tui.calculator import open_calculator
 
 
 def report_text(screen: FootprintScreen) -> str:
@@ -14,13 +13,7 @@ def report_text(screen: FootprintScreen) -> str:
 
 
 async def test_calculator_offers_low_bit_kv_shared_prefix_and_draft_model() -> None:
-    app = make_app(make_library(question_data("q1")), shuffle=False)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
-        await pilot.press("m")
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, FootprintScreen)
+    async with open_calculator() as (app, pilot, screen):
         screen.query_one("#fp-phase").value = "inference"  # type: ignore[attr-defined]
         screen.query_one("#fp-inference-kv-dtype").value = "int4"  # type: ignore[attr-defined]
         screen.query_one("#fp-inference-batch").value = "8"  # type: ignore[attr-defined]

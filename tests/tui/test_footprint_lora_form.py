@@ -4,11 +4,10 @@ targets and double quantization, recomputed live like every other field."""
 from __future__ import annotations
 
 from quiz.footprint import FootprintSpec, estimate, format_bytes
-from quiz.tui.app import make_app
 from quiz.tui.screens.footprint import FootprintScreen
 from quiz.tui.widgets.choice_field import ChoiceField
 from quiz.tui.widgets.report_view import ReportView
-from tests.conftest import make_library, question_data
+from tests.tui.calculator import open_calculator
 
 
 def report_text(screen: FootprintScreen) -> str:
@@ -16,13 +15,7 @@ def report_text(screen: FootprintScreen) -> str:
 
 
 async def test_the_form_switches_to_qlora_and_reports_bad_targets() -> None:
-    app = make_app(make_library(question_data("q1")), shuffle=False)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
-        await pilot.press("m")
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, FootprintScreen)
+    async with open_calculator() as (app, pilot, screen):
         assert screen.query_one("#fp-training-double-quant", ChoiceField).value == "true"
         screen.query_one("#fp-training-finetune", ChoiceField).value = "qlora"
         screen.query_one("#fp-training-lora-rank").value = "16"

@@ -10,6 +10,7 @@ from quiz.tui.widgets.choice_field import ChoiceField
 from quiz.tui.widgets.question_view import QuestionView
 from quiz.tui.widgets.report_view import ReportView
 from tests.conftest import make_library, question_data
+from tests.tui.calculator import open_calculator
 from tests.tui.waits import until
 
 
@@ -18,13 +19,7 @@ def report_text(screen: FootprintScreen) -> str:
 
 
 async def test_calculator_alone_recomputes_on_every_change() -> None:
-    app = make_app(make_library(question_data("q1")), shuffle=False)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
-        await pilot.press("m")
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, FootprintScreen)
+    async with open_calculator() as (app, pilot, screen):
         assert screen.spec.model == "llama-2-7b"
         text = report_text(screen)
         assert "6,738,415,616 parameters" in text
@@ -214,13 +209,7 @@ async def test_pgdn_pages_the_results_while_a_field_has_the_focus() -> None:
 
 
 async def test_calculator_offers_the_quantization_schemes() -> None:
-    app = make_app(make_library(question_data("q1")), shuffle=False)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
-        await pilot.press("m")
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, FootprintScreen)
+    async with open_calculator() as (app, pilot, screen):
         screen.query_one("#fp-phase").value = "inference"  # type: ignore[attr-defined]
         screen.query_one("#fp-inference-weights").value = "gguf-q4_k_m"  # type: ignore[attr-defined]
         await pilot.pause()
@@ -250,13 +239,7 @@ def test_a_bank_chart_shows_time_and_throughput_only_when_asked() -> None:
 
 async def test_calculator_offers_context_parallel_and_prefill_chunk() -> None:
     # issue 12 §4: the form has the same choices as the CLI (--cp, --prefill-chunk)
-    app = make_app(make_library(question_data("q1")), shuffle=False)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
-        await pilot.press("m")
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, FootprintScreen)
+    async with open_calculator() as (app, pilot, screen):
         screen.query_one("#fp-training-cp").value = "4"
         screen.query_one("#fp-inference-prefill-chunk").value = "512"
         await pilot.pause()
@@ -268,13 +251,7 @@ async def test_calculator_offers_context_parallel_and_prefill_chunk() -> None:
 
 async def test_calculator_offers_expert_parallel() -> None:
     # issue 12 §4: --ep in the form; a dense model shows the field's error, Mixtral splits experts
-    app = make_app(make_library(question_data("q1")), shuffle=False)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
-        await pilot.press("m")
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, FootprintScreen)
+    async with open_calculator() as (app, pilot, screen):
         screen.query_one("#fp-training-dp").value = "8"
         screen.query_one("#fp-training-ep").value = "8"
         await pilot.pause()

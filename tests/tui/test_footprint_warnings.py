@@ -4,20 +4,12 @@ the model was trained for is a visible "Warning:" line above the tables; the Dee
 
 from __future__ import annotations
 
-from quiz.tui.app import make_app
-from quiz.tui.screens.footprint import FootprintScreen
 from quiz.tui.widgets.choice_field import ChoiceField
-from tests.conftest import make_library, question_data
+from tests.tui.calculator import open_calculator
 
 
 async def test_a_context_longer_than_trained_is_a_warning_line_on_the_screen() -> None:
-    app = make_app(make_library(question_data("q1")), shuffle=False)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
-        await pilot.press("m")
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, FootprintScreen)
+    async with open_calculator() as (app, pilot, screen):
         assert "Warning:" not in screen.report_text
         screen.query_one("#fp-inference-context").value = "8192"
         await pilot.pause()
