@@ -39,10 +39,6 @@ CSS_DIR = Path(__file__).parent
 NO_LAUNCH = Launch()
 """The command line asked for nothing in particular: the start screen."""
 
-SHOWN_WAIT_S = 2.0
-"""Longest the loading worker waits for the loaded library to be on screen before it writes
-the cache and decodes cached questions (see :meth:`QuizApp._load_banks`)."""
-
 if TYPE_CHECKING:
     from datetime import datetime
 
