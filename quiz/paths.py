@@ -88,6 +88,38 @@ def cache_dir() -> Path:
     return user_cache_path("quiz", appauthor=False)
 
 
+PREBUILT_DIR_ENV = "QUIZ_PREBUILT_DIR"
+"""Environment variable that overrides where the prebuilt entries of the bundled banks are
+looked for (:func:`prebuilt_dir`): a folder, or empty for none (the tests set it empty, so
+that a checkout's entries never decide what a test loads)."""
+
+CHECKOUT_PREBUILT = ("build", "bundled-cache")
+"""Where ``python -m quiz.bank.prebuild`` writes the prebuilt entries in a source checkout,
+under its root (``build/`` is git-ignored)."""
+
+
+def prebuilt_dir() -> Path | None:
+    """Return the folder of the bundled banks' prebuilt entries (:mod:`quiz.bank.shipped`):
+    ``$QUIZ_PREBUILT_DIR`` when it is set (``None`` when it is empty); else, in an installed
+    wheel, ``quiz/_bundled_cache`` (made by the build hook, ``hatch_build.py``); else, in a
+    source checkout, ``build/bundled-cache`` (made by ``python -m quiz.bank.prebuild``); else
+    ``None``. Read only: quiz never writes there at run time."""
+    override = os.environ.get(PREBUILT_DIR_ENV)
+    if override is not None:
+        return Path(override) if override else None
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "_bundled_cache", checkout_prebuilt_dir()):
+        if candidate.is_dir():
+            return candidate
+    return None
+
+
+def checkout_prebuilt_dir() -> Path:
+    """Return where a source checkout keeps the bundled banks' prebuilt entries
+    (:data:`CHECKOUT_PREBUILT` under the folder that holds the ``quiz`` package)."""
+    return Path(__file__).resolve().parent.parent.joinpath(*CHECKOUT_PREBUILT)
+
+
 PROGRESS_DB = "progress.db"
 """File name of the progress database inside the data folder."""
 

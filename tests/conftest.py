@@ -53,10 +53,13 @@ def bundled_library() -> Library:
 @pytest.fixture(autouse=True)
 def _isolated_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Point the user data and cache folders at temporary ones: tests never touch the real
-    home."""
+    home; and use no prebuilt bank entries (tests/bank/test_shipped.py makes its own)."""
     data = tmp_path / "quiz-data"
     monkeypatch.setenv("QUIZ_DATA_DIR", str(data))
     monkeypatch.setenv("QUIZ_CACHE_DIR", str(tmp_path / "quiz-cache"))
+    # No prebuilt entries (quiz/bank/shipped.py): a checkout's build/bundled-cache, there once
+    # `python -m quiz.bank.prebuild` ran, must not decide what a test loads.
+    monkeypatch.setenv("QUIZ_PREBUILT_DIR", "")
     return data
 
 

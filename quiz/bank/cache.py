@@ -48,9 +48,10 @@ import stat
 import sys
 import tempfile
 import threading
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 from quiz import __version__
 from quiz.paths import make_private_dirs
@@ -180,10 +181,10 @@ class Stored:
     """An entry served by :meth:`BankCache.get`: its ``index``, checked and unpickled, and
     where its payload lies (not read yet: see :meth:`decode`)."""
 
-    __slots__ = ("index", "_entry", "_offset", "_section", "_mac")
+    __slots__ = ("index", "_entry", "_offset", "_section", "_mac", "_unsafe")
 
     def __init__(self, index: Any, entry: Path, offset: int, section: bytes,
-                 mac: Any) -> None:
+                 mac: Any, unsafe: Callable[[os.stat_result], str | None] | None = None) -> None:
         self.index = index
         self._entry = entry
         self._offset = offset
@@ -191,6 +192,10 @@ class Stored:
         """The payload section's head (check and length) as :meth:`BankCache.get` read it."""
         self._mac = mac
         """The keyed hash the payload is checked with, fed with the key line already."""
+        self._unsafe = unsafe or _unsafe_entry
+        """Why the open entry (its ``fstat``) must not be read, or ``None``: by default
+        :func:`_unsafe_entry` (a user cache entry); the prebuilt entries of
+        :mod:`quiz.bank.shipped` have their own rule."""
 
     def decode(self) -> Any:
         """Read the payload from the entry, check it, and unpickle it (the garbage collector
@@ -200,12 +205,13 @@ class Stored:
             OSError: the entry cannot be read any more.
             ValueError: the payload is not the one the index was stored with, or fails its
                 check (the entry was replaced or damaged since :meth:`BankCache.get`), or the
-                entry is no longer a regular file of this user's that only they can write.
+                entry is no longer one that may be read (a regular file of this user's that only
+                they can write; for a prebuilt entry, see :mod:`quiz.bank.shipped`).
             Exception: whatever unpickling raises (only ever of a payload this user's key
                 authenticated).
         """
         with _open_entry(self._entry) as file:
-            problem = _unsafe_entry(os.fstat(file.fileno()))
+            problem = self._unsafe(os.fstat(file.fileno()))
             if problem is not None:
                 raise ValueError(f"{self._entry}: {problem}")
             file.seek(self._offset)
@@ -248,6 +254,64 @@ def _check(mac: Any, name: bytes, data: bytes) -> bytes:
 def _section(mac: Any, name: bytes, data: bytes) -> bytes:
     """The head of a section holding ``data``: its check, then its length."""
     return _check(mac, name, data) + len(data).to_bytes(_LENGTH, "big")
+
+
+def write_entry(target: Path, magic: bytes, key_line: bytes, key: bytes, index: Any,
+                payload: Any, mode: int | None = None) -> None:
+    """Write an entry to ``target`` whole: ``magic`` (its first line), ``key_line`` (JSON,
+    without its line break), then the sections ``index`` and ``payload``, pickled, each
+    checked with the BLAKE2b MAC keyed with ``key``. It is written to a temporary file in the
+    same folder (mode 0600, or ``mode``), then renamed over ``target``, so a reader never sees
+    half an entry.
+
+    Raises:
+        OSError: the entry cannot be written (nothing is left behind).
+        pickle.PicklingError: a section cannot be pickled."""
+    head = pickle.dumps(index, protocol=pickle.HIGHEST_PROTOCOL)
+    body = pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
+    header = magic + key_line + b"\n"
+    mac = _keyed(key, header)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".entry-")
+    try:
+        with os.fdopen(fd, "wb") as file:
+            file.write(header)
+            file.write(_section(mac.copy(), b"index", head))
+            file.write(head)
+            file.write(_section(mac.copy(), b"payload", body))
+            file.write(body)
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def read_index(file: IO[bytes], entry: Path, header: bytes, key: bytes,
+               unsafe: Callable[[os.stat_result], str | None] | None = None) -> Stored:
+    """The entry ``entry``, open as ``file`` and read past ``header`` (its magic and key
+    lines, as read):
+    its index section authenticated with ``key`` and unpickled (the garbage collector paused
+    meanwhile), and where its payload lies (see :class:`Stored`; ``unsafe`` is its check of
+    the entry when the payload is read).
+
+    Raises:
+        ValueError: a section is cut short or fails its check.
+        Exception: whatever unpickling the (authenticated) index raises."""
+    mac = _keyed(key, header)
+    data = _read_section(file, file.read(_SECTION), mac.copy(), b"index")
+    offset = file.tell()
+    payload = file.read(_SECTION)
+    if len(payload) != _SECTION:
+        raise ValueError("a cache entry ends early")
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        index = pickle.loads(data)
+    finally:
+        if enabled:
+            gc.enable()
+    return Stored(index, entry, offset, payload, mac, unsafe)
 
 
 def _keyed(key: bytes, header: bytes) -> Any:
@@ -366,19 +430,35 @@ def stat_vouches(info: os.stat_result, stat_ns: int) -> bool:
             and info.st_ctime_ns < stat_ns - STAT_SETTLED_NS)
 
 
+class Prebuilt(Protocol):
+    """Entries made when quiz was built, looked up by a bank file's bytes
+    (:class:`quiz.bank.shipped.ShippedEntries`)."""
+
+    def lookup(self, info: os.stat_result, bank: IO[bytes], digest: str | None,
+               note: Callable[[str], None]) -> tuple[Stored | None, str | None]:
+        """The entry for the file open as ``bank`` (``info`` its ``stat``; ``digest`` its
+        :func:`content_hash` when known), or ``None``; with the content hash when it is known.
+        Refusals are said through ``note``."""
+        ...  # pragma: no cover - a protocol
+
+
 class BankCache:
     """Entries in one folder (created 0700 when the first entry is written), authenticated with
-    the key in ``key_file`` (default: :data:`KEY_FILE` in the user data folder).
+    the key in ``key_file`` (default: :data:`KEY_FILE` in the user data folder); with
+    ``prebuilt``, the entries made when quiz was built are looked up after this cache's own
+    (:meth:`get`; nothing is ever written there).
 
     Attributes:
         notes: what was refused and why (an unsafe folder, entry or key), one sentence each,
             for the user.
     """
 
-    def __init__(self, folder: Path, key_file: Path | None = None) -> None:
+    def __init__(self, folder: Path, key_file: Path | None = None, *,
+                 prebuilt: Prebuilt | None = None) -> None:
         self.folder = folder
         self.notes: list[str] = []
         self._key_file = key_file
+        self._prebuilt = prebuilt
         self._secret: bytes | None = None
         self._off = False
         """True once the cache is refused for this run (said in :attr:`notes`)."""
@@ -454,6 +534,17 @@ class BankCache:
 
     def get(self, path: Path, info: os.stat_result,
             bank: IO[bytes]) -> tuple[Stored | None, str | None]:
+        """The entry stored for this exact file in this cache (see :meth:`_get_own`), else,
+        when the cache was made with ``prebuilt``, the prebuilt entry for a file of the same
+        bytes (:mod:`quiz.bank.shipped`: the bundled banks, validated when quiz was built),
+        else ``None``; with the file's :func:`content_hash` when it was computed."""
+        stored, digest = self._get_own(path, info, bank)
+        if stored is None and self._prebuilt is not None:
+            return self._prebuilt.lookup(info, bank, digest, self._note)
+        return stored, digest
+
+    def _get_own(self, path: Path, info: os.stat_result,
+                 bank: IO[bytes]) -> tuple[Stored | None, str | None]:
         """The entry stored for this exact file (``path`` resolved, ``info`` its ``stat``,
         ``bank`` the file open for reading, at its start), or ``None`` when there is none, it
         was made from anything else, its index cannot be read whole and authenticated, or the
@@ -500,20 +591,8 @@ class BankCache:
                     digest = _hash_file(bank, info.st_size)
                     if stored["content"] != digest:
                         return None, digest
-                mac = _keyed(key, _MAGIC + line)
-                data = _read_section(file, file.read(_SECTION), mac.copy(), b"index")
-                offset = file.tell()
-                payload = file.read(_SECTION)
-            if len(payload) != _SECTION:
-                return None, digest
-            enabled = gc.isenabled()
-            gc.disable()
-            try:
-                index = pickle.loads(data)  # authenticated above: written by this user's quiz
-            finally:
-                if enabled:
-                    gc.enable()
-            return Stored(index, entry, offset, payload, mac), digest
+                # Authenticated before it is unpickled: written by this user's quiz.
+                return read_index(file, entry, _MAGIC + line, key), digest
         except Exception:  # a missing, unreadable or damaged entry is a miss, never an error
             return None, digest
 
@@ -530,23 +609,8 @@ class BankCache:
             key = self._usable_key(create=True)
             if key is None:
                 return
-            head = pickle.dumps(index, protocol=pickle.HIGHEST_PROTOCOL)
-            body = pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
             verify = stat_ns is None or not stat_vouches(info, stat_ns)
-            header = (_MAGIC + json.dumps(self._key(path, info, digest, verify)).encode()
-                      + b"\n")
-            mac = _keyed(key, header)
-            fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=".entry-")
-            try:
-                with os.fdopen(fd, "wb") as file:
-                    file.write(header)
-                    file.write(_section(mac.copy(), b"index", head))
-                    file.write(head)
-                    file.write(_section(mac.copy(), b"payload", body))
-                    file.write(body)
-                os.replace(tmp, self._entry(path))
-            except BaseException:
-                os.unlink(tmp)
-                raise
+            key_line = json.dumps(self._key(path, info, digest, verify)).encode()
+            write_entry(self._entry(path), _MAGIC, key_line, key, index, payload)
         except Exception:  # the cache only saves time: never fail a load for it
             return

@@ -125,6 +125,8 @@ def load_library(paths: Sequence[str | os.PathLike[str]], *,
     With ``cache_dir``, a file that loaded without errors before, and has not changed since, is
     taken from the validated-bank cache there (:mod:`quiz.bank.cache`) with the same warnings,
     and a file that loads without errors is stored there; ``pure_python`` turns the cache off.
+    A file missing from that cache is looked up in the bundled banks' prebuilt entries
+    (:mod:`quiz.bank.shipped`), which serve a file of the same bytes as a bundled bank.
     With ``cache_writes``, the entries to store are not written here: a function that writes
     each is appended to that list, for the caller to run when it has time (the study app runs
     them once the start screen is ready). A bank served by the cache has its questions decoded
@@ -159,8 +161,9 @@ def load_library(paths: Sequence[str | os.PathLike[str]], *,
         bank_cache = None
     elif bank_cache is None and cache_dir is not None:
         from quiz.bank.cache import BankCache
+        from quiz.bank.shipped import default_entries
 
-        bank_cache = BankCache(cache_dir)
+        bank_cache = BankCache(cache_dir, prebuilt=default_entries())
     if not paths:
         results.append(_FileResult("<no paths>", [Problem(0, 0, "no bank file or folder given")]))
     seen: set[Path] = set()

@@ -1,0 +1,304 @@
+"""The bundled banks' prebuilt entries (quiz/bank/shipped.py, quiz/bank/prebuild.py): used when
+the bank's bytes and the loader's code match, ignored otherwise (a full load, the same
+result), never trusted when damaged, edited or writable by others than quiz's code."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from quiz.bank import load as load_module
+from quiz.bank import shipped
+from quiz.bank.load import load_for_study, load_library
+from quiz.bank.prebuild import PrebuildError, main, prebuild
+from tests.conftest import BUNDLED_BANK, SEED_BANK
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def banks(tmp_path: Path) -> Path:
+    """A folder of two bank files (the seed bank, and a copy with other ids)."""
+    folder = tmp_path / "banks"
+    folder.mkdir()
+    seed = next(SEED_BANK.glob("*.yaml"))
+    shutil.copy(seed, folder / "a.yaml")
+    text = seed.read_text(encoding="utf-8")
+    (folder / "b.yaml").write_text(
+        text.replace("id: ", "id: b-"), encoding="utf-8")
+    assert load_library([folder]).library is not None
+    return folder
+
+
+@pytest.fixture
+def prebuilt(banks: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The banks' prebuilt entries, in a folder the app is pointed at."""
+    folder = tmp_path / "prebuilt"
+    assert prebuild(banks, folder) == (2, 4)
+    monkeypatch.setenv("QUIZ_PREBUILT_DIR", str(folder))
+    return folder
+
+
+@pytest.fixture
+def full_loads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The file names loaded in full (parsed and validated), in order."""
+    loads: list[str] = []
+    real = load_module._load_text
+
+    def counting(text: str | bytes, path: str, pure_python: bool,
+                 tracker: object = None) -> load_module._FileResult:
+        loads.append(Path(path).name)
+        return real(text, path, pure_python)
+
+    monkeypatch.setattr(load_module, "_load_text", counting)
+    return loads
+
+
+def load(folder: Path, cache: Path) -> load_module.LoadReport:
+    report = load_library([folder], cache_dir=cache)
+    assert report.library is not None, [str(d) for d in report.diagnostics]
+    return report
+
+
+def same(report: load_module.LoadReport, folder: Path) -> None:
+    """``report`` is what a load without any cache gives."""
+    cold = load_library([folder])
+    assert cold.library is not None and report.library is not None
+    assert report.library.questions == cold.library.questions
+    assert report.library.topics == cold.library.topics
+    assert [b.header for b in report.library.banks] == [b.header for b in cold.library.banks]
+    assert [str(d) for d in report.diagnostics] == [str(d) for d in cold.diagnostics]
+
+
+def test_matching_entries_serve_the_first_start_and_write_nothing(
+        banks: Path, prebuilt: Path, tmp_path: Path, full_loads: list[str]) -> None:
+    cache = tmp_path / "cache"
+    report = load(banks, cache)
+    assert full_loads == [] and report.notes == []
+    assert [b.decoded for b in report.library.banks] == [False, False]  # type: ignore[union-attr]
+    assert list(cache.glob("*.bank")) == []  # the user's cache is not written
+    same(report, banks)
+    assert sorted(p.name for p in prebuilt.iterdir()) == sorted(
+        shipped.entry_name(p.stat().st_size, _hash(p)) for p in banks.glob("*.yaml"))
+
+
+def test_the_study_loader_serves_them_and_a_copy_of_the_same_bytes_too(
+        banks: Path, prebuilt: Path, tmp_path: Path, full_loads: list[str]) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    shutil.copytree(banks, elsewhere)
+    report = load_for_study([elsewhere], decode=False)
+    assert full_loads == [] and report.library is not None
+    assert not any(b.decoded for b in report.library.banks)
+    report.library.decode()  # the payloads unpickled, checked
+    same(report, banks)
+
+
+def test_a_changed_bank_loads_in_full_and_the_others_are_still_served(
+        banks: Path, prebuilt: Path, tmp_path: Path, full_loads: list[str]) -> None:
+    path = banks / "b.yaml"
+    path.write_text(path.read_text(encoding="utf-8") + "# a comment\n", encoding="utf-8")
+    report = load(banks, tmp_path / "cache")
+    assert full_loads == ["b.yaml"]
+    same(report, banks)
+    assert len(list((tmp_path / "cache").glob("*.bank"))) == 1  # stored in the user's cache
+
+
+def test_a_bank_of_the_same_size_but_other_bytes_loads_in_full(
+        banks: Path, prebuilt: Path, tmp_path: Path, full_loads: list[str]) -> None:
+    path = banks / "a.yaml"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("Training", "Trainink", 1), encoding="utf-8")
+    assert path.stat().st_size == len(text.encode())
+    report = load(banks, tmp_path / "cache")
+    assert full_loads == ["a.yaml"]
+    same(report, banks)
+
+
+def test_entries_made_by_other_code_are_ignored(
+        banks: Path, prebuilt: Path, tmp_path: Path, full_loads: list[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(shipped, "fingerprint", lambda: "0" * 32)
+    report = load(banks, tmp_path / "cache")
+    assert sorted(full_loads) == ["a.yaml", "b.yaml"]
+    same(report, banks)
+
+
+def test_the_code_fingerprint_follows_the_loaders_bytes_not_its_times(tmp_path: Path) -> None:
+    """A copy of the package gives the same fingerprint; one byte more in a module of
+    quiz.bank, of quiz.footprint or in quiz/yamlio.py gives another."""
+    code = "import quiz.bank.shipped as s; print(s.fingerprint())"
+
+    def fingerprint(root: Path) -> str:
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             env={**os.environ, "PYTHONPATH": str(root)}, cwd=tmp_path,
+                             timeout=60)
+        assert out.returncode == 0, out.stderr
+        return out.stdout.strip()
+
+    copy = tmp_path / "copy"
+    shutil.copytree(ROOT / "quiz", copy / "quiz",
+                    ignore=shutil.ignore_patterns("__pycache__", "_bundled_*"))
+    original = fingerprint(copy)
+    assert original == shipped.fingerprint()
+    seen = {original}
+    for module in ("bank/model.py", "footprint/__init__.py", "yamlio.py"):
+        path = copy / "quiz" / module
+        data = path.read_bytes()
+        path.write_bytes(data + b"\n")
+        seen.add(fingerprint(copy))
+        path.write_bytes(data)
+        os.utime(path, (0, 0))  # another time, the same bytes
+        assert fingerprint(copy) == original
+    assert len(seen) == 4
+
+
+def _entry(prebuilt: Path, bank: Path) -> Path:
+    return prebuilt / shipped.entry_name(bank.stat().st_size, _hash(bank))
+
+
+def _hash(path: Path) -> str:
+    from quiz.bank.cache import content_hash
+
+    return content_hash(path.read_bytes())
+
+
+def test_a_damaged_index_is_never_unpickled(
+        banks: Path, prebuilt: Path, tmp_path: Path, full_loads: list[str]) -> None:
+    """An index section replaced by a pickle that would write a file (its length kept, its
+    check not recomputed): never unpickled; the bank loads in full."""
+    entry = _entry(prebuilt, banks / "a.yaml")
+    data = entry.read_bytes()
+    header_end = data.index(b"\n", len(shipped.MAGIC)) + 1
+    length = int.from_bytes(data[header_end + 32:header_end + 40], "big")
+    marker = tmp_path / "ran"
+    evil = pickle.dumps(_Touch(str(marker)))
+    assert len(evil) <= length
+    evil += b"." * (length - len(evil))  # STOP, then padding: the same length
+    start = header_end + 40
+    entry.write_bytes(data[:start] + evil + data[start + length:])
+    report = load(banks, tmp_path / "cache")
+    assert full_loads == ["a.yaml"] and not marker.exists()
+    same(report, banks)
+
+
+class _Touch:
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def __reduce__(self) -> tuple[object, tuple[str, str]]:
+        return (open, (self.path, "w"))
+
+
+def test_a_damaged_payload_is_never_served(
+        banks: Path, prebuilt: Path, tmp_path: Path, full_loads: list[str]) -> None:
+    """A byte of the payload changed: the index is served at start, the payload fails its
+    check when decoded, and the file is loaded in full instead."""
+    entry = _entry(prebuilt, banks / "b.yaml")
+    data = bytearray(entry.read_bytes())
+    data[-10] ^= 0xFF
+    entry.write_bytes(bytes(data))
+    report = load(banks, tmp_path / "cache")
+    assert full_loads == []
+    assert report.library is not None
+    report.library.decode()
+    assert full_loads == ["b.yaml"]
+    same(report, banks)
+
+
+def test_an_edited_key_line_is_ignored(
+        banks: Path, prebuilt: Path, tmp_path: Path, full_loads: list[str]) -> None:
+    """An entry of a.yaml renamed and re-keyed as b.yaml's (its check not recomputed)."""
+    a, b = _entry(prebuilt, banks / "a.yaml"), _entry(prebuilt, banks / "b.yaml")
+    b_size = (banks / "b.yaml").stat().st_size
+    data = a.read_bytes().replace(
+        shipped.entry_key((banks / "a.yaml").stat().st_size, _hash(banks / "a.yaml")),
+        shipped.entry_key(b_size, _hash(banks / "b.yaml")))
+    b.write_bytes(data)
+    report = load(banks, tmp_path / "cache")
+    assert full_loads == ["b.yaml"]
+    same(report, banks)
+
+
+def test_entries_others_than_the_codes_writers_can_write_are_refused(
+        banks: Path, prebuilt: Path, tmp_path: Path, full_loads: list[str]) -> None:
+    code = Path(shipped.__file__).stat()
+    if code.st_mode & 0o022:
+        pytest.skip("quiz's own code is writable by group or others here")
+    entry = _entry(prebuilt, banks / "a.yaml")
+    entry.chmod(0o666)
+    report = load(banks, tmp_path / "cache")
+    assert full_loads == ["a.yaml"]
+    assert len(report.notes) == 1 and str(entry) in report.notes[0]
+    assert "everyone can write it" in report.notes[0]
+    same(report, banks)
+    entry.chmod(0o644)
+    prebuilt.chmod(0o777)
+    full_loads.clear()
+    report = load(banks, tmp_path / "cache2")
+    assert sorted(full_loads) == ["a.yaml", "b.yaml"]
+    assert len(report.notes) == 1 and "prebuilt bank entries" in report.notes[0]
+
+
+def test_a_link_is_not_followed(banks: Path, prebuilt: Path, tmp_path: Path,
+                                full_loads: list[str]) -> None:
+    entry = _entry(prebuilt, banks / "a.yaml")
+    moved = tmp_path / "moved.bank"
+    entry.rename(moved)
+    entry.symlink_to(moved)
+    load(banks, tmp_path / "cache")
+    assert full_loads == ["a.yaml"]
+
+
+def test_the_users_cache_comes_first(banks: Path, prebuilt: Path, tmp_path: Path,
+                                     full_loads: list[str],
+                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once a bank's entry is in the user's cache (made when the prebuilt one did not match),
+    it serves, whatever the prebuilt folder holds."""
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("QUIZ_PREBUILT_DIR", "")
+    load(banks, cache)
+    assert sorted(full_loads) == ["a.yaml", "b.yaml"]
+    monkeypatch.setenv("QUIZ_PREBUILT_DIR", str(prebuilt))
+    for entry in prebuilt.iterdir():
+        entry.write_bytes(b"damaged")
+    report = load(banks, cache)
+    assert len(full_loads) == 2
+    same(report, banks)
+
+
+def test_prebuild_refuses_banks_with_errors_and_writes_nothing(
+        banks: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (banks / "c.yaml").write_text("- just\n- a list\n", encoding="utf-8")
+    with pytest.raises(PrebuildError, match="c.yaml:1:1"):
+        prebuild(banks, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+    assert main([str(banks), "--out", str(tmp_path / "out")]) == 1
+    assert "no entry written" in capsys.readouterr().err
+
+
+def test_prebuild_replaces_stale_entries(banks: Path, tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out"
+    assert main([str(banks), "--out", str(out)]) == 0
+    assert "2 entries (4 questions)" in capsys.readouterr().out
+    (banks / "b.yaml").unlink()
+    (out / "notes.txt").write_text("kept", encoding="utf-8")
+    assert prebuild(banks, out) == (1, 2)
+    assert sorted(p.suffix for p in out.iterdir()) == [".bank", ".txt"]
+
+
+def test_the_bundled_banks_are_served_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                            full_loads: list[str]) -> None:
+    """Every bundled bank from its prebuilt entry, the same questions as a full load."""
+    prebuild(BUNDLED_BANK, tmp_path / "prebuilt")
+    monkeypatch.setenv("QUIZ_PREBUILT_DIR", str(tmp_path / "prebuilt"))
+    full_loads.clear()
+    report = load_for_study([BUNDLED_BANK])
+    assert full_loads == [] and report.library is not None
+    same(report, BUNDLED_BANK)
