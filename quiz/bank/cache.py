@@ -459,6 +459,8 @@ class BankCache:
         self.notes: list[str] = []
         self._key_file = key_file
         self._prebuilt = prebuilt
+        self._folder_ok = False
+        """True once the folder passed its checks (:meth:`_usable_folder`)."""
         self._secret: bytes | None = None
         self._off = False
         """True once the cache is refused for this run (said in :attr:`notes`)."""
@@ -480,27 +482,50 @@ class BankCache:
                                digest_size=16).hexdigest()
         return self.folder / f"{name}.bank"
 
-    def _usable_key(self, *, create: bool) -> bytes | None:
+    def _usable_key(self, *, create: bool, make_key: bool = True) -> bytes | None:
         """The key, once the folder passed its checks; ``None`` (the cache is off) when the
-        folder is missing (``create``: made 0700) or unsafe, or the key cannot be had."""
-        if self._off:
-            return None
-        if self._secret is not None:
+        folder is missing (``create``: made 0700) or unsafe, or the key cannot be had; ``None``
+        too (the cache not off) when the key file is missing and not ``make_key``."""
+        if self._secret is not None or not self._usable_folder(create=create):
             return self._secret
+        try:
+            key_file = self._key_file
+            if key_file is None:
+                from quiz.paths import data_dir
+
+                key_file = data_dir() / KEY_FILE
+            if not make_key and not os.path.lexists(key_file):
+                return None
+            self._secret = read_key(key_file)
+        except CacheRefused as exc:
+            self._off = True
+            self._note(str(exc))
+        except OSError:  # a read-only data folder: no key, no cache, nothing to say
+            self._off = True
+        return self._secret
+
+    def _usable_folder(self, *, create: bool) -> bool:
+        """True once the folder passed its checks (made 0700 when missing, with ``create``);
+        False, the cache off with a note, when it is unsafe or cannot be made or read; False
+        too when it is missing (without ``create``)."""
+        if self._off:
+            return False
+        if self._folder_ok:
+            return True
         try:
             info = os.stat(self.folder)
         except (FileNotFoundError, NotADirectoryError):  # missing, or under a file
             if not create:
-                return None
+                return False
             try:
                 make_private_dirs(self.folder)
                 info = os.stat(self.folder)
             except OSError as exc:
                 self._unusable("cannot be created", exc)
-                return None
+                return False
         except OSError as exc:
             self._unusable("cannot be read", exc)
-            return None
+            return False
         is_folder = stat.S_ISDIR(info.st_mode)
         problem = "it is not a folder" if not is_folder else _unsafe_owner(info, "folder")
         if problem is not None:
@@ -510,20 +535,9 @@ class BankCache:
                    "Set QUIZ_CACHE_DIR to a folder only you can write")
             self._note(f"validated-bank cache {self.folder}: {problem}; its entries are not "
                        f"used and none is written (banks load in full). {fix}")
-            return None
-        try:
-            key_file = self._key_file
-            if key_file is None:
-                from quiz.paths import data_dir
-
-                key_file = data_dir() / KEY_FILE
-            self._secret = read_key(key_file)
-        except CacheRefused as exc:
-            self._off = True
-            self._note(str(exc))
-        except OSError:  # a read-only data folder: no key, no cache, nothing to say
-            self._off = True
-        return self._secret
+            return False
+        self._folder_ok = True
+        return True
 
     @staticmethod
     def _key(path: Path, info: os.stat_result, digest: str | None,
@@ -554,9 +568,11 @@ class BankCache:
         :func:`stat_vouches`). ``bank`` is left anywhere: seek before reading it again. The
         payload is read and checked only by :meth:`Stored.decode`. A missing folder is made
         here (0700), as :meth:`put` would: one that cannot be made turns the cache off with a
-        note at the first file, not silently at the first write."""
+        note at the first file, not silently at the first write. A missing key is not made
+        here (no entry could be authenticated without it): :meth:`put` makes it, so a start
+        that writes nothing (every bank served by prebuilt entries) makes none."""
         digest: str | None = None
-        key = self._usable_key(create=True)
+        key = self._usable_key(create=True, make_key=False)
         if key is None:
             return None, None
         entry = self._entry(path)

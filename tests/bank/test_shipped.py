@@ -15,6 +15,7 @@ import pytest
 
 from quiz.bank import load as load_module
 from quiz.bank import shipped
+from quiz.bank.cache import KEY_FILE
 from quiz.bank.load import load_for_study, load_library
 from quiz.bank.prebuild import PrebuildError, main, prebuild
 from tests.conftest import BUNDLED_BANK, SEED_BANK
@@ -83,6 +84,8 @@ def test_matching_entries_serve_the_first_start_and_write_nothing(
     assert full_loads == [] and report.notes == []
     assert [b.decoded for b in report.library.banks] == [False, False]  # type: ignore[union-attr]
     assert list(cache.glob("*.bank")) == []  # the user's cache is not written
+    key = Path(os.environ["QUIZ_DATA_DIR"]) / KEY_FILE
+    assert not key.exists()  # not even its key made (a file's fsync: 7-30 ms)
     same(report, banks)
     assert sorted(p.name for p in prebuilt.iterdir()) == sorted(
         shipped.entry_name(p.stat().st_size, _hash(p)) for p in banks.glob("*.yaml"))
@@ -107,6 +110,11 @@ def test_a_changed_bank_loads_in_full_and_the_others_are_still_served(
     assert full_loads == ["b.yaml"]
     same(report, banks)
     assert len(list((tmp_path / "cache").glob("*.bank"))) == 1  # stored in the user's cache
+    assert (Path(os.environ["QUIZ_DATA_DIR"]) / KEY_FILE).stat().st_size == 32
+    full_loads.clear()
+    report = load(banks, tmp_path / "cache")
+    assert full_loads == []  # b.yaml served from the user's cache now
+    same(report, banks)
 
 
 def test_a_bank_of_the_same_size_but_other_bytes_loads_in_full(
