@@ -42,7 +42,7 @@ from quiz.footprint.engine.serving_fit import (
 )
 from quiz.footprint.inputs.parts import InferenceSpec, TrainingSpec
 from quiz.footprint.inputs.units import count_noun, format_bytes, format_count
-from quiz.footprint.items.activations import extra_activation_items
+from quiz.footprint.items.activations import EXTRA_ITEMS, extra_activation_items
 from quiz.footprint.items.draft import draft_items
 from quiz.footprint.items.inference import inference_items, scheme_plan
 from quiz.footprint.items.item import Item, Omitted
@@ -115,8 +115,14 @@ def estimate(spec: FootprintSpec) -> Report:
         compute=compute,
         unused=unused(spec),
     )
-    report.warnings.extend(implausible(report))
+    report.warnings.extend(implausible(report, r))
     return report
+
+
+ACTIVATION_ITEMS = frozenset(("activations", *EXTRA_ITEMS))
+"""The training items whose bytes :func:`~quiz.footprint.items.activations.
+training_activation_bytes` counts: the layers' activations and the three of
+:func:`~quiz.footprint.items.activations.extra_activation_items`."""
 
 
 MAX_DEVICE_BYTES = 10**15
@@ -127,12 +133,14 @@ MAX_STORAGE_BYTES = 10**21
 capacity in the world."""
 
 
-def implausible(report: Report) -> list[str]:
+def implausible(report: Report, r: ResolvedModel | None = None) -> list[str]:
     """Warnings for figures that pass any physical sense: more than :data:`MAX_DEVICE_BYTES` of
     memory on one device, or more than :data:`MAX_STORAGE_BYTES` on disk (the arithmetic is still
     exact; the inputs are probably wrong); and for a sequence longer than the model was trained
-    for (:func:`context_warnings`)."""
-    out = context_warnings(report.spec, report.spec.resolved)
+    for (:func:`context_warnings`). ``r``: the report's resolved model, when the caller has it
+    (else ``report.spec.resolved``)."""
+    spec = report.spec
+    out = context_warnings(spec, spec.resolved if r is None else r)
     for phase in report.phases:
         if phase.total_bytes > MAX_DEVICE_BYTES:
             big = max(phase.items, key=lambda i: i.bytes)
@@ -254,10 +262,12 @@ def _training(
 ) -> PhaseEstimate:
     paper, missing = training_items(t, r)
     omitted.extend(missing)
+    activations = 0  # every activation item's bytes (training_activation_bytes)
     if "activations" in [i.name for i in paper]:
         extra, missing = extra_activation_items(t, r)
         paper.extend(extra)
         omitted.extend(missing)
+        activations = sum([i.value for i in paper if i.name in ACTIVATION_ITEMS])
     placed = split_items(t, r, paper, omitted)
     items = placed["gpu"]
     if overhead:
@@ -269,7 +279,7 @@ def _training(
     if gpu is not None:
         usable = usable_memory(gpu.memory_bytes, "training", util, gpu.unified)
         headroom = usable - total
-        needed = fewest_training_gpus(t, r, usable - overhead)
+        needed = fewest_training_gpus(t, r, usable - overhead, activations)
         advice = training_fit_advice(t, needed)
         if t.finetune != "full" and needed is None:
             from quiz.footprint.words.lora_notes import fit_advice
@@ -354,6 +364,8 @@ def _inference(
 
 def _not_estimated(omitted: list[Omitted], phase: str) -> tuple[str, ...]:
     """The memory items of ``phase`` among ``omitted``, each once, in the order omitted."""
+    if not omitted:  # the usual case: every item estimated
+        return ()
     return tuple(dict.fromkeys(o.item for o in omitted
                                if o.phase == phase and o.item in ITEM_NAMES))
 

@@ -21,9 +21,22 @@ MAX_DP = 2**24
 """Largest data-parallel size tried when searching the fewest GPUs."""
 
 
-def fewest_training_gpus(t: TrainingSpec, r: ResolvedModel, memory: int) -> int | None:
+def fewest_training_gpus(t: TrainingSpec, r: ResolvedModel, memory: int,
+                         activations: int | None = None) -> int | None:
+    """The fewest GPUs dp' × tp × pp × cp whose per-device bytes fit in ``memory`` (usable
+    bytes per GPU, framework overhead taken off), keeping everything of ``t`` but the
+    data-parallel size dp'; ``None`` when no dp' up to :data:`MAX_DP` is enough (ZeRO-0, or
+    what ZeRO does not partition fills a GPU) or the optimizer state is unknown.
+
+    ``activations``: the training activation bytes per device
+    (:func:`~quiz.footprint.items.activations.training_activation_bytes`, 0 when unknown), when
+    the caller has them already (the estimate sums its activation items); computed otherwise.
+    """
+    def paper(dp: int) -> dict[str, int] | None:
+        return state_bytes_by_item(t, r, dp)
+
     def states(dp: int) -> int | None:
-        return gpu_state_bytes(t, r, dp, lambda n: state_bytes_by_item(t, r, n))
+        return gpu_state_bytes(t, r, dp, paper)
 
     # With expert parallelism dp × cp must stay a multiple of ep: dp moves in steps of
     # ep / gcd(ep, cp) (quiz.footprint.items.ep); ``fits(k)`` tries dp = k steps.
@@ -32,7 +45,8 @@ def fewest_training_gpus(t: TrainingSpec, r: ResolvedModel, memory: int) -> int 
     one = states(step)
     if one is None:  # the optimizer state is unknown (Adafactor without an architecture)
         return None
-    other = training_activation_bytes(t, r) or 0  # the same for every dp
+    other = (training_activation_bytes(t, r) or 0  # the same for every dp
+             if activations is None else activations)
 
     def fits(k: int) -> bool:
         value = states(k * step)

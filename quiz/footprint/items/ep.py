@@ -77,10 +77,42 @@ def split_count(t: TrainingSpec, r: ResolvedModel, n: int, experts: int, stage: 
 def param_count(t: TrainingSpec, r: ResolvedModel, stage: int, dp: int) -> int:
     """Parameters per device whose state ZeRO ``stage`` partitions (3: weights, 2: gradients,
     1: master copy and optimizer states), with ``dp`` data-parallel devices: :func:`split_count`
-    of every parameter with :func:`expert_params` of them experts."""
+    of every parameter with :func:`expert_params` of them experts.
+
+    Kept in :data:`_PARAM_COUNTS` for the last ``t`` and ``r`` asked about: one estimate asks
+    for the same counts about twelve times (the items, the optimizer states, the fewest-GPU
+    search, the checkpoints)."""
+    entry = _PARAM_COUNTS[0]
+    if entry[0] is not t or entry[1] is not r:
+        entry = (t, r, {})
+        _PARAM_COUNTS[0] = entry
+    counts = entry[2]
+    key = (t.zero >= stage, dp)
+    n = counts.get(key)
+    if n is None:
+        n = counts[key] = _param_count(t, r, stage, dp)
+    return n
+
+
+def _param_count(t: TrainingSpec, r: ResolvedModel, stage: int, dp: int) -> int:
+    """:func:`param_count`, computed."""
     if t.ep == 1:  # no expert parallelism: every parameter shards alike
         return shard_count(t, r.params, stage, dp, r)
     return split_count(t, r, r.params, expert_params(r), stage, dp)
+
+
+_PARAM_COUNTS: list[tuple[object, object, dict[tuple[bool, int], int]]] = [(None, None, {})]
+"""The memo of :func:`param_count`: ``(t, r, counts)``, the counts of that training spec and
+resolved model by ``(t.zero >= stage, dp)``.
+
+Correct by construction: a count depends on ``t`` and ``r`` (both immutable: a frozen pydantic
+model or the checkpoints' read-only whole-model view, a frozen dataclass), on ``dp``, and on
+``stage`` only through ``t.zero >= stage`` (ZeRO partitions a state from its stage on:
+:func:`~quiz.footprint.items.regime.shard_count` and :func:`split_count` read nothing else of
+it). The entry holds ``t`` and ``r`` themselves, so ``is`` cannot mistake a new object for a
+freed one, and another pair replaces the whole entry: the memo lasts about one estimate (its
+training spec, then the checkpoints' view) and never grows. The entry is read and replaced
+whole, so a thread never reads another pair's counts."""
 
 
 def params_text(t: TrainingSpec, r: ResolvedModel, sharded: bool, n: int) -> str:

@@ -226,15 +226,19 @@ def _checkpoint_item(
             )
         )
         return
-    opt = optimizer_bytes_per_device(whole, r, 1) or 0
-    per_param = wb + (4 if has_master(t) else 0)
-    what = f"{wd.upper()} weights" + (" + FP32 master" if has_master(t) else "")
+
+    def full_formula() -> str:  # built when first read (Item)
+        opt = optimizer_bytes_per_device(whole, r, 1) or 0
+        per_param = wb + (4 if has_master(t) else 0)
+        what = f"{wd.upper()} weights" + (" + FP32 master" if has_master(t) else "")
+        return (f"{times()} × ({count_noun(psi, 'param')} × {per_param} bytes ({what}) + "
+                f"{count_noun(opt, 'byte')} of {t.optimizer} states); gradients are not saved")
+
     items.append(
         Item(
             "checkpoints",
             total,
-            lambda: f"{times()} × ({count_noun(psi, 'param')} × {per_param} bytes ({what}) + "
-            f"{count_noun(opt, 'byte')} of {t.optimizer} states); gradients are not saved",
+            full_formula,
             "full training state as saved by DeepSpeed / Megatron-LM to resume: model weights, "
             "FP32 master copy and optimizer states",
         )
