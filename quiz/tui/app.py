@@ -1,10 +1,12 @@
 """The Textual app: screens, global keys, command palette. It arranges and presents; the study
 logic lives in :mod:`quiz.study` and the bank in :mod:`quiz.bank`.
 
-Start-up paints first: this module imports Textual and the start screen only, and the app,
-given bank paths instead of a library, shows the start screen with the load's progress and
-loads the banks in a worker thread (pydantic, the loader and the study modules are imported
-there, after the first paint). Everything else is imported where it is used.
+Start-up paints first: this module imports Textual and the start screen only. The app, given
+bank paths instead of a library, shows the start screen with the library in its first frame
+when the validated-bank cache serves every bank (:func:`quiz.bank.cached_start.library_from_cache`:
+its indexes only, no pydantic); otherwise it shows the load's progress and loads the banks in a
+worker thread (pydantic, the loader and the study modules are imported there, after the first
+paint). Everything else is imported where it is used.
 """
 
 from __future__ import annotations
@@ -104,6 +106,8 @@ class QuizApp(LoadsBanks, AppCommands):
         # Held by a loading worker from its load to its last cache write: a reload ("r") soon
         # after a start waits for the entries being written, and is then served by them.
         self._load_lock = threading.Lock()
+        self._first_frame = threading.Event()
+        """Set once the first frame is drawn (with the start screen served by the cache)."""
         self._study: Lifecycle | None = None
         self.ahead = ScreensAhead(self, self._draw_ahead)
         """The speed layer: screens made ahead of time, the start form's session drawn."""
@@ -152,21 +156,47 @@ class QuizApp(LoadsBanks, AppCommands):
         if self.store is not None:  # told when answers cannot be saved, and when they are again
             self.store.listen(lambda problem: self.post_message(SavingChanged(problem)))
         self._keep_theme_setting()
-        if not self.loaded:
-            # Paint first: the start screen shows the progress; the worker starts after the
-            # first frame is drawn.
-            self.push_screen(StartScreen(None, shuffle=self.shuffle, seed=self.seed,
-                                         launch=self.launch))
-            self.call_after_refresh(self._fit_to_size)
-            assert self.paths is not None
-            self.call_after_refresh(self._load_banks, self.paths, False)
+        if self.loaded:
+            # Made terminal-safe here, once: every screen's header shows the app's title.
+            self.title = terminal_safe(self.library.title)
+            self._show_start()
+            self._library_ready()
             return
-        # Made terminal-safe here, once: every screen's header shows the app's title.
-        self.title = terminal_safe(self.library.title)
+        assert self.paths is not None
+        if self._start_from_cache(self.paths):
+            return
+        # Paint first: the start screen shows the progress; the worker starts after the first
+        # frame is drawn.
+        self.push_screen(StartScreen(None, shuffle=self.shuffle, seed=self.seed,
+                                     launch=self.launch))
+        self.call_after_refresh(self._fit_to_size)
+        self.call_after_refresh(self._load_banks, self.paths, False)
+
+    def _start_from_cache(self, paths: list[str]) -> bool:
+        """When the validated-bank cache serves every bank (:meth:`_served_by_cache`), show
+        the start screen with the library in the first frame: no loading screen, no form
+        composed twice. What can wait (the resume offer and notices, decoding the questions)
+        waits until that frame is drawn. Returns whether it did (also when :attr:`check`
+        refused the library: the app then ends); ``False``: the banks are to be loaded."""
+        served = self._served_by_cache(paths)
+        if served is None:
+            return False
+        if self._refused(served):
+            return True
+        assert served.library is not None
+        self._take_library(served.library, None)
+        self._show_start()
+        self._say_loaded(served)
+        self.call_after_refresh(self._library_ready)
+        self._decode_served(self.library, self._first_frame)
+        self.call_after_refresh(self._first_frame.set)
+        return True
+
+    def _show_start(self) -> None:
+        """Show the start screen with the library (its form as last used with it)."""
         self.push_screen(StartScreen(self.library, shuffle=self.shuffle, seed=self.seed,
                                      launch=self.launch, remembered=self._remembered()))
         self.call_after_refresh(self._fit_to_size)
-        self._library_ready()
 
     def _library_ready(self) -> None:
         """The library is there: say what changed in the store, offer to resume an interrupted
@@ -304,6 +334,7 @@ class QuizApp(LoadsBanks, AppCommands):
         return self.study.draw_ahead(config, self._topics_in_use())
 
     def on_unmount(self) -> None:
+        self._first_frame.set()  # a worker waiting for it goes on (and finds itself cancelled)
         unfreeze()
 
     def on_saving_changed(self, message: SavingChanged) -> None:

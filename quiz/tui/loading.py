@@ -1,6 +1,6 @@
-"""Loading the banks for the app, in a worker thread after the first paint, and reloading
-them (``r`` on the start screen): :class:`LoadsBanks`, a part of
-:class:`~quiz.tui.app.QuizApp`."""
+"""Loading the banks for the app: read from the validated-bank cache before the first paint
+when it serves them all, else in a worker thread after it; and reloading them (``r`` on the
+start screen): :class:`LoadsBanks`, a part of :class:`~quiz.tui.app.QuizApp`."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from textual import work
+from textual.worker import get_current_worker
 
 from quiz.bank.library import Diagnostic, Library, LoadReport
 from quiz.bank.terminal import terminal_safe
@@ -128,6 +129,41 @@ class LoadsBanks(AppState):
 
                 show_traceback(exc)
 
+    def _served_by_cache(self, paths: list[str]) -> LoadReport | None:
+        """The library of ``paths`` when the validated-bank cache serves every bank, read now,
+        before the first paint (:func:`quiz.bank.cached_start.library_from_cache`); ``None``
+        (the worker loads them) otherwise, or should reading the cache fail unexpectedly."""
+        from quiz.bank.cached_start import library_from_cache
+
+        try:
+            return library_from_cache(paths)
+        except Exception as exc:  # the cache only saves time: the worker loads in full
+            from quiz.debug import show_traceback
+
+            show_traceback(exc)
+            return None
+
+    @work(thread=True, group="load", exit_on_error=False)
+    def _decode_served(self, library: Library, shown: threading.Event) -> None:
+        """Once the start screen shows a library the cache served (``shown`` is set, or after
+        :data:`SHOWN_WAIT_S`), decode its questions behind it (a session then starts without
+        waiting for them) and move them out of the garbage collector's way
+        (:func:`quiz.bank.load.load_for_study` does the same for the worker's load). A reload
+        waits for this. A decode that fails costs the first session a full load of that file
+        (:class:`~quiz.bank.library.LoadedBank`), nothing else."""
+        from quiz.bank.load import _decode_and_freeze
+
+        with self._load_lock:
+            shown.wait(SHOWN_WAIT_S)
+            if get_current_worker().is_cancelled:  # the app ends: nothing to decode for
+                return
+            try:
+                _decode_and_freeze(library)
+            except Exception as exc:
+                from quiz.debug import show_traceback
+
+                show_traceback(exc)
+
     def on_banks_loading(self, message: BanksLoading) -> None:
         start = self._start_screen()
         if start is not None:
@@ -147,22 +183,41 @@ class LoadsBanks(AppState):
         if message.reload:
             self._reloaded(report, message.index)
             return
+        if self._refused(report):
+            return
+        assert report.library is not None
+        self._take_library(report.library, message.index)
+        start = self._start_screen()
+        if start is not None:
+            await start.show_library(self.library, self._remembered())
+        self._say_loaded(report)
+        self._library_ready()
+
+    def _refused(self, report: LoadReport) -> bool:
+        """End the app (and say why in :attr:`failure`) when a load at start-up gave no
+        library (status 1) or :attr:`check` refuses the library (status 2); True when it
+        ends."""
         if report.library is None:
             self.failure = LoadFailure(report.diagnostics)
             self.exit(return_code=1)
-            return
+            return True
         problem = self.check(report.library) if self.check is not None else None
         if problem is not None:
             self.failure = LoadFailure(report.diagnostics, usage=problem)
             self.exit(return_code=2)
-            return
-        self.library = report.library
-        self._index = message.index
+            return True
+        return False
+
+    def _take_library(self, library: Library, index: QuestionIndex | None) -> None:
+        """Study ``library`` from now on (``index``: its questions' index, when built)."""
+        self.library = library
+        self._index = index
         self.loaded = True
         self.title = terminal_safe(self.library.title)
-        start = self._start_screen()
-        if start is not None:
-            await start.show_library(self.library, self._remembered())
+
+    def _say_loaded(self, report: LoadReport) -> None:
+        """Say what a load at start-up found besides the library: its warnings (counted) and
+        what the cache refused."""
         warnings = len(report.warnings)
         if warnings:
             self.notify(f"The banks loaded with {warnings} warning{'s' * (warnings != 1)} "
@@ -170,7 +225,6 @@ class LoadsBanks(AppState):
         for note in report.notes:  # the cache refused an entry: said, never silent
             self.notify(note, title="Validated-bank cache", severity="warning", timeout=15,
                         markup=False)
-        self._library_ready()
 
     def _reloaded(self, report: LoadReport, index: QuestionIndex | None) -> None:
         """Show the reloaded library on a fresh start screen, or the problems in a panel

@@ -182,6 +182,11 @@ def test_the_cli_reports_an_unknown_topic_once_the_banks_are_loaded(
     err = capsys.readouterr().err
     assert "unknown topic nosuch (topics: memory)" in err and "Traceback" not in err
     assert run_cli_in_terminal(monkeypatch, [str(bank), "--topic", "memory"]) == 0
+    # Now the cache serves the bank before the first paint: the same usage error.
+    assert list((tmp_path / "quiz-cache").glob("*.bank"))
+    assert run_cli_in_terminal(monkeypatch, [str(bank), "--topic", "nosuch"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown topic nosuch (topics: memory)" in err and "Traceback" not in err
 
 
 async def test_r_reloads_through_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

@@ -1,0 +1,109 @@
+"""A library served whole by the validated-bank cache, read before the study app's first paint:
+:func:`library_from_cache`.
+
+When every bank file of a start is unchanged since its entry was made, reading the entries'
+indexes (ids, topics, content hashes, warnings: :meth:`quiz.bank.cache.BankCache.get`) takes a
+few milliseconds, less than showing a loading screen and composing the start form a second
+time. The app then shows its start screen with the library in its first frame; whenever any
+file is not served (a first start, a changed or broken file, a cache refused), this gives
+``None`` and the app loads the banks in a worker, with the progress on screen, as before.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from quiz.bank.bank_paths import bank_files
+from quiz.bank.library import LoadReport
+
+if TYPE_CHECKING:
+    from quiz.bank.cache import BankCache
+    from quiz.bank.load import _FileResult
+
+FIRST_FRAME_BYTES = 16 * 2**20
+"""Most bytes of bank files whose cached library is read before the first paint (the bundled
+bank is under 1 MB, a 1,000-question bank about 4 MB). A larger library (10,000 questions,
+40 MB, and more) paints first and is read in the worker: its indexes would hold the first
+frame back longer than a loading screen takes."""
+
+
+def library_from_cache(paths: Sequence[str | os.PathLike[str]], *,
+                       cache_dir: Path | None = None,
+                       max_bytes: int = FIRST_FRAME_BYTES) -> LoadReport | None:
+    """The load report of ``paths`` (as :func:`quiz.bank.load.load_for_study` would give it,
+    every bank served by the cache and decoded when its questions are first read) when every
+    bank file ``paths`` stand for has an entry in the validated-bank cache (``cache_dir``,
+    default :func:`quiz.paths.cache_dir`) that serves it, and the library has no error;
+    otherwise ``None``, having read no bank file: a path without bank files, a file that is not
+    a regular file, over ``max_bytes`` bank bytes in all, a file with no entry or a changed
+    one, a refused cache, an error across files (a repeated id). The caller then loads in
+    full (:func:`~quiz.bank.load.load_for_study`), which says what went wrong.
+
+    The one place where a start asks a cache for its banks: another source of validated
+    entries (a cache shipped with the bundled banks) is looked up here too.
+    """
+    from quiz.bank.cache import BankCache
+    from quiz.bank.load import _report
+
+    files: list[Path] = []
+    seen: set[Path] = set()
+    total = 0
+    for given in paths:
+        if not os.fspath(given):
+            return None
+        for path, problem in bank_files(Path(given)):
+            if problem is not None:
+                return None
+            resolved = path.resolve()
+            if resolved in seen:
+                continue
+            seen.add(resolved)
+            files.append(path)
+    if not files:
+        return None
+    sizes = []
+    for path in files:
+        try:
+            info = os.stat(path)
+        except OSError:
+            return None
+        total += info.st_size
+        sizes.append(info)
+        if not stat.S_ISREG(info.st_mode) or total > max_bytes:
+            return None
+    if cache_dir is None:
+        from quiz.paths import cache_dir as user_cache_dir
+
+        cache_dir = user_cache_dir()
+    bank_cache = BankCache(cache_dir)
+    results = []
+    for path, info in zip(files, sizes, strict=True):
+        result = _served(path, info, bank_cache)
+        if result is None:
+            return None
+        results.append(result)
+    report = _report(results)
+    if report.library is None or bank_cache.notes:
+        return None
+    return report
+
+
+def _served(path: Path, info: os.stat_result, bank_cache: BankCache) -> _FileResult | None:
+    """The result of ``path`` (its ``stat`` ``info``) served by ``bank_cache``, or ``None``."""
+    from quiz.bank.load import _from_cache
+
+    try:
+        # O_NONBLOCK: should the path become a named pipe after the stat, opening it must not
+        # block; fstat then sees what was really opened (as the full load does).
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with open(fd, "rb") as file:
+            if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+                return None
+            stored, _ = bank_cache.get(path.resolve(), info, file)
+    except OSError:
+        return None
+    return None if stored is None else _from_cache(path, stored)
