@@ -48,7 +48,7 @@ from quiz.bank.expect import (
     shown,
     states,
 )
-from quiz.bank.option_letters import LetterReference, letter_references
+from quiz.bank.option_letters import LetterReference, references_in
 from quiz.bank.rules import (
     Loc,
     answer_errors,
@@ -524,8 +524,7 @@ class Question(_Strict):
             (("full_explanation",), self.full_explanation),
             *((("distractor_review", k), v) for k, v in self.distractor_review.items()),
         ]
-        return [(path, ref) for path, text in texts
-                for ref in letter_references(text, self.options)]
+        return references_in(texts, self.options)
 
     @property
     def keeps_order(self) -> bool:

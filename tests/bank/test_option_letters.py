@@ -5,10 +5,12 @@ validator warns at each reference."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from quiz.bank.library import Library
 from quiz.bank.load import load_bank_text
-from quiz.bank.option_letters import letter_references
+from quiz.bank.option_letters import letter_references, references_in
 from quiz.study.exam import draw_exam
 from quiz.study.session import SessionConfig, StudySession
 from tests.conftest import make_library, question_data
@@ -90,3 +92,23 @@ def test_a_question_with_a_reference_keeps_bank_order_when_shuffled() -> None:
             elif keys != "ABCD":
                 moved.add(shown.question.id)
     assert moved == {"p0", "p1", "p2", "p3"}  # the other questions are still shuffled
+
+
+# Words and characters the patterns turn on: letters standing alone or not, joins, every kind of
+# space (\x1c is one to Python), option and position words in any case, non-ASCII text.
+PIECES = ["A", "B", "C", "D", "E", "H", "I", "a", " ", "  ", "\t", "\n", "\x0b", "\x1c", ",",
+          ", ", "&", "/", "-", ".", "'", "(", ")", "_", "0", "x", " and ", " or ", " of ", "the ",
+          "above", "ABOVE", "below", "these", "These", "all", "All", "none", "both", "neither",
+          "small", "option", "Options", "ANSWER", "answers", "choice", "Choices", "soption",
+          "A100", "GB", "(A)", "options A", "all of the above", "none of these", "’", "é",
+          "\u017f"]
+
+
+@settings(max_examples=400, deadline=None, derandomize=True, database=None)
+@given(st.lists(st.lists(st.sampled_from(PIECES), max_size=12).map("".join), max_size=5),
+       st.sampled_from(["AB", "ABCD", "ABCDEFGH"]))
+def test_references_in_a_question_are_those_of_each_text(texts: list[str],
+                                                          letters: str) -> None:
+    numbered = list(enumerate(texts))
+    assert references_in(numbered, letters) == [
+        (i, ref) for i, text in numbered for ref in letter_references(text, letters)]
