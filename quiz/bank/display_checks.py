@@ -106,7 +106,9 @@ def idle_misconceptions(text: str, bank: BankFile, value: dict[str, Any],
     from quiz.bank.computed.figures import Figures
     from quiz.bank.computed.misconceptions import BY_NAME
     from quiz.bank.computed.placeholders import parse_format
+    from quiz.bank.computed.template import with_values
     from quiz.bank.expect import FigureMissing
+    from quiz.bank.model import _scenario
 
     found = []
     for question, raw in zip(bank.questions, value["questions"], strict=True):
@@ -114,12 +116,23 @@ def idle_misconceptions(text: str, bank: BankFile, value: dict[str, Any],
             continue
         fmt = parse_format(question.answer_figure)
         idle = set(question.misconceptions)
+        shown = question.variant
+        written = raw.get("worked_example")
+        written = written.get("footprint") if isinstance(written, dict) else None
         for values in question.variants():
-            example = question.with_variant(values).worked_example
-            if example is None:
-                idle.clear()
-                break
-            figures = Figures(example.footprint)
+            # A variant's scenario is its worked example's (the question as rendered for it
+            # has the scenario as written with the variant's values set): validated, and its
+            # figures estimated, once per scenario (shared with the rendering at load), rather
+            # than the whole question rendered again for each variant.
+            if values == shown or not isinstance(written, dict):
+                example = question.with_variant(values).worked_example
+                if example is None:
+                    idle.clear()
+                    break
+                spec = example.footprint
+            else:
+                spec = _scenario(with_values(written, values))
+            figures = Figures.of(spec)
             for name in list(idle):
                 try:
                     produced = BY_NAME[name].compute(figures, fmt)
