@@ -36,15 +36,17 @@ def library_from_cache(paths: Sequence[str | os.PathLike[str]], *,
                        max_bytes: int = FIRST_FRAME_BYTES) -> LoadReport | None:
     """The load report of ``paths`` (as :func:`quiz.bank.load.load_for_study` would give it,
     every bank served by the cache and decoded when its questions are first read) when every
-    bank file ``paths`` stand for has an entry in the validated-bank cache (``cache_dir``,
-    default :func:`quiz.paths.cache_dir`) that serves it, and the library has no error;
+    bank file ``paths`` stand for has an entry that serves it, in the validated-bank cache
+    (``cache_dir``, default :func:`quiz.paths.cache_dir`) or else among the bundled banks'
+    prebuilt entries (:mod:`quiz.bank.shipped`: a user's very first start of the bundled
+    banks is served so), and the library has no error;
     otherwise ``None``, having read no bank file: a path without bank files, a file that is not
     a regular file, over ``max_bytes`` bank bytes in all, a file with no entry or a changed
     one, a refused cache, an error across files (a repeated id). The caller then loads in
     full (:func:`~quiz.bank.load.load_for_study`), which says what went wrong.
 
-    The one place where a start asks a cache for its banks: another source of validated
-    entries (a cache shipped with the bundled banks) is looked up here too.
+    The one place where a start asks the caches for its banks (the same lookups as
+    :func:`~quiz.bank.load.load_library` with a ``cache_dir``).
     """
     from quiz.bank.cache import BankCache
     from quiz.bank.load import _report
@@ -79,7 +81,9 @@ def library_from_cache(paths: Sequence[str | os.PathLike[str]], *,
         from quiz.paths import cache_dir as user_cache_dir
 
         cache_dir = user_cache_dir()
-    bank_cache = BankCache(cache_dir)
+    from quiz.bank.shipped import default_entries
+
+    bank_cache = BankCache(cache_dir, prebuilt=default_entries())
     results = []
     for path, info in zip(files, sizes, strict=True):
         result = _served(path, info, bank_cache)

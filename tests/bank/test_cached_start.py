@@ -131,3 +131,20 @@ def test_paths_that_name_no_bank_give_none(tmp_path: Path, given: str) -> None:
     path = given if not given else str(tmp_path / given)
     assert library_from_cache([path], cache_dir=tmp_path / "cache") is None
     assert library_from_cache([], cache_dir=tmp_path / "cache") is None
+
+
+def test_the_bundled_banks_prebuilt_entries_serve_a_first_start(
+        banks: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        full_loads: list[str]) -> None:
+    from quiz.bank.prebuild import prebuild
+
+    prebuilt = tmp_path / "prebuilt"
+    assert prebuild(banks, prebuilt)[0] == 2
+    full_loads.clear()
+    cache = tmp_path / "cache"
+    assert library_from_cache([banks], cache_dir=cache) is None  # none looked for
+    monkeypatch.setenv("QUIZ_PREBUILT_DIR", str(prebuilt))
+    served = library_from_cache([banks], cache_dir=cache)
+    assert served is not None and served.library is not None and full_loads == []
+    assert len(served.warnings) == 1 and served.notes == []
+    assert list(cache.glob("*.bank")) == []  # nothing written
