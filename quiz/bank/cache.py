@@ -151,15 +151,31 @@ def code_fingerprint() -> str:
     pydantic is not imported (a start served from the cache never needs it): the name, size
     and modification time of each file in its and pydantic-core's top folders stand for its
     version (an upgrade rewrites them; pydantic-core's compiled module is among them)."""
-    root = Path(__file__).resolve().parent.parent
+    root = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
     parts: list[Any] = [FORMAT, __version__, sys.version, *_package_stamps("pydantic"),
                         *_package_stamps("pydantic_core")]
     for package in ("bank", "footprint"):
-        for path in sorted((root / package).rglob("*")):
-            if path.suffix in (".py", ".yaml", ".json"):
-                info = path.stat()
-                parts.append((str(path.relative_to(root)), info.st_size, info.st_mtime_ns))
+        _source_stamps(os.path.join(root, package), package, parts)
     return hashlib.blake2b(repr(parts).encode(), digest_size=16).hexdigest()
+
+
+_SOURCE_SUFFIXES = (".py", ".yaml", ".json")
+
+
+def _source_stamps(folder: str, name: str, stamps: list[Any]) -> None:
+    """Append the name (``name``/...), size and modification time (ns) of each source file
+    (:data:`_SOURCE_SUFFIXES`) in ``folder`` and its sub-folders but ``__pycache__``, in name
+    order, to ``stamps``. ``os.scandir`` rather than ``Path.rglob``: a start computes this
+    (a tenth of the time: no Path per entry, no walk through the bytecode folders)."""
+    with os.scandir(folder) as entries:
+        listed = sorted(entries, key=lambda entry: entry.name)
+    for entry in listed:
+        if entry.is_dir(follow_symlinks=False):
+            if entry.name != "__pycache__":
+                _source_stamps(entry.path, f"{name}/{entry.name}", stamps)
+        elif entry.name.endswith(_SOURCE_SUFFIXES):
+            info = entry.stat()
+            stamps.append((f"{name}/{entry.name}", info.st_size, info.st_mtime_ns))
 
 
 def _package_stamps(name: str) -> list[tuple[str, int, int]]:

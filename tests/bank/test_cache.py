@@ -468,3 +468,29 @@ def test_a_modification_time_after_the_change_time_means_hashing(
     for _ in range(2):
         assert load_library([bank], cache_dir=folder).library is not None
     assert full_loads == [str(bank)] and hashes == [os.stat(bank).st_size]
+
+
+def test_the_loader_fingerprint_stamps_every_source_below_bank_and_footprint(
+        tmp_path: Path) -> None:
+    folder = tmp_path / "bank"
+    (folder / "rules" / "__pycache__").mkdir(parents=True)
+    (folder / "model.py").write_text("x = 1\n", encoding="utf-8")
+    (folder / "rules" / "units.yaml").write_text("a: 1\n", encoding="utf-8")
+    (folder / "rules" / "schema.json").write_text("{}\n", encoding="utf-8")
+    (folder / "rules" / "__pycache__" / "units.py").write_text("", encoding="utf-8")
+    (folder / "model.cpython-311.pyc").write_bytes(b"\0")
+    (folder / "notes.txt").write_text("not a source\n", encoding="utf-8")
+    stamps: list[Any] = []
+    cache_module._source_stamps(str(folder), "bank", stamps)
+    assert [name for name, _, _ in stamps] == [
+        "bank/model.py", "bank/rules/schema.json", "bank/rules/units.yaml"]
+    info = (folder / "model.py").stat()
+    assert stamps[0][1:] == (info.st_size, info.st_mtime_ns)
+    (folder / "model.py").write_text("x = 10\n", encoding="utf-8")
+    again: list[Any] = []
+    cache_module._source_stamps(str(folder), "bank", again)
+    assert again != stamps  # a changed rule is another loader
+    real: list[Any] = []
+    cache_module._source_stamps(os.path.dirname(cache_module.__file__), "bank", real)
+    assert ("bank/cache.py" in {name for name, _, _ in real}
+            and not any("__pycache__" in name for name, _, _ in real))
