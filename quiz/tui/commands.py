@@ -165,10 +165,7 @@ class AppCommands(AppState):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Hide the calculator key while the calculator is open (also under one of its
         lists of choices); dim reloading and the statistics while the banks load."""
-        from quiz.tui.screens.choice_picker import ChoicePicker
-        from quiz.tui.screens.footprint import FootprintScreen
-
-        if action == "footprint" and isinstance(self.screen, FootprintScreen | ChoicePicker):
+        if action == "footprint" and getattr(self.screen, "HIDES_CALCULATOR_KEY", False):
             return False
         if action in ("reload_banks", "stats") and (
                 not self.loaded or self._start_screen_loading()):

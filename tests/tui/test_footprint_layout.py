@@ -118,6 +118,8 @@ async def test_the_model_list_is_wide_enough_for_its_names() -> None:
         await pilot.pause()
         picker = app.screen
         assert isinstance(picker, ChoicePicker)
+        # m is not offered over the calculator, nor over one of its lists.
+        assert app.check_action("footprint", ()) is False
         options = picker.query_one(OptionList)
         widest = max(cell_len(c.listed) for c in model.choices)
         # Every choice whole: the list's inside (no border, padding, scrollbar) fits the longest.

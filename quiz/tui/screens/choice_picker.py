@@ -72,6 +72,9 @@ class ChoicePicker(ModalScreen[str | None]):
     """
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    HIDES_CALCULATOR_KEY = True
+    """Opened from the calculator's fields: ``m`` is not offered over it (the app's
+    ``check_action`` reads this, so that the first frame need not import this module)."""
 
     def __init__(self, choices: tuple[Choice, ...], value: str, region: Region) -> None:
         super().__init__()

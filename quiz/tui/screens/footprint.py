@@ -101,6 +101,9 @@ class FootprintScreen(ReshownScreen):
         Binding("pagedown", "page_results(1)", "Scroll results", priority=True),
         Binding("pageup", "page_results(-1)", "Scroll results", show=False, priority=True),
     ]
+    HIDES_CALCULATOR_KEY = True
+    """The calculator is open: ``m`` is not offered (the app's ``check_action`` reads this,
+    so that the first frame need not import this module)."""
 
     def __init__(self, spec: FootprintSpec | None = None) -> None:
         """``spec`` is the scenario to start from (a question's worked example or footprint
