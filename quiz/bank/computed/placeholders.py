@@ -24,7 +24,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import lru_cache
+from functools import cached_property, lru_cache
+from typing import Any
 
 from quiz.bank.computed.figures import Kind, figure_kinds, suggest
 
@@ -66,12 +67,25 @@ class Format:
     unit: str
     digits: int
 
-    @property
+    def __post_init__(self) -> None:
+        # Formats are dictionary keys while a bank loads (templates, generated options, texts
+        # written): the hash is taken once, and each number is written once per format.
+        object.__setattr__(self, "_hash", hash((self.name, self.unit, self.digits)))
+        object.__setattr__(self, "_texts", {})
+
+    def __hash__(self) -> int:
+        return self._hash  # type: ignore[attr-defined,no-any-return]
+
+    def __reduce__(self) -> tuple[type[Format], tuple[str, str, int]]:
+        # A copy or an unpickled format is made anew: the hash of this process is not kept.
+        return (Format, (self.name, self.unit, self.digits))
+
+    @cached_property
     def kind(self) -> Kind:
         """The kind of figure this format writes."""
         return figure_kinds()[self.name]
 
-    @property
+    @cached_property
     def scale(self) -> int:
         """Bytes (sizes) or ones (counts) in one unit of :attr:`unit`."""
         return SIZE_UNITS[self.unit] if self.kind == "size" else int(COUNT_FORMATS[self.unit][0])
@@ -92,10 +106,20 @@ class Format:
         return whole if exact >= 0 else -whole
 
     def write(self, value: int | str) -> str:
-        """``value`` as the text shows it ("17.18 GB", "6,738,415,616", "6.7 billion")."""
+        """``value`` as the text shows it ("17.18 GB", "6,738,415,616", "6.7 billion").
+
+        A number's text is kept (at most :data:`WRITTEN_KEPT` per format): the questions of a
+        library that share a scenario write the same figures in the same formats (100,000
+        writes at 10,000 questions, a few thousand of them different)."""
         if isinstance(value, str):
             return value
-        return _written(self, value)
+        texts: dict[int, str] = self._texts  # type: ignore[attr-defined]
+        text = texts.get(value)
+        if text is None:
+            if len(texts) >= WRITTEN_KEPT:
+                texts.clear()
+            text = texts[value] = self._write(value)
+        return text
 
     def _write(self, value: int) -> str:
         steps = self.rounded(value)
@@ -107,12 +131,8 @@ class Format:
         return number + COUNT_FORMATS[self.unit][1]
 
 
-@lru_cache(maxsize=65536)
-def _written(fmt: Format, value: int) -> str:
-    """:meth:`Format.write` of a number, kept: the questions of a library that share a
-    scenario write the same figures in the same formats (100,000 writes at 10,000 questions,
-    a few thousand of them different)."""
-    return fmt._write(value)
+WRITTEN_KEPT = 4096
+"""Most numbers one :class:`Format` keeps written (:meth:`Format.write`; emptied when full)."""
 
 
 _INNER = re.compile(r"\s*(?P<name>[^\s|:]*)\s*(?:\|\s*(?P<unit>[^\s:]*)\s*"
@@ -121,12 +141,29 @@ _INNER = re.compile(r"\s*(?P<name>[^\s|:]*)\s*(?:\|\s*(?P<unit>[^\s:]*)\s*"
 
 def parse_format(inner: str, offset: int = 0) -> Format:
     """A :class:`Format` from what is written between ``{{`` and ``}}`` (or after
-    ``answer_figure:``): ``"inference.kv_cache | GB:2"``.
+    ``answer_figure:``): ``"inference.kv_cache | GB:2"``. Kept for each text (a format is
+    immutable): a library writes the same few placeholders thousands of times.
 
     Raises:
         PlaceholderError: an unknown figure (with "did you mean"), a unit of the wrong kind, a
             malformed placeholder; ``offset`` is passed through to it.
     """
+    found = _format_of(inner)
+    if isinstance(found, str):
+        raise PlaceholderError(found, offset)
+    return found
+
+
+@lru_cache(maxsize=4096)
+def _format_of(inner: str) -> Format | str:
+    """:func:`parse_format` at offset 0, its error as the message."""
+    try:
+        return _parse_format(inner)
+    except PlaceholderError as exc:
+        return str(exc)
+
+
+def _parse_format(inner: str, offset: int = 0) -> Format:
     match = _INNER.fullmatch(inner)
     if match is None or not match["name"]:
         raise PlaceholderError(
@@ -172,6 +209,18 @@ class Template:
     parts: tuple[str, ...]
     formats: tuple[Format, ...]
     offsets: tuple[int, ...]
+
+    def __post_init__(self) -> None:
+        # A template is a dictionary key for each variant rendered (Figures.rendered): its
+        # hash is taken once.
+        object.__setattr__(self, "_hash", hash((self.parts, self.formats, self.offsets)))
+
+    def __hash__(self) -> int:
+        return self._hash  # type: ignore[attr-defined,no-any-return]
+
+    def __reduce__(self) -> tuple[type[Template], tuple[Any, ...]]:
+        # A copy or an unpickled template is made anew: the hash of this process is not kept.
+        return (Template, (self.parts, self.formats, self.offsets))
 
     def render(self, values: dict[str, int | str]) -> str:
         """The text with every placeholder written from ``values`` (figure name → value)."""

@@ -34,6 +34,8 @@ from quiz.bank.computed.placeholders import (
 from quiz.bank.expect import FigureMissing
 
 if TYPE_CHECKING:
+    from pydantic import ValidationError
+
     from quiz.footprint import FootprintSpec
 
 MAX_VARIANTS = 64
@@ -132,6 +134,8 @@ class _Plan:
     vary: list[tuple[str, list[Any]]]
     reviews: dict[str, str]
     """The question's own review of a misconception's distractor, by name, as written."""
+    names: frozenset[str] = frozenset()
+    """Every figure the templates name."""
 
 
 def variants_of(vary: Any) -> list[dict[str, Any]]:
@@ -202,11 +206,11 @@ def render_question(question: dict[str, Any], spec_of: SpecOf,
     if variant is not None and set(chosen) != {k for k, _ in plan.vary}:
         raise ComputedErrors([ComputedError(("vary",), f"the variant {_shown(chosen)} does not "
                                             "name every key of 'vary'")])
-    rendered = _render(question, plan, footprint, chosen, spec_of, errors, label=_label(chosen))
+    rendered = _render(question, plan, footprint, chosen, spec_of, errors)
     if check_all:
         for combo in combos:
             if combo != chosen:
-                _render(question, plan, footprint, combo, spec_of, errors, label=_label(combo))
+                _render(question, plan, footprint, combo, spec_of, errors, shown=False)
     if errors or rendered is None:
         raise ComputedErrors(_first_each(errors))
     return rendered, chosen
@@ -293,7 +297,8 @@ def _plan(question: dict[str, Any], errors: list[ComputedError]) -> _Plan:
                 errors.append(ComputedError(("worked_example", "expect"), "expect states one "
                                             "variant's figure: with vary, write the figure as "
                                             "{{ ... }} in the key, or use answer_figure"))
-    return _Plan(templates, answer, names, distractors, pairs, reviews)
+    return _Plan(templates, answer, names, distractors, pairs, reviews,
+                 frozenset(fmt.name for _, template in templates for fmt in template.formats))
 
 
 def _misconceptions(question: dict[str, Any], answer: Format | None,
@@ -389,8 +394,6 @@ def _check_vary(question: dict[str, Any], plan: _Plan, footprint: dict[str, Any]
                 spec_of: SpecOf, errors: list[ComputedError]) -> None:
     """Each ``vary`` key is a scenario key, each value one the scenario accepts, and there are
     at most :data:`MAX_VARIANTS` combinations."""
-    from pydantic import ValidationError
-
     keys = scenario_keys()
     count = 1
     for key, values in plan.vary:
@@ -414,7 +417,7 @@ def _check_vary(question: dict[str, Any], plan: _Plan, footprint: dict[str, Any]
                 continue
             try:
                 spec_of(with_values(footprint, {key: value}))
-            except ValidationError as exc:
+            except _validation_error() as exc:
                 reason = "; ".join(str(e["msg"]) for e in exc.errors(include_url=False))
                 errors.append(ComputedError(("vary", key, i), f"vary: {key}: the scenario "
                                             f"refuses {value!r}: {reason}"))
@@ -429,36 +432,51 @@ def _check_vary(question: dict[str, Any], plan: _Plan, footprint: dict[str, Any]
 
 
 def _render(question: dict[str, Any], plan: _Plan, footprint: dict[str, Any],
-            values: dict[str, Any], spec_of: SpecOf, errors: list[ComputedError],
-            label: str) -> dict[str, Any] | None:
-    """One variant rendered, or ``None`` with its problems added to ``errors``."""
-    from pydantic import ValidationError
+            values: dict[str, Any], spec_of: SpecOf, errors: list[ComputedError], *,
+            shown: bool = True) -> dict[str, Any] | None:
+    """One variant rendered, or ``None`` with its problems added to ``errors`` (each message
+    starts with :func:`_label` of ``values``).
 
+    With ``shown`` false (a variant checked at load but not shown) the same problems are found,
+    in the same order, but only the texts the checks read are written (the options, and the
+    question's own reviews that generated options use) and nothing is returned."""
     scenario = with_values(footprint, values)
     try:
         spec = spec_of(scenario)
-    except ValidationError as exc:
+    except _validation_error() as exc:
         reason = "; ".join(str(e["msg"]) for e in exc.errors(include_url=False))
         errors.append(ComputedError(("vary",) if values else ("worked_example", "footprint"),
-                                    f"{label}the scenario is not valid: {reason}"))
+                                    f"{_label(values)}the scenario is not valid: {reason}"))
         return None
     figures = Figures.of(spec)
     before = len(errors)
     texts: dict[Loc, str] = {}
-    for loc, template in plan.templates:
-        done = figures.rendered.get(template)
-        if isinstance(done, str):
-            texts[loc] = done
-            continue
-        found: dict[str, int | str] = {}
-        for fmt, offset in zip(template.formats, template.offsets, strict=True):
-            try:
-                found[fmt.name] = figures.get(fmt.name)
-            except FigureMissing as exc:
-                errors.append(ComputedError(loc, f"{label}{fmt.name}: {exc}", offset))
-        if len(found) == len({f.name for f in template.formats}):
-            texts[loc] = text = template.render(found)
-            figures.remember(template, text)
+    if shown or not _has_every(figures, plan.names):
+        for loc, template in plan.templates:
+            done = figures.rendered.get(template)
+            if isinstance(done, str):
+                texts[loc] = done
+                continue
+            found: dict[str, int | str] = {}
+            for fmt, offset in zip(template.formats, template.offsets, strict=True):
+                try:
+                    found[fmt.name] = figures.get(fmt.name)
+                except FigureMissing as exc:
+                    errors.append(ComputedError(loc, f"{_label(values)}{fmt.name}: {exc}",
+                                                offset))
+            if len(found) == len({f.name for f in template.formats}) and (
+                    shown or loc[0] in _CHECKED_TEXTS):
+                texts[loc] = text = template.render(found)
+                figures.remember(template, text)
+    else:  # every figure is there: write only what the checks read
+        for loc, template in plan.templates:
+            if loc[0] in _CHECKED_TEXTS:
+                done = figures.rendered.get(template)
+                if not isinstance(done, str):
+                    done = template.render({f.name: figures.get(f.name)
+                                            for f in template.formats})
+                    figures.remember(template, done)
+                texts[loc] = done
     generated = None
     if plan.answer is not None:
         own = {name: texts.get(("misconception_reviews", name), text)
@@ -469,25 +487,28 @@ def _render(question: dict[str, Any], plan: _Plan, footprint: dict[str, Any],
         if isinstance(done, tuple):
             generated = cast(tuple[dict[str, str], str, dict[str, str]], done)
         else:
-            generated = _generate(plan, figures, own, errors, label)
+            generated = _generate(plan, figures, own, errors, _label(values))
             if generated is not None:
                 figures.remember(key, generated)
     if len(errors) > before:
         return None
-    out = _replace_texts(question, texts)
-    written = out.get("options")
-    if isinstance(written, dict) and label:  # the shown variant is checked by the model
+    written = question.get("options")
+    if isinstance(written, dict) and values:  # one variant only: the model checks its options
         seen: dict[str, str] = {}
-        for key, text in written.items():
-            if not isinstance(text, str):
+        for letter, option in written.items():
+            option = texts.get(("options", letter), option)
+            if not isinstance(option, str):
                 continue
-            same = " ".join(text.split())
+            same = " ".join(option.split())
             if same in seen:
-                errors.append(ComputedError(("options", key), f"{label}options {seen[same]} "
-                                            f"and {key} both read {same!r}: a student could not "
-                                            "tell them apart"))
+                errors.append(ComputedError(("options", letter), f"{_label(values)}options "
+                                            f"{seen[same]} and {letter} both read {same!r}: a "
+                                            "student could not tell them apart"))
                 return None
-            seen[same] = key
+            seen[same] = letter
+    if not shown:
+        return None
+    out = _replace_texts(question, texts)
     example = dict(out["worked_example"])
     example["footprint"] = scenario
     out["worked_example"] = example
@@ -497,6 +518,34 @@ def _render(question: dict[str, Any], plan: _Plan, footprint: dict[str, Any],
     if generated is not None:
         out["options"], out["answer"], out["distractor_review"] = generated
     return out
+
+
+_CHECKED_TEXTS = frozenset({"options", "misconception_reviews"})
+"""Where the texts are that a variant's checks read (:func:`_render` with ``shown`` false)."""
+
+
+def _has_every(figures: Figures, names: frozenset[str]) -> bool:
+    """True when ``figures`` has every figure named (none missing for the scenario)."""
+    try:
+        for name in names:
+            figures.get(name)
+    except FigureMissing:
+        return False
+    return True
+
+
+_VALIDATION_ERROR: list[type[ValidationError]] = []
+
+
+def _validation_error() -> type[ValidationError]:
+    """pydantic's ``ValidationError``, imported on first use (as this module was before: quiz
+    does not import pydantic before its first paint) and kept (an import statement in a loop
+    costs a call into the import system each time)."""
+    if not _VALIDATION_ERROR:
+        from pydantic import ValidationError as error
+
+        _VALIDATION_ERROR.append(error)
+    return _VALIDATION_ERROR[0]
 
 
 def _replace_texts(question: dict[str, Any], texts: dict[Loc, str]) -> dict[str, Any]:
