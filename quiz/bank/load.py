@@ -540,6 +540,7 @@ def _load_into(result: _FileResult, raw: str | bytes, pure_python: bool,
     from pydantic import ValidationError
 
     from quiz.bank import display_checks, validation_messages, yaml_messages, yaml_reader
+    from quiz.bank.computed.template import placeholder_questions
     from quiz.bank.field_checks import cross_field_errors
     from quiz.bank.model import BankFile
     from quiz.bank.places import header_places, question_ids
@@ -587,10 +588,10 @@ def _load_into(result: _FileResult, raw: str | bytes, pure_python: bool,
     enabled = gc.isenabled()
     gc.disable()
     try:
-        # Without '{{' anywhere in the file, no question has a placeholder: the model then
-        # looks only for the computed keys (quiz.bank.model.Question._render_computed).
-        result.bank = BankFile.model_validate(
-            value, by_name=False, context=None if "{{" in text else {"no_placeholders": True})
+        # A question without '{{' in its lines has no placeholder: the model then looks only
+        # for the computed keys (quiz.bank.model.Question._render_computed).
+        result.bank = BankFile.model_validate(value, by_name=False, context={
+            "placeholders": placeholder_questions(text, value, doc.marks)})
     except ValidationError as exc:
         # A value already reported while reading (an alias, a tag) would only repeat the news.
         taken = {(p.line, p.column) for p in doc.problems if p.severity == "error"}

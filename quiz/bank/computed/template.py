@@ -16,6 +16,7 @@ Pure: no Textual, no I/O.
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import re
 from collections.abc import Callable, Iterator, Mapping
@@ -121,6 +122,32 @@ def is_computed(question: Any) -> bool:
     if any(key in question for key in COMPUTED_KEYS):
         return True
     return any("{{" in text for _, text in text_fields(question))
+
+
+def placeholder_questions(text: str, bank: Any, marks: Mapping[int, Any]) -> frozenset[int]:
+    """The ``id()`` of each question mapping whose lines in ``text`` hold a ``{{``: every other
+    question of the bank has no placeholder (a question's value is written between its start
+    and the next question's). ``bank`` and ``marks`` are what
+    :func:`quiz.bank.yaml_reader.build` read from ``text``.
+
+    One search per question that has a ``{{`` (and one more), where looking through the
+    text fields of every question (:func:`is_computed`) cost about 8 µs each."""
+    found = text.find("{{")
+    questions = bank.get("questions") if isinstance(bank, dict) else None
+    if found < 0 or not isinstance(questions, list) or id(questions) not in marks:
+        return frozenset()
+    starts = [mark.index for mark in marks[id(questions)][2]]
+    ids: set[int] = set()
+    while found >= 0:
+        i = bisect.bisect_right(starts, found) - 1
+        if i + 1 >= len(starts):
+            if i >= 0:
+                ids.add(id(questions[i]))
+            break
+        if i >= 0:
+            ids.add(id(questions[i]))
+        found = text.find("{{", starts[i + 1])
+    return frozenset(ids)
 
 
 @dataclass(frozen=True)
