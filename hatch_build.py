@@ -42,8 +42,10 @@ class PrebuiltBanks(BuildHookInterface):
         root = Path(self.root)
         env = {k: v for k, v in os.environ.items() if not k.startswith("QUIZ_")}
         # The loader needs no user folders; keep anything it might touch out of the home.
+        # A fixed hash seed: the pickled sets come out in one order, so that two builds of the
+        # same sources give the same entries (a reproducible wheel).
         env.update(QUIZ_DATA_DIR=str(scratch / "data"), QUIZ_CACHE_DIR=str(scratch / "cache"),
-                   PYTHONDONTWRITEBYTECODE="1")
+                   PYTHONDONTWRITEBYTECODE="1", PYTHONHASHSEED="0")
         done = subprocess.run(
             [sys.executable, "-c", RUN, str(root), "--out", str(out),
              str(root / "question_bank")],
