@@ -78,18 +78,16 @@ def fingerprint() -> str:
     versions; pydantic pins pydantic-core's), and the Python implementation and version
     (``sys.implementation.cache_tag``, e.g. ``cpython-311``). Unlike the user cache's
     :func:`~quiz.bank.cache.code_fingerprint`, no time stamp: a wheel's files are written at
-    install time. About 4 ms (1.1 MB read and hashed); nothing is imported."""
-    root = Path(__file__).resolve().parent.parent
+    install time. About 2.5 ms (109 files, 1.1 MB, read and hashed); nothing is imported."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     digest = hashlib.blake2b(digest_size=16)
     digest.update(repr((FORMAT, SHIPPED_FORMAT, __version__,
                         sys.implementation.cache_tag)).encode())
-    files = [root / "__init__.py", root / "yamlio.py"]
-    for package in ("bank", "footprint"):
-        files += sorted(path for path in (root / package).rglob("*")
-                        if path.suffix in (".py", ".yaml", ".json") and path.is_file())
-    for path in files:
-        data = path.read_bytes()
-        digest.update(str(path.relative_to(root)).encode() + b"\0")
+    files = ["__init__.py", "yamlio.py", *_sources(root, "bank"), *_sources(root, "footprint")]
+    for name in files:
+        with open(os.path.join(root, name), "rb") as file:
+            data = file.read()
+        digest.update(name.encode() + b"\0")
         digest.update(len(data).to_bytes(8, "big") + data)
     for package, name in (("yaml", "__init__.py"), ("pydantic", "version.py")):
         spec = importlib.util.find_spec(package)
@@ -102,6 +100,26 @@ def fingerprint() -> str:
                 pass
         digest.update(package.encode() + b"\0" + len(data).to_bytes(8, "big") + data)
     return digest.hexdigest()
+
+
+def _sources(root: str, package: str) -> list[str]:
+    """The ``.py``, ``.yaml`` and ``.json`` files under the folder ``package`` of ``root``, as
+    sorted paths relative to ``root`` (``/``-separated); ``__pycache__`` and links to folders
+    are skipped. (``os.scandir``: a third of ``Path.rglob``'s time here, 2.4 ms for both
+    packages with their reading and hashing.)"""
+    found = []
+    stack = [package]
+    while stack:
+        folder = stack.pop()
+        with os.scandir(os.path.join(root, folder)) as entries:
+            for entry in entries:
+                name = f"{folder}/{entry.name}"
+                if entry.is_dir(follow_symlinks=False):
+                    if entry.name != "__pycache__":
+                        stack.append(name)
+                elif entry.name.endswith((".py", ".yaml", ".json")) and entry.is_file():
+                    found.append(name)
+    return sorted(found)
 
 
 def wider_writers(info: os.stat_result, code: os.stat_result) -> str | None:
