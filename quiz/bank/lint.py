@@ -19,14 +19,17 @@ gives the same findings in the same order on every run.
 from __future__ import annotations
 
 import gc
-import re
-import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from quiz.bank import yaml_reader
 from quiz.bank.library import Diagnostic, Library, LoadedBank
+from quiz.bank.lint_text import NUMBERS, may_hold_placeholder, normal_text, placeholders
+from quiz.bank.lint_text import choose_count as choose_count
+from quiz.bank.lint_text import repeats as _repeats
+from quiz.bank.lint_text import unemphasised_negative as _unemphasised_negative
+from quiz.bank.lint_text import word_count as _word_count
 from quiz.bank.model import Question
 from quiz.bank.places import Places as _Places
 from quiz.bank.places import Position
@@ -228,16 +231,9 @@ def lint_bank(bank: LoadedBank, places: _Places, rules: Iterable[str] | None = N
     linted one by one, each dropped before the next is loaded."""
     enabled = frozenset(r.code for r in RULES) if rules is None else frozenset(rules)
     out = _Collector(bank, places, enabled)
-    _lint_bank(bank, out)
-    stems: list[Stem] = []
-    if NEAR_DUPLICATE.code in enabled:
-        for index, question in enumerate(bank.questions):
-            stem = question.stem
-            words = None if _placeholders(stem) else " ".join(_normal_words(stem))
-            line, column = places.value(index, "question")
-            stems.append((words, question.id, line, column,
-                          _ignored(bank, question, NEAR_DUPLICATE)))
-    return BankLint(tuple(out.found), tuple(stems))
+    stems: list[Stem] | None = [] if NEAR_DUPLICATE.code in enabled else None
+    _lint_bank(bank, out, stems)
+    return BankLint(tuple(out.found), tuple(stems or ()))
 
 
 def library_findings(banks: Sequence[tuple[str, BankLint]], rules: Iterable[str] | None = None,
@@ -325,7 +321,9 @@ class _Collector:
 
 # --- The rules -----------------------------------------------------------------------------------
 
-def _lint_bank(bank: LoadedBank, out: _Collector) -> None:
+def _lint_bank(bank: LoadedBank, out: _Collector, stems: list[Stem] | None) -> None:
+    """Every rule but Q101 on ``bank``, into ``out``; with ``stems``, each question's
+    :data:`Stem` for rule Q101 is appended to it, in question order."""
     places = out.places
     info = bank.info
     if info.lint is not None:
@@ -336,11 +334,11 @@ def _lint_bank(bank: LoadedBank, out: _Collector) -> None:
     for field in ("title", "description"):
         text = getattr(info, field)
         if text is not None:
-            for what in _placeholders(text):
+            for what in placeholders(text):
                 out.add(PLACEHOLDER, None, places.header(field), f"the bank's {field} holds "
                         f"the placeholder {what}")
     for key, name in info.topics.items():
-        for what in _placeholders(name):
+        for what in placeholders(name):
             out.add(PLACEHOLDER, None, places.header("topics", key),
                     f"topic {key!r} is named with the placeholder {what}")
     used = {q.topic for q in bank.questions}
@@ -350,7 +348,13 @@ def _lint_bank(bank: LoadedBank, out: _Collector) -> None:
                     f"no question of this bank has topic {key!r}")
     undeclared_seen: set[str] = set()
     for index, question in enumerate(bank.questions):
-        _lint_question(index, question, out)
+        stem_unfinished = _lint_question(index, question, out)
+        if stems is not None:
+            stem = question.stem
+            words = None if stem_unfinished else normal_text(stem)
+            line, column = places.value(index, "question")
+            stems.append((words, question.id, line, column,
+                          _ignored(bank, question, NEAR_DUPLICATE)))
         if not info.topics and question.topic not in undeclared_seen:
             undeclared_seen.add(question.topic)
             out.add(UNDECLARED_TOPIC, question, places.value(index, "topic"),
@@ -372,31 +376,39 @@ def _list_item(places: _Places, index: int | None, n: int, *, header: bool = Fal
     return places.value(index, "lint") if index is not None else (0, 0)
 
 
-def _lint_question(index: int, q: Question, out: _Collector) -> None:
+def _lint_question(index: int, q: Question, out: _Collector) -> bool:
+    """The rules on question ``index`` of the bank, ``q``, into ``out``. Returns whether its
+    stem holds placeholder text (rule Q101 leaves such a stem out)."""
     places = out.places
     if q.lint is not None:
         for n, name in enumerate(q.lint.ignore):
             if name not in _BY_KEY:
                 out.add(UNKNOWN_RULE, None, _list_item(places, index, n),
                         f"there is no lint rule {name!r} to ignore")
-    # Q102: placeholders in every text a student reads. A text's place is looked up only when
-    # it holds one (most texts hold none: 16 look-ups a question were a tenth of the lint).
-    texts: list[tuple[str, str, str | None, str]] = [
-        ("the stem", "question", None, q.stem),
-        ("the short explanation", "short_explanation", None, q.short_explanation),
-        ("the full explanation", "full_explanation", None, q.full_explanation)]
-    texts += [(f"option {k}", "options", k, t) for k, t in q.options.items()]
-    texts += [(f"the review of {k}", "distractor_review", k, t)
-              for k, t in q.distractor_review.items()]
-    texts += [("a reference", "references", None, t) for t in q.references]
+    # Q102: placeholders in every text a student reads. The question's texts are first
+    # tested at once, joined (most questions hold none); a text's place is looked up only when
+    # it holds one (16 look-ups a question were a tenth of the lint).
     unfinished: set[Position] = set()
-    for what, key, sub, text in texts:
-        found_here = _placeholders(text)
-        if found_here:
-            place = places.value(index, key, sub)
-            for found in found_here:
-                out.add(PLACEHOLDER, q, place, f"{what} holds the placeholder {found}")
-            unfinished.add(place)
+    stem_unfinished = False
+    if may_hold_placeholder("\n".join(
+            [q.stem, q.short_explanation, q.full_explanation, *q.options.values(),
+             *q.distractor_review.values(), *q.references])):
+        stem_unfinished = bool(placeholders(q.stem))
+        texts: list[tuple[str, str, str | None, str]] = [
+            ("the stem", "question", None, q.stem),
+            ("the short explanation", "short_explanation", None, q.short_explanation),
+            ("the full explanation", "full_explanation", None, q.full_explanation)]
+        texts += [(f"option {k}", "options", k, t) for k, t in q.options.items()]
+        texts += [(f"the review of {k}", "distractor_review", k, t)
+                  for k, t in q.distractor_review.items()]
+        texts += [("a reference", "references", None, t) for t in q.references]
+        for what, key, sub, text in texts:
+            found_here = placeholders(text)
+            if found_here:
+                place = places.value(index, key, sub)
+                for found in found_here:
+                    out.add(PLACEHOLDER, q, place, f"{what} holds the placeholder {found}")
+                unfinished.add(place)
     _longest_key(index, q, out)
     _choose_count(index, q, out)
     stem_negative = _unemphasised_negative(q.stem)
@@ -427,18 +439,22 @@ def _lint_question(index: int, q: Question, out: _Collector) -> None:
                 "this question has no reference a student can check")
     if q.worked_example is not None and HAND_TYPED.code in out.enabled:
         _hand_typed(index, q, out)
+    return stem_unfinished
 
 
 def _hand_typed(index: int, q: Question, out: _Collector) -> None:
     """Q114: a size typed by hand that the scenario computes (:mod:`quiz.bank.computed.handtyped`),
     read from the file as written (placeholders are not figures typed by hand)."""
-    from quiz.bank.computed.handtyped import hand_typed
+    from quiz.bank.computed.handtyped import hand_typed, written_without_size
     from quiz.bank.problems import value_positions
 
     places = out.places
     raw = places._question(index)
     if not isinstance(raw, dict) or q.worked_example is None:
         return
+    source = places.question_source(index)
+    if source is not None and written_without_size(places.text, *source):
+        return  # no size written anywhere in the question (most questions): one search said so
     for found in hand_typed(raw, q.worked_example.footprint):
         container: Any = raw
         for part in found.loc[:-1]:
@@ -450,73 +466,6 @@ def _hand_typed(index: int, q: Question, out: _Collector) -> None:
         place = places.line_col(spot) if spot is not None else places.question(index)
         out.add(HAND_TYPED, q, place, f"hand-typed figure {found.written!r}: write "
                 f"{found.placeholder}")
-
-
-_WORD = re.compile(r"[\w][\w'’.,/+-]*")
-_NORMAL_WORD = re.compile(r"\w+")
-
-
-def _nfkc(text: str) -> str:
-    """``text`` in Unicode normal form NFKC (ASCII text is already: returned as it is)."""
-    return text if text.isascii() else unicodedata.normalize("NFKC", text)
-
-
-def _words(text: str) -> list[str]:
-    """The words of ``text``: runs of letters, digits and the characters that join them."""
-    return _WORD.findall(_nfkc(text))
-
-
-def _word_count(text: str, limit: int) -> int:
-    """How many words ``text`` has (as :func:`_words` counts them), counted up to ``limit``
-    only: a rule that wants at least ``limit`` words need not count the rest."""
-    count = 0
-    for _ in _WORD.finditer(_nfkc(text)):
-        count += 1
-        if count >= limit:
-            break
-    return count
-
-
-def _normal_words(text: str) -> list[str]:
-    """Casefolded words without punctuation, for comparing texts."""
-    return _NORMAL_WORD.findall(_nfkc(text).casefold())
-
-
-_PLACEHOLDER_WORDS = re.compile(r"\b(TODO|FIXME|TBD|XXX)\b|\b(lorem ipsum|lorem)\b",
-                                re.IGNORECASE)
-_ELLIPSIS_ONLY = re.compile(r"^\s*(?:\.\.\.|…|\[\s*(?:\.\.\.|…)\s*\]|\(\s*(?:\.\.\.|…)\s*\)|"
-                            r"<\s*(?:\.\.\.|…)\s*>)\s*$", re.MULTILINE)
-
-
-_QUOTED = re.compile(r"`[^`\n]*`|\"[^\"\n]*\"|“[^”\n]*”|‘[^’\n]*’|(?<!\w)'[^'\n]*'(?!\w)")
-"""Literal text: a code span (`` `...` ``) or a quotation ("...", “...”, ‘...’, '...' not
-inside a word, so an apostrophe opens none)."""
-
-
-def _placeholders(text: str) -> list[str]:
-    """The placeholders in ``text``: the words TODO, FIXME, TBD, XXX (in capitals), lorem
-    (ipsum), and a line that is only ``...`` (or ``…``, ``[...]``, ``(...)``, ``<...>``). An
-    ellipsis inside a sentence or a formula ("1, 2, ..., n") is not a placeholder, nor is a
-    word quoted as literal text (``the `[TODO]` markers``, ``a "TODO" comment``): the author
-    wrote it on purpose."""
-    upper = text.upper()
-    if not ("TODO" in upper or "FIXME" in upper or "TBD" in upper or "XXX" in upper
-            or "LOREM" in upper or "..." in upper or "…" in upper):
-        return []  # most texts: a few substring scans (each word once in capitals, an
-        # ellipsis) find none: the exact patterns below run on the few left
-    found = []
-    literal = [m.span() for m in _QUOTED.finditer(text)]
-    for match in _PLACEHOLDER_WORDS.finditer(text):
-        word = match.group(0)
-        if match.group(1) and word != word.upper():
-            continue  # "todo" and "Xxx" are words; the placeholders are written in capitals
-        if any(start < match.start() and match.end() < end for start, end in literal):
-            continue
-        found.append(repr(word))
-    bare = _ELLIPSIS_ONLY.search(text)
-    if bare:
-        found.append(repr(bare.group(0).strip()))
-    return list(dict.fromkeys(found))
 
 
 def _longest_key(index: int, q: Question, out: _Collector) -> None:
@@ -535,37 +484,6 @@ def _longest_key(index: int, q: Question, out: _Collector) -> None:
                 "test-wise students pick the longest option")
 
 
-_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-            "eight": 8, **{str(n): n for n in range(1, 9)}}
-_NUMBER = r"(one|two|three|four|five|six|seven|eight|[1-8])"
-_COUNT_PATTERNS = (
-    re.compile(r"\b(?:choose|select|pick|mark|tick|identify|name|give)\s+(?:the\s+|any\s+)?"
-               + _NUMBER + r"\b", re.IGNORECASE),
-    re.compile(r"\b(?:which|what)\s+" + _NUMBER + r"\b", re.IGNORECASE),
-    re.compile(r"\b" + _NUMBER + r"\s+(?:of\s+(?:these|the\s+following|the\s+options)|"
-               r"(?:correct\s+|right\s+)?(?:answers|options|statements|choices))\b",
-               re.IGNORECASE),
-)
-
-
-_COUNT_PATTERNS_LOWER = tuple(re.compile(p.pattern) for p in _COUNT_PATTERNS)
-""":data:`_COUNT_PATTERNS` matching case, for ASCII text in lower case (faster)."""
-
-
-def choose_count(stem: str) -> int | None:
-    """How many options ``stem`` asks the student to choose ("Choose two.", "Which three of
-    these ...", "Select 2"), or None when it does not say. When it says several numbers, the
-    last one counts (the instruction usually closes the stem)."""
-    found: list[tuple[int, int]] = []
-    if stem.isascii():  # the same matches at the same places, without ignoring case
-        stem, patterns = stem.lower(), _COUNT_PATTERNS_LOWER
-    else:
-        patterns = _COUNT_PATTERNS
-    for pattern in patterns:
-        found += [(m.start(), _NUMBERS[m.group(1).lower()]) for m in pattern.finditer(stem)]
-    return max(found)[1] if found else None
-
-
 def _choose_count(index: int, q: Question, out: _Collector) -> None:
     """Q105 and Q106: a multiple-response stem says how many to choose, and says it right."""
     said = choose_count(q.stem)
@@ -573,7 +491,7 @@ def _choose_count(index: int, q: Question, out: _Collector) -> None:
     if said is None and not q.multiple_response or said == want:
         return
     place = out.places.value(index, "question")
-    words = {n: w for w, n in _NUMBERS.items() if not w.isdigit()}
+    words = {n: w for w, n in NUMBERS.items() if not w.isdigit()}
     if q.multiple_response and said is None:
         out.add(CHOOSE_MISSING, q, place,
                 f"the key has {want} options but the stem does not say how many to choose",
@@ -582,55 +500,6 @@ def _choose_count(index: int, q: Question, out: _Collector) -> None:
         out.add(CHOOSE_MISMATCH, q, place,
                 f"the stem asks for {said} option{'s' * (said != 1)} but the key has {want}",
                 f"make the stem ask for {words[want]}, or change 'answer' to {said} keys")
-
-
-_NEGATIVE = re.compile(r"\b(not|except|least|false|incorrect|untrue|never|cannot|\w+n['’]t)\b",
-                       re.IGNORECASE)
-_SENTENCE = re.compile(r"[^.?!]+[.?!]?")
-_ASKS = re.compile(r"(?i)(which|what|choose|select)\b")
-_ONLY = re.compile(r"\s+only\b", re.I)
-_CONTRAST = re.compile(r"\b(but|and|or|if)\s+$", re.I)
-
-
-def _unemphasised_negative(stem: str) -> str | None:
-    """The first negative word (not, except, least, false, incorrect, never, cannot, ...n't)
-    written in lower case in the stem's question sentences (those ending in '?' or starting
-    with which, what, choose or select); None when there is none. A contrast ("during training
-    but not during inference", "not only") does not negate the question."""
-    for sentence in _SENTENCE.findall(stem):
-        text = sentence.strip()
-        asks = text.endswith("?") or _ASKS.match(text)
-        if not asks:
-            continue
-        for match in _NEGATIVE.finditer(text):
-            word = match.group(1)
-            if word.isupper() and len(word) > 1:
-                continue
-            if word.lower() == "not" and (
-                    _ONLY.match(text, match.end())
-                    or _CONTRAST.search(text[:match.start()])):
-                continue  # "not only", "but not", "and not", "whether or not": no negated ask
-            return word
-    return None
-
-
-_BOILERPLATE = frozenset(
-    "this that the a an it is are was were be option options answer choice distractor wrong "
-    "incorrect not right correct false true because so and or of here".split())
-
-
-def _repeats(review: str, option: str) -> bool:
-    """True when ``review`` adds fewer than 3 words of its own to ``option``'s (ignoring words
-    such as "this option is wrong")."""
-    option_words = set(_normal_words(option))
-    new: set[str] = set()
-    for match in _NORMAL_WORD.finditer(_nfkc(review).casefold()):
-        word = match.group(0)
-        if word not in option_words and word not in _BOILERPLATE:
-            new.add(word)
-            if len(new) >= 3:
-                return False  # most reviews: decided within their first words
-    return True
 
 
 def _key_skew(bank: LoadedBank, out: _Collector) -> None:
@@ -668,4 +537,4 @@ def placeholder_fields(question: Question) -> list[str]:
         *((f"options.{k}", t) for k, t in question.options.items()),
         *((f"distractor_review.{k}", t) for k, t in question.distractor_review.items()),
         *(("references", t) for t in question.references)]
-    return list(dict.fromkeys(name for name, text in texts if _placeholders(text)))
+    return list(dict.fromkeys(name for name, text in texts if placeholders(text)))

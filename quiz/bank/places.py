@@ -77,6 +77,18 @@ class Places:
         marks = self._marks_of(self._question(index))
         return mark_position(marks[0]) if marks is not None else (0, 0)
 
+    def question_source(self, index: int) -> tuple[int, int] | None:
+        """Where question ``index`` is written in :attr:`text`: from its first key to the next
+        question's first key (to the end of the text for the last question), as ``(start,
+        end)`` character indices; None when :attr:`text` or the question's marks are unknown.
+        Everything written for the question is there (and at most the next one's ``- ``)."""
+        marks = self._marks_of(self._question(index))
+        if marks is None or not self.text:
+            return None
+        following = self._marks_of(self._question(index + 1))
+        end = following[0].index if following is not None else len(self.text)
+        return marks[0].index, end
+
     def value(self, index: int, key: str, sub: str | None = None) -> Position:
         """Where the value of ``key`` of question ``index`` is written (with ``sub``: the value of
         that key inside it, e.g. an option); the question's start when it is not there."""

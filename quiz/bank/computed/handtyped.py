@@ -17,20 +17,49 @@ from typing import TYPE_CHECKING, Any
 
 from quiz.bank.computed.figures import Figures, figure_kinds
 from quiz.bank.computed.template import Loc, text_fields
-from quiz.bank.expect import FigureMissing, parse_value, rounds_to
+from quiz.bank.expect import FigureMissing, Quantity, parse_value, rounds_to
 
 if TYPE_CHECKING:
     from quiz.footprint import FootprintSpec
 
-_SIZE = re.compile(r"(?<![\w.,])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\s?"
+_SIZE = re.compile(r"\d(?<![\w.,]\d)(?:\d{0,2}(?:,\d{3})+|\d*)(?:\.\d+)?\s?"
                    r"(?:kB|MB|GB|TB|PB|KiB|MiB|GiB|TiB|PiB)(?![\w])")
-"""A size as people type it in prose (bytes and ``B`` are left out: "2 bytes per parameter" is
-a rule, not a figure)."""
+r"""A size as people type it in prose (bytes and ``B`` are left out: "2 bytes per parameter" is
+a rule, not a figure): a number not inside a longer number or word (``H100``, ``v1.5``), a
+space or none, and a unit. Written to start with its first digit (the look-behind follows it:
+the character before that digit is no letter, digit, point or comma), so that the regular
+expression engine tries only the places that hold a digit, not every place of the text; it
+matches what ``(?<![\w.,])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\s?(?:kB|...)(?![\w])`` does,
+at the same places (tests/bank/computed/test_handtyped_pattern.py)."""
 
-_MAYBE_SIZE = re.compile(r"\d\s?[kKMGTP]i?B")
-"""What every match of :data:`_SIZE` holds (a digit, then a unit): a text without it is not
-searched with :data:`_SIZE`, whose look-behind makes it try every position (most texts of a
-bank hold no size; scanning them all was most of rule Q114's time)."""
+_MAYBE_SIZE = re.compile(r"B(?:(?<=\d[kKMGTP]B)|(?<=\d\s[kKMGTP]B)|(?<=\d[kKMGTP]iB)"
+                         r"|(?<=\d\s[kKMGTP]iB))")
+r"""What every match of :data:`_SIZE` holds: a digit, a space or none, and a unit
+(``\d\s?[kKMGTP]i?B``), found from its ``B`` (the look-behinds check what comes before): the
+regular expression engine then skips to each ``B`` at C speed instead of trying a pattern at
+every digit. A text without it is not searched with :data:`_SIZE` (most texts of a bank hold
+no size; scanning them all was most of rule Q114's time)."""
+
+_WRITTEN_SIZE = re.compile(r"B(?:(?<=\d[kKMGTP]B)|(?<=[\d\s\\][\s\\][kKMGTP]B)"
+                           r"|(?<=\d[kKMGTP]iB)|(?<=[\d\s\\][\s\\][kKMGTP]iB))")
+"""What the YAML source of every match of :data:`_MAYBE_SIZE` holds, however the value is
+written: a unit right after a digit, or after two characters that are digits, white space or
+backslashes. YAML folds a line break and the next line's indentation into one space (``8`` at
+the end of a line, ``GB`` on the next), and drops an escaped line break in double quotes (a
+backslash): the source then holds a digit, white space or backslashes, and the unit. Any other
+escape is a backslash, which :func:`written_without_size` looks for."""
+
+
+def written_without_size(source: str, start: int, end: int) -> bool:
+    r"""True when the YAML source ``source[start:end]`` (a question as written in its file,
+    with no anchors or aliases: the loader rejects them) holds no size :func:`hand_typed`
+    could find in any of its values (see :data:`_WRITTEN_SIZE`), and no escape (``\``),
+    which could spell one. A question's source is searched at C speed in one go; its text
+    fields are looked at one by one only when this is False (most questions of a bank state
+    no size)."""
+    return (source.find("\\", start, end) == -1
+            and _WRITTEN_SIZE.search(source, start, end) is None)
+
 
 _PLACEHOLDER = re.compile(r"\{\{\{\{|\{\{.*?\}\}", re.S)
 
@@ -50,8 +79,9 @@ _SORTED: dict[Figures, tuple[list[int], list[tuple[int, str]]]] = {}
 """Each scenario's sizes sorted by bytes (see :func:`_sorted_sizes`), for the scenarios of
 :meth:`Figures.of`; emptied when it holds :data:`_SORTED_KEPT`."""
 _SORTED_KEPT = 4096
-_BOUNDS: dict[str, tuple[int, int]] = {}
-"""Bytes within half a step of a size as written (``"13.48 GB"``), the bounds included."""
+_BOUNDS: dict[str, tuple[Quantity, int, int]] = {}
+"""A size as written (``"13.48 GB"``): its quantity, and the bytes within half a step of it,
+the bounds included."""
 
 
 def _sorted_sizes(spec: FootprintSpec) -> tuple[list[int], list[tuple[int, str]]]:
@@ -90,15 +120,14 @@ def hand_typed(question: Mapping[str, Any], spec: FootprintSpec) -> Iterator[Han
     written) that equals one of ``spec``'s figures rounded to the digits written."""
     sizes: tuple[list[int], list[tuple[int, str]]] | None = None
     for loc, text in text_fields(question):
-        if "B" not in text or _MAYBE_SIZE.search(text) is None:
-            continue  # every unit of _SIZE ends in B, and follows a digit
+        if _MAYBE_SIZE.search(text) is None:
+            continue  # most texts: no digit followed by a unit
         bare = _PLACEHOLDER.sub(lambda m: " " * len(m.group(0)), text) if "{{" in text else text
         for match in _SIZE.finditer(bare):
             if sizes is None:
                 sizes = _sorted_sizes(spec)
             values, names = sizes
             written = match.group(0)
-            quantity = parse_value(written, "size")
             # Only a figure within half a step of the number can round to it: a search of the
             # sorted sizes leaves the exact test (fractions) to those few (a scan of every
             # size was 11 s of a 10,000-question validate); the first in the figures' order
@@ -107,10 +136,15 @@ def hand_typed(question: Mapping[str, Any], spec: FootprintSpec) -> Iterator[Han
             if bounds is None:
                 if len(_BOUNDS) >= _SORTED_KEPT:
                     _BOUNDS.clear()
-                bounds = _BOUNDS[written] = (math.floor(quantity.amount - quantity.step / 2),
-                                             math.ceil(quantity.amount + quantity.step / 2))
-            low = bisect.bisect_left(values, bounds[0])
-            high = bisect.bisect_right(values, bounds[1])
+                quantity = parse_value(written, "size")
+                bounds = _BOUNDS[written] = (
+                    quantity, math.floor(quantity.amount - quantity.step / 2),
+                    math.ceil(quantity.amount + quantity.step / 2))
+            quantity, lowest, highest = bounds
+            low = bisect.bisect_left(values, lowest)
+            if low == len(values) or values[low] > highest:
+                continue  # no figure near (most sizes written)
+            high = bisect.bisect_right(values, highest, low)
             hits = sorted(names[i] + (values[i],) for i in range(low, high)
                           if rounds_to(values[i], quantity))
             if hits:
