@@ -39,8 +39,9 @@ start screen's count of the library, there once the banks are loaded and Start i
 **quiz as installed**: an installed wheel ships the bundled banks validated
 (``quiz/_bundled_cache``, :mod:`quiz.bank.shipped`), so before it measures, the benchmark
 writes the same prebuilt entries into this checkout (``python -m quiz.bank.prebuild``, into
-the git-ignored ``build/bundled-cache``, where ``quiz`` run from the checkout finds them;
-``QUIZ_PREBUILT_DIR`` is unset for every process) and checks that they serve every bundled
+the git-ignored ``build/bundled-cache``, where ``quiz`` run from the checkout finds them; or,
+when ``QUIZ_PREBUILT_DIR`` names a folder, there, where every process finds them: the test
+suite's run, which leaves the checkout alone) and checks that they serve every bundled
 bank. A *first run* starts with the cache folder emptied, as a user's first start after
 ``pip install .`` does, and lasts until the app has written the cache entries of the banks
 the prebuilt entries did not serve (none: it then writes nothing, and ends once ready); a
@@ -532,7 +533,9 @@ def main(argv: list[str] | None = None) -> int:
     ns = parser.parse_args(argv)
     sizes = sorted(set(ns.sizes))
     work: Path = ns.work
-    os.environ.pop("QUIZ_PREBUILT_DIR", None)  # quiz as installed: it finds its own entries
+    prebuilt_dir = os.environ.get("QUIZ_PREBUILT_DIR") or None
+    if prebuilt_dir is None:  # quiz as installed: it finds its own entries (never none)
+        os.environ.pop("QUIZ_PREBUILT_DIR", None)
     libraries = {n: banks.write_library(work / f"library-{n}", n) for n in sizes}
     cache = work / "cache"
     env = dict(os.environ, TERM="xterm-256color", COLUMNS=str(SIZE[0]), LINES=str(SIZE[1]),
@@ -548,8 +551,9 @@ def main(argv: list[str] | None = None) -> int:
                    env={k: v for k, v in env.items() if k != "PYTHONDONTWRITEBYTECODE"})
 
     # The bundled banks' prebuilt entries, as a wheel ships them (see the module docstring).
-    subprocess.run([PY, "-m", "quiz.bank.prebuild"], check=True, stdout=subprocess.DEVNULL,
-                   env=env)
+    out = ["--out", prebuilt_dir] if prebuilt_dir is not None else []
+    subprocess.run([PY, "-m", "quiz.bank.prebuild", *out], check=True,
+                   stdout=subprocess.DEVNULL, env=env)
     prebuilt = prebuilt_served(Path(bundled), work / "prebuilt-check")
     if prebuilt != banks_bundled:
         raise RuntimeError(f"the prebuilt entries serve {prebuilt} of the {banks_bundled} "
