@@ -11,6 +11,7 @@ paint). Everything else is imported where it is used.
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -25,7 +26,7 @@ from quiz.bank.library import Library
 from quiz.bank.terminal import terminal_safe
 from quiz.study.launch import Launch
 from quiz.study.mode import Mode
-from quiz.tui.ahead import ScreensAhead, unfreeze
+from quiz.tui.ahead import ScreensAhead, freeze_young, unfreeze
 from quiz.tui.commands import AppCommands
 from quiz.tui.content import path_lines
 from quiz.tui.loading import LoadFailure, LoadsBanks
@@ -82,7 +83,8 @@ class QuizApp(LoadsBanks, AppCommands):
                  store: Store | None = None, launch: Launch = NO_LAUNCH,
                  clock: Callable[[], float] = time.monotonic,
                  now: Callable[[], datetime] = utc_now,
-                 check: Callable[[Library], str | None] | None = None) -> None:
+                 check: Callable[[Library], str | None] | None = None,
+                 collector_paused: bool = False) -> None:
         super().__init__()
         self.loaded = library is not None
         """False while the banks load (the start screen shows the progress; Start waits)."""
@@ -107,7 +109,10 @@ class QuizApp(LoadsBanks, AppCommands):
         # after a start waits for the entries being written, and is then served by them.
         self._load_lock = threading.Lock()
         self._first_frame = threading.Event()
-        """Set once the first frame is drawn (with the start screen served by the cache)."""
+        """Set once the first frame is drawn."""
+        self._collector_paused = collector_paused
+        """The garbage collector was paused for the start-up (by ``quiz``'s command line):
+        resumed once the first frame is drawn."""
         self._study: Lifecycle | None = None
         self.ahead = ScreensAhead(self, self._draw_ahead)
         """The speed layer: screens made ahead of time, the start form's session drawn."""
@@ -153,6 +158,8 @@ class QuizApp(LoadsBanks, AppCommands):
         return self._index
 
     def on_mount(self) -> None:
+        # First of what waits for the first frame: the collector, then the loading worker.
+        self.call_after_refresh(self._drawn_first)
         if self.store is not None:  # told when answers cannot be saved, and when they are again
             self.store.listen(lambda problem: self.post_message(SavingChanged(problem)))
         self._keep_theme_setting()
@@ -189,8 +196,17 @@ class QuizApp(LoadsBanks, AppCommands):
         self._say_loaded(served)
         self.call_after_refresh(self._library_ready)
         self._decode_served(self.library, self._first_frame)
-        self.call_after_refresh(self._first_frame.set)
         return True
+
+    def _drawn_first(self) -> None:
+        """The first frame is drawn: resume the garbage collector if the start-up paused it
+        (what the start-up built is frozen first: never scanned by a collection again, as
+        :func:`~quiz.tui.ahead.freeze_young` does), and let what waits for the frame go on."""
+        if self._collector_paused:
+            self._collector_paused = False
+            freeze_young()
+            gc.enable()
+        self._first_frame.set()
 
     def _show_start(self) -> None:
         """Show the start screen with the library (its form as last used with it)."""
@@ -402,15 +418,19 @@ def make_app(library: Library | None, *, seed: int | None = None, shuffle: bool 
              paths: Sequence[str] | None = None, store: Store | None = None,
              launch: Launch = NO_LAUNCH, clock: Callable[[], float] = time.monotonic,
              now: Callable[[], datetime] = utc_now,
-             check: Callable[[Library], str | None] | None = None) -> QuizApp:
+             check: Callable[[Library], str | None] | None = None,
+             collector_paused: bool = False) -> QuizApp:
     """The app factory used by the CLI and the tests. ``paths`` (the bank files and folders
     ``library`` was loaded from) lets ``r`` on the start screen reload them. With ``library``
     ``None`` the app loads ``paths`` itself after its first paint, showing the progress; when
     they have errors (or ``check`` returns a message for the library) it exits with status 1
     (2) and :attr:`QuizApp.failure` says why. Without a ``store`` nothing is kept.
+    ``collector_paused`` says the caller paused the garbage collector for the start-up: the
+    app resumes it once its first frame is drawn.
 
     Raises:
         ValueError: ``library`` is ``None`` and there are no ``paths``.
     """
     return QuizApp(library, seed=seed, shuffle=shuffle, paths=paths, store=store,
-                   launch=launch, clock=clock, now=now, check=check)
+                   launch=launch, clock=clock, now=now, check=check,
+                   collector_paused=collector_paused)

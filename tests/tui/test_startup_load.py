@@ -337,3 +337,37 @@ def test_a_file_is_reported_a_bounded_number_of_times_while_it_is_read(
     reading = [p for p in seen if p.stage == "reading"]
     assert 20 <= len(reading) <= 1 / load_module.PROGRESS_STEP
     assert [p.questions for p in reading] == sorted({p.questions for p in reading})
+
+
+async def test_the_collector_paused_for_the_start_up_resumes_after_the_first_frame(
+        tmp_path: Path) -> None:
+    import gc
+
+    (tmp_path / "a.yaml").write_text(bank_text("a", "q1"), encoding="utf-8")
+    app = make_app(None, shuffle=False, paths=[str(tmp_path)], collector_paused=True)
+    gc.disable()
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settled(app, pilot)
+            assert gc.isenabled()  # resumed once the first frame was drawn
+            assert isinstance(app.screen, StartScreen) and app.loaded
+    finally:
+        gc.enable()
+
+
+def test_the_cli_pauses_the_collector_for_the_start_up_only(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import gc
+
+    bank = tmp_path / "ok.yaml"
+    bank.write_text(bank_text("a", "q1"), encoding="utf-8")
+    seen: list[bool] = []
+    real = QuizApp.on_mount
+
+    def noting(self: QuizApp) -> None:
+        seen.append(gc.isenabled())
+        real(self)
+
+    monkeypatch.setattr(QuizApp, "on_mount", noting)
+    assert run_cli_in_terminal(monkeypatch, [str(bank)]) == 0
+    assert seen == [False] and gc.isenabled()
