@@ -145,15 +145,19 @@ def _pread(fd: int, count: int, offset: int) -> bytes:
 @cache
 def code_fingerprint() -> str:
     """A digest of everything that decides what loading a bank gives: quiz's version, the size and
-    modification time of each module of ``quiz.bank`` and ``quiz.footprint`` (a changed rule in a
-    source checkout invalidates the cache too), the Python version, and pydantic's version.
+    modification time of ``quiz/yamlio.py`` (the parser the loader reads events from) and of
+    each module of ``quiz.bank`` and ``quiz.footprint`` (a changed rule in a source checkout
+    invalidates the cache too), the Python version, and pydantic's and PyYAML's versions.
 
     pydantic is not imported (a start served from the cache never needs it): the name, size
-    and modification time of each file in its and pydantic-core's top folders stand for its
-    version (an upgrade rewrites them; pydantic-core's compiled module is among them)."""
+    and modification time of each file in its, pydantic-core's and PyYAML's top folders stand
+    for their versions (an upgrade rewrites them; pydantic-core's compiled module and PyYAML's
+    libyaml binding are among them)."""
     root = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
     parts: list[Any] = [FORMAT, __version__, sys.version, *_package_stamps("pydantic"),
-                        *_package_stamps("pydantic_core")]
+                        *_package_stamps("pydantic_core"), *_package_stamps("yaml")]
+    info = os.stat(os.path.join(root, "yamlio.py"))  # the loader's YAML parser
+    parts.append(("yamlio.py", info.st_size, info.st_mtime_ns))
     for package in ("bank", "footprint"):
         _source_stamps(os.path.join(root, package), package, parts)
     return hashlib.blake2b(repr(parts).encode(), digest_size=16).hexdigest()

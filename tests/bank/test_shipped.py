@@ -166,6 +166,27 @@ def test_the_code_fingerprint_follows_the_loaders_bytes_not_its_times(tmp_path: 
     assert len(seen) == 4
 
 
+def test_the_user_caches_fingerprint_follows_the_yaml_parser_too(tmp_path: Path) -> None:
+    """The user cache's code_fingerprint (sizes and times) changes when quiz/yamlio.py, the
+    parser the loader reads its events from, is touched, as it does for quiz.bank's modules."""
+    code = "import quiz.bank.cache as c; print(c.code_fingerprint())"
+    copy = tmp_path / "copy"
+    shutil.copytree(ROOT / "quiz", copy / "quiz",
+                    ignore=shutil.ignore_patterns("__pycache__", "_bundled_*"))
+
+    def fingerprint() -> str:
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             env={**os.environ, "PYTHONPATH": str(copy)}, cwd=tmp_path,
+                             timeout=60)
+        assert out.returncode == 0, out.stderr
+        return out.stdout.strip()
+
+    before = fingerprint()
+    assert fingerprint() == before
+    os.utime(copy / "quiz" / "yamlio.py", ns=(10**18, 10**18))
+    assert fingerprint() != before
+
+
 def _entry(prebuilt: Path, bank: Path) -> Path:
     return prebuilt / shipped.entry_name(bank.stat().st_size, _hash(bank))
 
