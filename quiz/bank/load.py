@@ -547,6 +547,7 @@ def _load_into(result: _FileResult, raw: str | bytes, pure_python: bool,
     from quiz.bank.text_checks import decode, flagged_problems, normalise, resolve_tabs
 
     problems = result.problems
+    from_utf8 = isinstance(raw, bytes)
     if isinstance(raw, bytes):
         decoded, problem = decode(raw)
         if problem is not None:
@@ -554,7 +555,7 @@ def _load_into(result: _FileResult, raw: str | bytes, pure_python: bool,
             return
         assert decoded is not None
         raw = decoded
-    text, found = normalise(raw)
+    text, found = normalise(raw, from_utf8=from_utf8)
     if not found and "\t" in text:
         spans = yaml_reader.scalar_spans(text.replace("\t", " "), pure_python=pure_python)
         try:
