@@ -11,23 +11,59 @@ values too (:func:`quiz.bank.problems.value_positions`).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from quiz.bank import yaml_reader
 from quiz.bank.model import BankFile, Question
 from quiz.bank.problems import Problem, line_col, mark_position, value_positions
 from quiz.bank.terminal import cell_width, expand_tabs
 
+if TYPE_CHECKING:
+    from quiz.bank.computed.figures import Figures
+
 DIAGRAM_COLUMNS = 76
 """Widest line of a ``text`` infographic that fits an 80-column terminal unwrapped (the reveal
 has a margin and a scrollbar)."""
 
 
-def _rendered_diagrams(question: Question) -> list[str]:
+def _variant_figures(question: Question, raw: Any,
+                     values: dict[str, Any]) -> Figures | None:
+    """The figures of the scenario of ``question``'s variant ``values`` (not the one it shows),
+    taken from the question as written (``raw``): its worked example's scenario with the
+    variant's values set, as the rendering sets them (:mod:`quiz.bank.computed.template`),
+    validated once and estimated once per scenario (shared with the rendering at load). ``None``
+    when the question as written has no scenario mapping (the variant is then rendered)."""
+    from quiz.bank.computed.figures import Figures
+    from quiz.bank.computed.template import with_values
+    from quiz.bank.model import _scenario
+
+    written = raw.get("worked_example") if isinstance(raw, dict) else None
+    written = written.get("footprint") if isinstance(written, dict) else None
+    if not isinstance(written, dict):
+        return None
+    return Figures.of(_scenario(with_values(written, values)))
+
+
+def _rendered_diagrams(question: Question, raw: Any) -> list[str]:
     """The ``text`` infographic of a computed question as each of its variants shows it (the
-    placeholders written out as numbers); the first is the variant ``question`` renders."""
+    placeholders written out as numbers); the first is the variant ``question`` renders.
+
+    A variant's diagram is the text the rendering at load kept for that scenario and that
+    template (:meth:`quiz.bank.computed.figures.Figures.remember`, which the rendering itself
+    reuses), else the question rendered for the variant."""
+    from quiz.bank.computed.placeholders import parse
+
     found = []
+    shown = question.variant
+    written = raw.get("infographic") if isinstance(raw, dict) else None
+    written = written.get("text") if isinstance(written, dict) else None
     for values in question.variants():
+        if values != shown and isinstance(written, str):
+            figures = _variant_figures(question, raw, values)
+            kept = figures.rendered.get(parse(written)) if figures is not None else None
+            if isinstance(kept, str):
+                found.append(kept)
+                continue
         info = question.with_variant(values).infographic
         if info is not None and info.text is not None:
             found.append(info.text)
@@ -53,7 +89,7 @@ def wide_diagrams(text: str, value: dict[str, Any],
         lines = diagram.split("\n")
         shown = [lines]
         if "{{" in diagram and bank is not None and len(bank.questions) == len(questions):
-            shown = [d.split("\n") for d in _rendered_diagrams(bank.questions[position])]
+            shown = [d.split("\n") for d in _rendered_diagrams(bank.questions[position], question)]
         widest, first = 0, 0
         for rendered in shown:
             widths = [cell_width(expand_tabs(line)) for line in rendered]
@@ -106,9 +142,7 @@ def idle_misconceptions(text: str, bank: BankFile, value: dict[str, Any],
     from quiz.bank.computed.figures import Figures
     from quiz.bank.computed.misconceptions import BY_NAME
     from quiz.bank.computed.placeholders import parse_format
-    from quiz.bank.computed.template import with_values
     from quiz.bank.expect import FigureMissing
-    from quiz.bank.model import _scenario
 
     found = []
     for question, raw in zip(bank.questions, value["questions"], strict=True):
@@ -117,22 +151,16 @@ def idle_misconceptions(text: str, bank: BankFile, value: dict[str, Any],
         fmt = parse_format(question.answer_figure)
         idle = set(question.misconceptions)
         shown = question.variant
-        written = raw.get("worked_example")
-        written = written.get("footprint") if isinstance(written, dict) else None
         for values in question.variants():
-            # A variant's scenario is its worked example's (the question as rendered for it
-            # has the scenario as written with the variant's values set): validated, and its
-            # figures estimated, once per scenario (shared with the rendering at load), rather
-            # than the whole question rendered again for each variant.
-            if values == shown or not isinstance(written, dict):
+            # Another variant's figures are taken from its scenario, rather than from the
+            # whole question rendered again for it.
+            figures = _variant_figures(question, raw, values) if values != shown else None
+            if figures is None:
                 example = question.with_variant(values).worked_example
                 if example is None:
                     idle.clear()
                     break
-                spec = example.footprint
-            else:
-                spec = _scenario(with_values(written, values))
-            figures = Figures.of(spec)
+                figures = Figures.of(example.footprint)
             for name in list(idle):
                 try:
                     produced = BY_NAME[name].compute(figures, fmt)
