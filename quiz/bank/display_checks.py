@@ -48,19 +48,27 @@ def _rendered_diagrams(question: Question, raw: Any) -> list[str]:
     """The ``text`` infographic of a computed question as each of its variants shows it (the
     placeholders written out as numbers); the first is the variant ``question`` renders.
 
-    A variant's diagram is the text the rendering at load kept for that scenario and that
-    template (:meth:`quiz.bank.computed.figures.Figures.remember`, which the rendering itself
-    reuses), else the question rendered for the variant."""
-    from quiz.bank.computed.placeholders import parse
+    Another variant's diagram is its template written with that variant's figures, as the
+    rendering writes it (:mod:`quiz.bank.computed.template`), without rendering the rest of
+    the question; the question is rendered for the variant only should that fail."""
+    from quiz.bank.computed.placeholders import Template, parse
 
     found = []
     shown = question.variant
     written = raw.get("infographic") if isinstance(raw, dict) else None
     written = written.get("text") if isinstance(written, dict) else None
+    template: Template | None = None
     for values in question.variants():
         if values != shown and isinstance(written, str):
             figures = _variant_figures(question, raw, values)
-            kept = figures.rendered.get(parse(written)) if figures is not None else None
+            try:
+                template = template or parse(written)
+                kept = figures.rendered.get(template) if figures is not None else None
+                if figures is not None and not isinstance(kept, str):
+                    kept = template.render({f.name: figures.get(f.name)
+                                            for f in template.formats})
+            except Exception:  # rendered in full below, which says why
+                kept = None
             if isinstance(kept, str):
                 found.append(kept)
                 continue
