@@ -412,17 +412,23 @@ def _load_path(path: Path, pure_python: bool, bank_cache: BankCache | None = Non
         return fail(Problem(0, 0, f"cannot read this file: {exc.strerror or exc}"))
     if len(data) > MAX_FILE_BYTES:
         return fail(Problem(0, 0, f"this file has more than {MAX_FILE_BYTES:,} bytes; {too_big}"))
+    hashed: Callable[[], str] | None = None
+    if bank_cache is not None and digest is None:  # the entry's content hash, made meanwhile
+        from quiz.bank.cache import hashing
+
+        hashed = hashing(data)
     result = (_load_text(data, str(path), pure_python, tracker) if parses is None
               else _load_text(data, str(path), pure_python, tracker, parses))
+    del data
     bank = result.bank
     if bank_cache is None or bank is None or any(
             p.severity == "error" for p in result.problems):
         return result
-    from quiz.bank.cache import content_hash
     from quiz.bank.library import BankHeader
 
-    digest = digest or content_hash(data)
-    del data
+    if hashed is not None:
+        digest = hashed()
+    assert digest is not None  # from the cache's look-up, else hashed meanwhile
     put = bank_cache.put
     resolved = path.resolve()
     index = {
