@@ -169,3 +169,29 @@ async def test_the_mode_choice_reads_without_colour() -> None:
         await pilot.pause()
         glyphs = [str(toggle_glyph(b)) for b in app.screen.query("#mode RadioButton")]
         assert glyphs == ["▐ ▌", "▐●▌", "▐ ▌", "▐ ▌"]
+
+
+async def test_the_start_screen_is_styled_once_when_first_shown(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from textual.css.stylesheet import Stylesheet
+
+    styled: list[int] = []
+    real = Stylesheet.update_nodes
+
+    def counting(self: Stylesheet, nodes: object, animate: bool = False) -> None:
+        listed = list(nodes)  # type: ignore[call-overload]
+        styled.append(len(listed))
+        real(self, listed, animate=animate)
+
+    monkeypatch.setattr(Stylesheet, "update_nodes", counting)
+    app = make_app(make_library(question_data("m1"), question_data("p1", topic="precision")),
+                   shuffle=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, StartScreen)
+        whole = len(list(screen.walk_children(with_self=True)))
+        # Mounting styled every widget; its first showing did not style them all again
+        # (Textual's ScreenResume would: StyledOnceWhenFirstShown).
+        assert whole > 30 and whole not in styled
+        assert screen.query_one("#start").has_focus  # its focus styles applied all the same
