@@ -1,8 +1,9 @@
 """YAML text → plain Python values that remember where each value was written.
 
-:func:`build` reads the parser's *event stream* (:func:`quiz.yamlio.parser`) in one flat loop with
-an explicit stack: there is no recursive composer to crash or overflow, so nesting deeper than
-:data:`MAX_DEPTH` is rejected as soon as it is reached, whatever the input.
+:func:`build` is called for each event of the parser's *event stream* (:func:`quiz.yamlio.feed`)
+and places each value with an explicit stack: there is no recursive composer to crash or
+overflow, so nesting deeper than :data:`MAX_DEPTH` is rejected as soon as it is reached, whatever
+the input.
 
 While building it rejects anchors, aliases and explicit tags (no "billion laughs", no
 ``!!python/object``), duplicate keys (naming both lines) and keys that are not text. Every scalar is
@@ -80,18 +81,19 @@ def scalar_spans(text: str, *, pure_python: bool) -> Generator[Span, None, None]
     try:
         # Created inside the try: the pure parser's reader refuses a bad character right here.
         parser = yamlio.parser(text, pure_python=pure_python)
-        for event in iter(parser.get_event, None):
-            cls = event.__class__
-            if cls is yamlio.ScalarEvent:
-                style = event.style
-                kind = "block" if style in ("|", ">") else "quoted" if style else "plain"
-                yield Span(kind, event.start_mark.index, event.end_mark.index)
-            elif cls is yamlio.MappingStartEvent or cls is yamlio.SequenceStartEvent:
-                depth += 1
-                if depth > MAX_DEPTH:
-                    return
-            elif cls is yamlio.MappingEndEvent or cls is yamlio.SequenceEndEvent:
-                depth -= 1
+        with yamlio.EVENTS_LOCK:  # no feed() in another thread while these events are read
+            for event in iter(parser.get_event, None):
+                cls = event.__class__
+                if cls is yamlio.ScalarEvent:
+                    style = event.style
+                    kind = "block" if style in ("|", ">") else "quoted" if style else "plain"
+                    yield Span(kind, event.start_mark.index, event.end_mark.index)
+                elif cls is yamlio.MappingStartEvent or cls is yamlio.SequenceStartEvent:
+                    depth += 1
+                    if depth > MAX_DEPTH:
+                        return
+                elif cls is yamlio.MappingEndEvent or cls is yamlio.SequenceEndEvent:
+                    depth -= 1
     except (yamlio.YAMLError, UnicodeError):
         return  # build() reads the text again and reports the problem at its place
     finally:
@@ -108,8 +110,8 @@ def build(text: str, *, pure_python: bool = False,
     (anchors, aliases, tags, duplicate keys, non-text keys, a second document) or at the syntax
     error; scalars holding control or invisible characters are listed in
     :attr:`Document.flagged`. If libyaml stops at its own nesting limit before this
-    loop reaches :data:`MAX_DEPTH`, the text is read again by the pure-Python parser, so the depth
-    error is the same with both parsers. ``keys`` are the key names the file may use: a syntax
+    reader reaches :data:`MAX_DEPTH`, the text is read again by the pure-Python parser, so the
+    depth error is the same with both parsers. ``keys`` are the key names the file may use: a syntax
     error on a line that starts with one of them is explained as indentation. ``progress``, if
     given, is called as each item of a top-level list is read (each question of a bank), with the
     number of such items read so far and the character index in ``text`` reached.
@@ -130,8 +132,13 @@ def build(text: str, *, pure_python: bool = False,
     return doc
 
 
+class _Stop(Exception):
+    """Raised inside the reading to stop it where the document ends for this loader (a second
+    document, nesting deeper than :data:`MAX_DEPTH`); the problem is recorded first."""
+
+
 class _TooMany(Exception):
-    """Raised inside the loop when a file has too many problems to list."""
+    """Raised inside the reading when a file has too many problems to list."""
 
     def __init__(self, mark: yamlio.ParserMark) -> None:
         super().__init__()
@@ -139,7 +146,7 @@ class _TooMany(Exception):
 
 
 class _Builder:
-    """The event loop of :func:`build`; one instance per text."""
+    """The event handlers of :func:`build`; one instance per text."""
 
     def __init__(self, text: str, pure_python: bool, keys: frozenset[str],
                  progress: Callable[[int, int], None] | None = None) -> None:
@@ -169,15 +176,16 @@ class _Builder:
         """Read every event; see :func:`build`."""
         doc = self.doc
         text = self.text
-        parser = None
         try:
-            parser = yamlio.parser(text, pure_python=self.pure_python)
-            self._loop(parser, doc, text)
+            yamlio.feed(text, self._handlers(doc, text), pure_python=self.pure_python)
+        except _Stop:
+            pass
         except yamlio.MarkedYAMLError as exc:
             doc.fatal = True
             self.libyaml_too_deep = "nesting depth" in (exc.problem or "")
-            problem = yaml_messages.syntax_problem(exc, self.lines, keys=self.keys,
-                                                   last=getattr(exc, "last_event", None))
+            # The last event read tells a quote left open from other syntax errors.
+            last = yamlio.last_event(text, pure_python=self.pure_python)
+            problem = yaml_messages.syntax_problem(exc, self.lines, keys=self.keys, last=last)
             # An alias or tag already reported at this spot is the better message.
             if not any(p[:2] == problem[:2] for p in doc.problems):
                 doc.problems.append(problem)
@@ -191,21 +199,19 @@ class _Builder:
             doc.problems.append(Problem(stop.mark.line + 1, stop.mark.column + 1,
                                         f"more than {MAX_PROBLEMS} problems: stopped reading "
                                         "this file here"))
-        finally:
-            if parser is not None:
-                parser.dispose()
         return doc
 
-    def _loop(self, parser: yamlio.EventSource, doc: Document, text: str) -> None:
-        # One flat loop over the events. The hot path (scalars) is inlined; rare cases call out.
-        scalar_cls = yamlio.ScalarEvent
-        map_start, seq_start = yamlio.MappingStartEvent, yamlio.SequenceStartEvent
-        map_end, seq_end = yamlio.MappingEndEvent, yamlio.SequenceEndEvent
-        alias_cls, doc_start = yamlio.AliasEvent, yamlio.DocumentStartEvent
+    def _handlers(self, doc: Document, text: str) -> yamlio.Handlers:
+        """The calls that build ``doc`` as the parser reads ``text`` (:func:`quiz.yamlio.feed`):
+        one per event, each placing its value with an explicit stack (the state is shared by
+        the closures). The hot path (a scalar) does the least; rare cases call out."""
+        check_props = "&" in text or "!" in text  # no anchor without '&', no tag without '!'
         check_controls = not text.isascii() or "\\" in text
         control = flagged_pattern().search if check_controls else None
         comment_ends = _comment_starts(text)
         marks = doc.marks
+        flagged = doc.flagged
+        comments = doc.comments
         stack: list[tuple[Any, bool, Any, Any, Any]] = []
         cur: Any = None
         is_map = False
@@ -216,98 +222,130 @@ class _Builder:
         documents = 0
         progress = self.progress
         items = 0
-        event: Any = None  # read by exact class (fast); mypy cannot narrow ``cls is scalar_cls``
-        try:
-            for event in iter(parser.get_event, None):
-                cls = event.__class__
-                if cls is scalar_cls or cls is alias_cls:
-                    if cls is scalar_cls:
-                        value = event.value
-                        if event.anchor is not None or event.tag is not None:
-                            self._props(event)
-                        if control is not None and (event.style == '"' or not value.isascii()):
-                            if control(value):
-                                doc.flagged.append((event.start_mark.index, value))
+
+        def scalar(anchor: str | None, tag: str | None, implicit: Any, value: str,
+                   start: Any, end: Any, style: str | None) -> bool:
+            nonlocal key
+            if check_props and (anchor is not None or tag is not None):
+                self._props(anchor, tag, start, True)
+            if control is not None and (style == '"' or not value.isascii()) and \
+                    control(value):
+                flagged.append((start.index, value))
+            if is_map:
+                if key is _AWAIT_KEY:
+                    if value in cur:
+                        key = _DISCARD
+                        self._duplicate(value, kmarks[value], start)
                     else:
-                        value = "*" + event.anchor
-                        self.problem(event.start_mark, yaml_messages.alias_message(
-                            event.anchor, self.lines, event.start_mark))
-                    if is_map:
-                        if key is _AWAIT_KEY:
-                            if value in cur:
-                                key = _DISCARD
-                                self._duplicate(value, kmarks[value], event.start_mark)
-                            else:
-                                key = value
-                                kmarks[value] = event.start_mark
-                            continue
-                        if key is not _DISCARD:
-                            cur[key] = value
-                            vmarks[key] = event.start_mark
-                            if comment_ends and cls is scalar_cls and not event.style and \
-                                    event.end_mark.index in comment_ends:
-                                doc.comments.append((self._path(stack, key), event.start_mark,
-                                                     event.end_mark))
-                        key = _AWAIT_KEY
-                    elif cur is not None:
-                        cur.append(value)
-                        vmarks.append(event.start_mark)
-                        if comment_ends and cls is scalar_cls and not event.style and \
-                                event.end_mark.index in comment_ends:
-                            doc.comments.append((self._path(stack, len(cur) - 1), event.start_mark,
-                                                 event.end_mark))
-                    elif documents == 1:
-                        doc.value = value
-                        doc.start = event.start_mark
-                elif cls is map_start or cls is seq_start:
-                    depth += 1
-                    if depth > MAX_DEPTH:
-                        doc.fatal = True
-                        self.problem(event.start_mark, yaml_messages.depth_message(MAX_DEPTH))
-                        return
-                    if event.anchor is not None or event.tag is not None:
-                        self._props(event)
-                    new: Any = {} if cls is map_start else []
-                    if is_map:
-                        if key is _AWAIT_KEY:
-                            self.problem(event.start_mark, "a key must be text, not a list or "
-                                         "mapping (a '?' or a key in brackets makes one)")
-                            key = _KEY_NODE
-                        elif key is not _DISCARD:
-                            cur[key] = new
-                            vmarks[key] = event.start_mark
-                    elif cur is not None:
-                        cur.append(new)
-                        vmarks.append(event.start_mark)
+                        key = value
+                        kmarks[value] = start
+                    return True
+                if key is not _DISCARD:
+                    cur[key] = value
+                    vmarks[key] = start
+                    if comment_ends and not style and end.index in comment_ends:
+                        comments.append((self._path(stack, key), start, end))
+                key = _AWAIT_KEY
+            elif cur is not None:
+                cur.append(value)
+                vmarks.append(start)
+                if comment_ends and not style and end.index in comment_ends:
+                    comments.append((self._path(stack, len(cur) - 1), start, end))
+            elif documents == 1:
+                doc.value = value
+                doc.start = start
+            return True
+
+        def alias(anchor: str, start: Any, end: Any) -> bool:
+            nonlocal key
+            value = "*" + anchor
+            self.problem(start, yaml_messages.alias_message(anchor, self.lines, start))
+            if is_map:
+                if key is _AWAIT_KEY:
+                    if value in cur:
+                        key = _DISCARD
+                        self._duplicate(value, kmarks[value], start)
                     else:
-                        doc.value = new
-                        doc.start = event.start_mark
-                    stack.append((cur, is_map, key, kmarks, vmarks))
-                    cur = new
-                    if cls is map_start:
-                        is_map, key, kmarks, vmarks = True, _AWAIT_KEY, {}, {}
-                    else:
-                        is_map, key, kmarks, vmarks = False, _AWAIT_KEY, None, []
-                    marks[id(new)] = (event.start_mark, kmarks, vmarks)
-                elif cls is map_end or cls is seq_end:
-                    depth -= 1
-                    cur, is_map, key, kmarks, vmarks = stack.pop()
-                    if depth == 2 and not is_map and progress is not None:  # a list's item
-                        items += 1
-                        progress(items, event.start_mark.index)
-                    if is_map:
-                        key = _DISCARD if key is _KEY_NODE else _AWAIT_KEY
-                elif cls is doc_start:
-                    documents += 1
-                    doc.found = True
-                    if documents > 1:
-                        self.problem(event.start_mark, "a bank file holds one YAML document; this "
-                                     "'---' starts a second one (split it into another file)")
-                        return
-        except yamlio.MarkedYAMLError as exc:
-            # The last event read tells a quote left open from other syntax errors.
-            exc.last_event = event  # type: ignore[attr-defined]
-            raise
+                        key = value
+                        kmarks[value] = start
+                    return True
+                if key is not _DISCARD:
+                    cur[key] = value
+                    vmarks[key] = start
+                key = _AWAIT_KEY
+            elif cur is not None:
+                cur.append(value)
+                vmarks.append(start)
+            elif documents == 1:
+                doc.value = value
+                doc.start = start
+            return True
+
+        def opened(anchor: str | None, tag: str | None, start: Any, mapping: bool) -> bool:
+            nonlocal depth, cur, is_map, key, kmarks, vmarks
+            depth += 1
+            if depth > MAX_DEPTH:
+                doc.fatal = True
+                self.problem(start, yaml_messages.depth_message(MAX_DEPTH))
+                raise _Stop
+            if check_props and (anchor is not None or tag is not None):
+                self._props(anchor, tag, start, False)
+            new: Any = {} if mapping else []
+            if is_map:
+                if key is _AWAIT_KEY:
+                    self.problem(start, "a key must be text, not a list or mapping (a '?' or a "
+                                 "key in brackets makes one)")
+                    key = _KEY_NODE
+                elif key is not _DISCARD:
+                    cur[key] = new
+                    vmarks[key] = start
+            elif cur is not None:
+                cur.append(new)
+                vmarks.append(start)
+            else:
+                doc.value = new
+                doc.start = start
+            stack.append((cur, is_map, key, kmarks, vmarks))
+            cur = new
+            if mapping:
+                is_map, key, kmarks, vmarks = True, _AWAIT_KEY, {}, {}
+            else:
+                is_map, key, kmarks, vmarks = False, _AWAIT_KEY, None, []
+            marks[id(new)] = (start, kmarks, vmarks)
+            return True
+
+        def mapping_start(anchor: str | None, tag: str | None, implicit: Any, start: Any,
+                          end: Any, flow_style: Any) -> bool:
+            return opened(anchor, tag, start, True)
+
+        def sequence_start(anchor: str | None, tag: str | None, implicit: Any, start: Any,
+                           end: Any, flow_style: Any) -> bool:
+            return opened(anchor, tag, start, False)
+
+        def ended(start: Any, end: Any) -> bool:
+            nonlocal depth, cur, is_map, key, kmarks, vmarks, items
+            depth -= 1
+            cur, is_map, key, kmarks, vmarks = stack.pop()
+            if depth == 2 and not is_map and progress is not None:  # a list's item
+                items += 1
+                progress(items, start.index)
+            if is_map:
+                key = _DISCARD if key is _KEY_NODE else _AWAIT_KEY
+            return True
+
+        def document_start(start: Any, end: Any, explicit: Any, version: Any,
+                           tags: Any) -> bool:
+            nonlocal documents
+            documents += 1
+            doc.found = True
+            if documents > 1:
+                self.problem(start, "a bank file holds one YAML document; this '---' starts a "
+                             "second one (split it into another file)")
+                raise _Stop
+            return True
+
+        return yamlio.Handlers(scalar, mapping_start, sequence_start, ended, alias,
+                               document_start)
 
     def _path(self, stack: list[tuple[Any, bool, Any, Any, Any]],
               last: str | int) -> tuple[str | int, ...]:
@@ -318,15 +356,13 @@ class _Builder:
         path.append(last)
         return tuple(path)
 
-    def _props(self, event: Any) -> None:
+    def _props(self, anchor: str | None, tag: str | None, start: yamlio.ParserMark,
+               scalar: bool) -> None:
         """Report an anchor (``&name``) or an explicit tag (``!tag``) on a node."""
-        scalar = event.__class__ is yamlio.ScalarEvent
-        if event.tag is not None:
-            self.problem(event.start_mark, yaml_messages.tag_message(
-                event.tag, self.lines, event.start_mark, scalar))
-        if event.anchor is not None:
-            self.problem(event.start_mark, yaml_messages.anchor_message(
-                event.anchor, self.lines, event.start_mark, scalar))
+        if tag is not None:
+            self.problem(start, yaml_messages.tag_message(tag, self.lines, start, scalar))
+        if anchor is not None:
+            self.problem(start, yaml_messages.anchor_message(anchor, self.lines, start, scalar))
 
     def _duplicate(self, key: str, first: yamlio.ParserMark, again: yamlio.ParserMark) -> None:
         if first.line == again.line:  # a flow mapping, {A: x, A: y}: the columns tell them apart

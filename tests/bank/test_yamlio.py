@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
+
 import pytest
 import yaml
+import yaml.events
 
 from quiz import yamlio
 from quiz.bank.load import load_bank_text
@@ -72,3 +76,92 @@ def test_dump_round_trips_through_the_bank_loader() -> None:
         assert loaded.stem == question["question"]
         assert loaded.options == question["options"]
         assert loaded.full_explanation == question["full_explanation"]
+
+
+# --- feed(): the handlers are called with each event's fields, and nothing else changes -----
+
+FEED_TEXT = ("--- !m &r\nk: [*r, 'q', \"d\\te\", !!str 3, {x: y}]\nb: |\n  t\nf: >-\n  u\n  v\n"
+             "l:\n- &s p\n- - z\n...\n")
+
+
+def _recording(calls: list[tuple[object, ...]]) -> yamlio.Handlers:
+    def record(kind: str) -> Callable[..., bool]:
+        def call(*args: object) -> bool:
+            calls.append((kind, *(_position(a) for a in args)))
+            return True
+        return call
+    return yamlio.Handlers(record("scalar"), record("mapping"), record("sequence"),
+                           record("end"), record("alias"), record("document"))
+
+
+def _position(value: object) -> object:
+    if hasattr(value, "index") and hasattr(value, "line"):
+        return (value.index, value.line, value.column)  # type: ignore[attr-defined]
+    return value
+
+
+def _expected_calls(pure: bool) -> list[tuple[object, ...]]:
+    expected: list[tuple[object, ...]] = []
+    for e in iter(yamlio.parser(FEED_TEXT, pure_python=pure).get_event, None):
+        marks = (_position(e.start_mark), _position(e.end_mark))
+        if isinstance(e, yamlio.ScalarEvent):
+            expected.append(("scalar", e.anchor, e.tag, e.implicit, e.value, *marks, e.style))
+        elif isinstance(e, yamlio.MappingStartEvent | yamlio.SequenceStartEvent):
+            kind = "mapping" if isinstance(e, yamlio.MappingStartEvent) else "sequence"
+            expected.append((kind, e.anchor, e.tag, e.implicit, *marks, e.flow_style))
+        elif isinstance(e, yamlio.MappingEndEvent | yamlio.SequenceEndEvent):
+            expected.append(("end", *marks))
+        elif isinstance(e, yamlio.AliasEvent):
+            expected.append(("alias", e.anchor, *marks))
+        elif isinstance(e, yamlio.DocumentStartEvent):
+            expected.append(("document", *marks, e.explicit, e.version, e.tags))
+    return expected
+
+
+@pytest.mark.parametrize("pure", [False, True], ids=["libyaml", "pure"])
+def test_feed_calls_a_handler_per_event_with_its_fields(pure: bool) -> None:
+    calls: list[tuple[object, ...]] = []
+    yamlio.feed(FEED_TEXT, _recording(calls), pure_python=pure)
+    assert calls == _expected_calls(pure)
+    assert ("alias", "r", (14, 1, 4), (16, 1, 6)) in calls
+    assert ("scalar", None, None, (False, True), "d\te", (23, 1, 13), (29, 1, 19), '"') in calls
+    assert ("mapping", "r", "!m", False, (4, 0, 4), (10, 1, 0), False) in calls
+
+
+def test_feed_reads_the_event_objects_when_the_swap_does_not_check_out(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(yamlio, "_swap_works", lambda: False)
+    calls: list[tuple[object, ...]] = []
+    yamlio.feed(FEED_TEXT, _recording(calls))
+    assert calls == _expected_calls(False)
+
+
+def test_feed_puts_the_event_classes_back_and_holds_the_lock_meanwhile() -> None:
+    import yaml._yaml as binding
+
+    seen: list[bool] = []
+
+    def scalar(*args: object) -> bool:
+        # Another thread cannot take the lock (dump() takes it: the emitter checks each
+        # event's class by the names feed() swaps).
+        other = threading.Thread(target=lambda: seen.append(yamlio.EVENTS_LOCK.acquire(False)))
+        other.start()
+        other.join()
+        raise RuntimeError("stop here")
+
+    handlers = _recording([])._replace(scalar=scalar)
+    with pytest.raises(RuntimeError, match="stop here"):
+        yamlio.feed("a: b\n", handlers)
+    assert seen == [False]
+    assert binding.ScalarEvent is yaml.events.ScalarEvent
+    assert binding.MappingEndEvent is yaml.events.MappingEndEvent
+    assert yamlio.EVENTS_LOCK.acquire(False)
+    yamlio.EVENTS_LOCK.release()
+    assert yamlio.dump({"a": "b"}) == "a: b\n"
+
+
+def test_last_event_is_the_one_before_the_syntax_error() -> None:
+    for pure in (False, True):
+        last = yamlio.last_event("a: 'open\nb: c\n", pure_python=pure)
+        assert isinstance(last, yamlio.ScalarEvent) and last.value == "a"
+    assert yamlio.last_event("a: b\n") is None
