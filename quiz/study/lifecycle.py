@@ -22,6 +22,12 @@ from quiz.study.launch import Launch
 from quiz.study.mode import Mode
 from quiz.study.recorder import Interrupted, QuestionIndex, Recorder, cram_ids, interrupted_sessions
 from quiz.study.score import Score
+from quiz.study.start_settings import (
+    StartSettings,
+    kept_settings,
+    settings_for_form,
+    settings_key,
+)
 from quiz.study.store import SessionRecord, Store, damage_text, utc_now
 
 # The sessions (and with them the bank's pydantic models, about 90 ms) are imported when a
@@ -55,22 +61,6 @@ class ResumeOffer:
     resume: str
     fresh: str
     resume_is_default: bool
-
-
-@dataclass(frozen=True)
-class StartSettings:
-    """The start screen's choices as remembered for one library: ``topics`` ticked (``None``:
-    every topic), ``count`` (``None``: every question), ``shuffle``, ``strict`` exams."""
-
-    topics: frozenset[str] | None = None
-    count: int | None = None
-    shuffle: bool = True
-    strict: bool = False
-
-
-def settings_key(library: Library) -> str:
-    """The store's settings key of the start screen's choices for ``library``'s banks."""
-    return "start:" + ",".join(sorted(b.header.id for b in library.banks))
 
 
 class Lifecycle:
@@ -126,20 +116,9 @@ class Lifecycle:
         return settings_key(self.library)
 
     def settings(self) -> StartSettings | None:
-        """The start screen's choices last used with this library's banks (``None``: these
-        banks were never studied together: every topic and every question). Settings are kept
-        per set of banks, so one bank's never cut another bank's session."""
-        if self.store is None:
-            return None
-        kept = self.store.setting(self._settings_key())
-        if not isinstance(kept, dict):
-            return None
-        topics = kept.get("topics")
-        count = kept.get("count")
-        return StartSettings(
-            topics=frozenset(topics) if isinstance(topics, list) else None,
-            count=count if isinstance(count, int) and count > 0 else None,
-            shuffle=bool(kept.get("shuffle", True)), strict=bool(kept.get("strict", False)))
+        """The start screen's choices last used with this library's banks
+        (:func:`~quiz.study.start_settings.kept_settings`)."""
+        return kept_settings(self.store, self.library)
 
     def remember(self, config: SessionConfig, *, strict: bool = False,
                  every_topic: bool = False, every_question: bool = False) -> None:
@@ -512,14 +491,6 @@ class Lifecycle:
         return text
 
     def settings_for_form(self) -> dict[str, Any]:
-        """The remembered settings as the start screen reads them (``topics`` a list,
-        ``count``, ``shuffle``, ``strict``), without those never set."""
-        kept = self.settings()
-        if kept is None:
-            return {}
-        result: dict[str, Any] = {"shuffle": kept.shuffle, "strict": kept.strict}
-        if kept.topics is not None:
-            result["topics"] = sorted(kept.topics)
-        if kept.count is not None:
-            result["count"] = kept.count
-        return result
+        """The remembered settings as the start screen reads them
+        (:func:`~quiz.study.start_settings.settings_for_form`)."""
+        return settings_for_form(self.store, self.library)

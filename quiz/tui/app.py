@@ -241,7 +241,9 @@ class QuizApp(LoadsBanks, AppCommands):
     def _remembered(self) -> dict[str, Any]:
         """The start form's settings last used with these banks (none for banks never studied
         together: every topic and every question); ``--no-shuffle`` wins."""
-        remembered = self.study.settings_for_form()
+        from quiz.study.start_settings import settings_for_form
+
+        remembered = settings_for_form(self.store, self.library)
         if not self.shuffle:
             remembered["shuffle"] = False
         return remembered

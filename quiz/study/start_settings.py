@@ -1,0 +1,62 @@
+"""The start screen's choices as remembered in the progress store, per set of banks:
+:class:`StartSettings`, read by :func:`kept_settings` and :func:`settings_for_form`.
+
+Apart from :class:`~quiz.study.lifecycle.Lifecycle` (which writes them) so that the study app
+reads them for its first frame without importing the sessions' life (about 3 ms).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from quiz.bank.library import Library
+    from quiz.study.store import Store
+
+
+@dataclass(frozen=True)
+class StartSettings:
+    """The start screen's choices as remembered for one library: ``topics`` ticked (``None``:
+    every topic), ``count`` (``None``: every question), ``shuffle``, ``strict`` exams."""
+
+    topics: frozenset[str] | None = None
+    count: int | None = None
+    shuffle: bool = True
+    strict: bool = False
+
+
+def settings_key(library: Library) -> str:
+    """The store's settings key of the start screen's choices for ``library``'s banks."""
+    return "start:" + ",".join(sorted(b.header.id for b in library.banks))
+
+
+def kept_settings(store: Store | None, library: Library) -> StartSettings | None:
+    """The start screen's choices last used with ``library``'s banks (``None``: no store, or
+    these banks were never studied together: every topic and every question). Settings are
+    kept per set of banks, so one bank's never cut another bank's session."""
+    if store is None:
+        return None
+    kept = store.setting(settings_key(library))
+    if not isinstance(kept, dict):
+        return None
+    topics = kept.get("topics")
+    count = kept.get("count")
+    return StartSettings(
+        topics=frozenset(topics) if isinstance(topics, list) else None,
+        count=count if isinstance(count, int) and count > 0 else None,
+        shuffle=bool(kept.get("shuffle", True)), strict=bool(kept.get("strict", False)))
+
+
+def settings_for_form(store: Store | None, library: Library) -> dict[str, Any]:
+    """The remembered settings as the start screen reads them (``topics`` a list, ``count``,
+    ``shuffle``, ``strict``), without those never set."""
+    kept = kept_settings(store, library)
+    if kept is None:
+        return {}
+    result: dict[str, Any] = {"shuffle": kept.shuffle, "strict": kept.strict}
+    if kept.topics is not None:
+        result["topics"] = sorted(kept.topics)
+    if kept.count is not None:
+        result["count"] = kept.count
+    return result
