@@ -48,9 +48,6 @@ def library_from_cache(paths: Sequence[str | os.PathLike[str]], *,
     The one place where a start asks the caches for its banks (the same lookups as
     :func:`~quiz.bank.load.load_library` with a ``cache_dir``).
     """
-    from quiz.bank.cache import BankCache
-    from quiz.bank.load import _report
-
     files: list[Path] = []
     seen: set[Path] = set()
     total = 0
@@ -77,12 +74,15 @@ def library_from_cache(paths: Sequence[str | os.PathLike[str]], *,
         sizes.append(info)
         if not stat.S_ISREG(info.st_mode) or total > max_bytes:
             return None
+    # Imported only now: a library too large for the first frame is told in a few stats.
+    from quiz.bank.cache import BankCache
+    from quiz.bank.load import _report
+    from quiz.bank.shipped import default_entries
+
     if cache_dir is None:
         from quiz.paths import cache_dir as user_cache_dir
 
         cache_dir = user_cache_dir()
-    from quiz.bank.shipped import default_entries
-
     bank_cache = BankCache(cache_dir, prebuilt=default_entries())
     results = []
     for path, info in zip(files, sizes, strict=True):
