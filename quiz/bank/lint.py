@@ -19,21 +19,22 @@ gives the same findings in the same order on every run.
 from __future__ import annotations
 
 import gc
+from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from quiz.bank import yaml_reader
+from quiz.bank.computed.handtyped import hand_typed, written_sizes
 from quiz.bank.library import Diagnostic, Library, LoadedBank
-from quiz.bank.lint_text import NUMBERS, may_hold_placeholder, normal_text, placeholders
+from quiz.bank.lint_text import NUMBERS, may_hold_placeholder, placeholders, read_stem
 from quiz.bank.lint_text import choose_count as choose_count
 from quiz.bank.lint_text import repeats as _repeats
-from quiz.bank.lint_text import unemphasised_negative as _unemphasised_negative
 from quiz.bank.lint_text import word_count as _word_count
 from quiz.bank.model import Question
 from quiz.bank.places import Places as _Places
 from quiz.bank.places import Position
-from quiz.bank.problems import mark_position
+from quiz.bank.problems import mark_position, value_positions
 
 
 @dataclass(frozen=True)
@@ -297,9 +298,13 @@ class LibraryLint:
 # --- Findings -----------------------------------------------------------------------------------
 
 def _ignored(bank: LoadedBank, question: Question | None, rule: Rule) -> bool:
-    lists = [bank.info.lint.ignore if bank.info.lint else []]
-    if question is not None and question.lint is not None:
-        lists.append(question.lint.ignore)
+    bank_lint = bank.info.lint
+    question_lint = question.lint if question is not None else None
+    if bank_lint is None and question_lint is None:
+        return False  # most questions of most banks
+    lists = [bank_lint.ignore if bank_lint else []]
+    if question_lint is not None:
+        lists.append(question_lint.ignore)
     return any(entry in (rule.code, rule.name) for names in lists for entry in names)
 
 
@@ -348,10 +353,8 @@ def _lint_bank(bank: LoadedBank, out: _Collector, stems: list[Stem] | None) -> N
                     f"no question of this bank has topic {key!r}")
     undeclared_seen: set[str] = set()
     for index, question in enumerate(bank.questions):
-        stem_unfinished = _lint_question(index, question, out)
+        words = _lint_question(index, question, out)
         if stems is not None:
-            stem = question.stem
-            words = None if stem_unfinished else normal_text(stem)
             line, column = places.value(index, "question")
             stems.append((words, question.id, line, column,
                           _ignored(bank, question, NEAR_DUPLICATE)))
@@ -376,9 +379,10 @@ def _list_item(places: _Places, index: int | None, n: int, *, header: bool = Fal
     return places.value(index, "lint") if index is not None else (0, 0)
 
 
-def _lint_question(index: int, q: Question, out: _Collector) -> bool:
-    """The rules on question ``index`` of the bank, ``q``, into ``out``. Returns whether its
-    stem holds placeholder text (rule Q101 leaves such a stem out)."""
+def _lint_question(index: int, q: Question, out: _Collector) -> str | None:
+    """The rules on question ``index`` of the bank, ``q``, into ``out``. Returns what rule Q101
+    compares of its stem: its casefolded words joined by spaces, None when the stem holds
+    placeholder text."""
     places = out.places
     if q.lint is not None:
         for n, name in enumerate(q.lint.ignore):
@@ -410,8 +414,8 @@ def _lint_question(index: int, q: Question, out: _Collector) -> bool:
                     out.add(PLACEHOLDER, q, place, f"{what} holds the placeholder {found}")
                 unfinished.add(place)
     _longest_key(index, q, out)
-    _choose_count(index, q, out)
-    stem_negative = _unemphasised_negative(q.stem)
+    stem_words, said, stem_negative = read_stem(q.stem)
+    _choose_count(index, q, out, said)
     if stem_negative is not None:
         out.add(NEGATIVE_STEM, q, places.value(index, "question"),
                 f"the stem asks a negative question ({stem_negative!r}) without emphasis: "
@@ -439,23 +443,26 @@ def _lint_question(index: int, q: Question, out: _Collector) -> bool:
                 "this question has no reference a student can check")
     if q.worked_example is not None and HAND_TYPED.code in out.enabled:
         _hand_typed(index, q, out)
-    return stem_unfinished
+    return None if stem_unfinished else stem_words
 
 
 def _hand_typed(index: int, q: Question, out: _Collector) -> None:
     """Q114: a size typed by hand that the scenario computes (:mod:`quiz.bank.computed.handtyped`),
     read from the file as written (placeholders are not figures typed by hand)."""
-    from quiz.bank.computed.handtyped import hand_typed, written_without_size
-    from quiz.bank.problems import value_positions
-
     places = out.places
     raw = places._question(index)
     if not isinstance(raw, dict) or q.worked_example is None:
         return
     source = places.question_source(index)
-    if source is not None and written_without_size(places.text, *source):
-        return  # no size written anywhere in the question (most questions): one search said so
-    for found in hand_typed(raw, q.worked_example.footprint):
+    fields = raw
+    if source is not None:
+        sizes = written_sizes(places.text, *source)
+        if sizes == []:
+            return  # no size written anywhere in the question (most questions): one search
+        marks = places._marks_of(raw)
+        if sizes and marks is not None and isinstance(marks[2], dict):
+            fields = _fields_around(raw, marks[2], sizes)
+    for found in hand_typed(fields, q.worked_example.footprint):
         container: Any = raw
         for part in found.loc[:-1]:
             container = container[part]
@@ -466,6 +473,18 @@ def _hand_typed(index: int, q: Question, out: _Collector) -> None:
         place = places.line_col(spot) if spot is not None else places.question(index)
         out.add(HAND_TYPED, q, place, f"hand-typed figure {found.written!r}: write "
                 f"{found.placeholder}")
+
+
+def _fields_around(raw: dict[str, Any], values: dict[str, Any], spots: list[int],
+                   ) -> dict[str, Any]:
+    """The top-level fields of a question mapping ``raw`` whose values (``values``: their
+    marks, by key) are written around the characters at ``spots``, in ``raw``'s order: a
+    value is written from its mark to the next value's, so the value holding a spot is the
+    last to start before it."""
+    starts = sorted((mark.index, key) for key, mark in values.items())
+    indices = [start for start, _ in starts]
+    keys = {starts[at - 1][1] for at in (bisect_right(indices, spot) for spot in spots) if at}
+    return {key: value for key, value in raw.items() if key in keys}
 
 
 def _longest_key(index: int, q: Question, out: _Collector) -> None:
@@ -484,9 +503,9 @@ def _longest_key(index: int, q: Question, out: _Collector) -> None:
                 "test-wise students pick the longest option")
 
 
-def _choose_count(index: int, q: Question, out: _Collector) -> None:
-    """Q105 and Q106: a multiple-response stem says how many to choose, and says it right."""
-    said = choose_count(q.stem)
+def _choose_count(index: int, q: Question, out: _Collector, said: int | None) -> None:
+    """Q105 and Q106: a multiple-response stem says how many to choose (``said``: its
+    :func:`choose_count`), and says it right."""
     want = len(q.answer_keys)
     if said is None and not q.multiple_response or said == want:
         return

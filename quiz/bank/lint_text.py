@@ -60,11 +60,33 @@ def normal_words(text: str) -> list[str]:
 
 _NOT_WORD = re.compile(r"\W+")
 
+_ASCII_GAPS = str.maketrans({c: " " for c in map(chr, range(128))
+                             if not (c.isalnum() or c == "_")})
+"""Every ASCII character that is not ``\\w`` to a space: an ASCII text so translated and split
+at white space is its ``\\w+`` words."""
+
 
 def normal_text(text: str) -> str:
     """:func:`normal_words` joined by single spaces (every run of other characters is one
     space, none at either end)."""
+    if text.isascii():  # NFKC leaves ASCII as it is; its case folding is lower()
+        return " ".join(text.lower().translate(_ASCII_GAPS).split())
     return _NOT_WORD.sub(" ", nfkc(text).casefold()).strip(" ")
+
+
+def read_stem(stem: str) -> tuple[str, int | None, str | None]:
+    """What the rules ask of a stem, read together: its :func:`normal_text` (rule Q101), its
+    :func:`choose_count` (Q105, Q106) and its :func:`unemphasised_negative` (Q107). An ASCII
+    stem is lowered and split into words once, and each pattern runs only when a word every
+    match of it needs is among them."""
+    if not stem.isascii():
+        return normal_text(stem), choose_count(stem), unemphasised_negative(stem)
+    lower = stem.lower()
+    words = lower.translate(_ASCII_GAPS).split()
+    present = _STEM_WORDS.intersection(words)
+    return (" ".join(words), _choose_count_lower(lower, present) if present else None,
+            unemphasised_negative(stem) if not present.isdisjoint(_NEGATIVE_WORDS)
+            or "n't" in lower else None)
 
 
 # --- Q102: placeholder text ------------------------------------------------------------------
@@ -132,31 +154,39 @@ _COUNT_PATTERNS_LOWER = tuple(re.compile(p.pattern) for p in _COUNT_PATTERNS)
 """:data:`_COUNT_PATTERNS` matching case, for ASCII text in lower case (faster)."""
 
 
+_VERBS = frozenset("choose select pick mark tick identify name give".split())
+_ASKING = frozenset(("which", "what"))
+_ENDINGS = frozenset("these following options answers statements choices".split())
+"""The words one of which every match of each of :data:`_COUNT_PATTERNS` holds, whole: its
+verb, its question word, or a word of its ending."""
+_NEGATIVE_WORDS = frozenset("not except least false incorrect untrue never cannot".split())
+"""The negative words of :data:`_NEGATIVE` but ``...n't``."""
+_STEM_WORDS = _VERBS | _ASKING | _ENDINGS | _NEGATIVE_WORDS
+
+
 def choose_count(stem: str) -> int | None:
     """How many options ``stem`` asks the student to choose ("Choose two.", "Which three of
     these ...", "Select 2"), or None when it does not say. When it says several numbers, the
     last one counts (the instruction usually closes the stem)."""
-    found: list[tuple[int, int]] = []
     if stem.isascii():  # the same matches at the same places, without ignoring case
         lower = stem.lower()
-        first, second, third = _COUNT_PATTERNS_LOWER
-        # Each pattern runs only on a stem holding a word every match of it has (its verb,
-        # its question word, or a word of its ending): most stems hold none of them.
-        patterns = []
-        if ("choose" in lower or "select" in lower or "pick" in lower or "mark" in lower
-                or "tick" in lower or "identify" in lower or "name" in lower
-                or "give" in lower):
-            patterns.append(first)
-        if "which" in lower or "what" in lower:
-            patterns.append(second)
-        if ("these" in lower or "following" in lower or "options" in lower
-                or "answers" in lower or "statements" in lower or "choices" in lower):
-            patterns.append(third)
-        stem = lower
-    else:
-        patterns = list(_COUNT_PATTERNS)
-    for pattern in patterns:
+        return _choose_count_lower(lower, _STEM_WORDS.intersection(
+            lower.translate(_ASCII_GAPS).split()))
+    found: list[tuple[int, int]] = []
+    for pattern in _COUNT_PATTERNS:
         found += [(m.start(), NUMBERS[m.group(1).lower()]) for m in pattern.finditer(stem)]
+    return max(found)[1] if found else None
+
+
+def _choose_count_lower(lower: str, present: set[str] | frozenset[str]) -> int | None:
+    """:func:`choose_count` of an ASCII stem in lower case, whose words of :data:`_STEM_WORDS`
+    are ``present``: each pattern runs only when a word every match of it holds is there (most
+    stems hold none)."""
+    first, second, third = _COUNT_PATTERNS_LOWER
+    found: list[tuple[int, int]] = []
+    for pattern, needs in ((first, _VERBS), (second, _ASKING), (third, _ENDINGS)):
+        if not needs.isdisjoint(present):
+            found += [(m.start(), NUMBERS[m.group(1)]) for m in pattern.finditer(lower)]
     return max(found)[1] if found else None
 
 
@@ -176,10 +206,9 @@ def unemphasised_negative(stem: str) -> str | None:
     with which, what, choose or select); None when there is none. A contrast ("during training
     but not during inference", "not only") does not negate the question."""
     if stem.isascii():
-        lower = stem.lower()  # every negative word holds one of these ('’' is not ASCII)
-        if not ("not" in lower or "except" in lower or "least" in lower or "false" in lower
-                or "incorrect" in lower or "untrue" in lower or "never" in lower
-                or "n't" in lower):
+        lower = stem.lower()  # every negative word is one of these, or ends in n't
+        if _NEGATIVE_WORDS.isdisjoint(lower.translate(_ASCII_GAPS).split()) and (
+                "n't" not in lower):
             return None
     for sentence in _SENTENCE.findall(stem):
         text = sentence.strip()
@@ -220,9 +249,12 @@ def repeats(review: str, option: str) -> bool:
         start = _NORMAL_WORD.findall(review[:_REVIEW_START].lower())
         if start and len(review) > _REVIEW_START:
             start.pop()  # it may be cut short
-        if len({word for word in start
-                if word not in _BOILERPLATE and word not in option_text}) >= 3:
-            return False
+        own: set[str] = set()
+        for word in start:
+            if word not in _BOILERPLATE and word not in option_text:
+                own.add(word)
+                if len(own) >= 3:
+                    return False
     option_words = set(normal_words(option))
     new: set[str] = set()
     for match in _NORMAL_WORD.finditer(nfkc(review).casefold()):

@@ -21,7 +21,8 @@ from array import array
 from bisect import bisect_left
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Sequence
-from itertools import chain, count
+from itertools import chain, compress, count, repeat
+from operator import gt
 from typing import Any
 
 COMMON_SHINGLE = 50
@@ -96,16 +97,26 @@ class StemIndex:
         if self._shingles <= _PART_SHINGLES:  # a count at once takes at most ~35 MB
             every = Counter(chain.from_iterable(stems))
             return {shingle: count for shingle, count in every.items() if count > 1}
+        # Each stem is cut into its parts once (its shingles are sorted: one search per part),
+        # not read again for every part; the parts then hold every shingle once more.
+        parts = [array("q") for _ in range(_PARTS)]
+        bounds = [(part, part << _PART_SHIFT) for part in range(1, _PARTS)]
+        for stem in stems:
+            if stem:
+                low = 0
+                for part, bound in bounds:
+                    high = bisect_left(stem, bound, low)
+                    if high > low:
+                        parts[part - 1].extend(stem[low:high])
+                        low = high
+                parts[-1].extend(stem[low:])
         found: dict[Any, int] = {}
-        for part in range(_PARTS):
-            low, high = part << _PART_SHIFT, (part + 1) << _PART_SHIFT
-            some = array("q")
-            for stem in stems:
-                if stem:
-                    some.extend(stem[bisect_left(stem, low):bisect_left(stem, high)])
-            counts = Counter(some)
-            del some
-            found.update((shingle, count) for shingle, count in counts.items() if count > 1)
+        while parts:
+            counts = Counter(parts.pop(0))
+            # The few counts over 1 picked out at C speed (most shingles are one stem's).
+            several = list(compress(counts, map(gt, counts.values(), repeat(1))))
+            found.update(zip(several, map(counts.__getitem__, several), strict=True))
+            del counts
         return found
 
     def pairs(self, threshold: float) -> Iterator[tuple[int, int, float]]:

@@ -29,14 +29,15 @@ class Places:
 
     def line_col(self, index: int) -> Position:
         """The 1-based line and column of character ``index`` of :attr:`text`. Lines are
-        counted from the last place asked for when ``index`` is after it (findings come in
-        file order): the text is scanned about once however many places are asked for, with
-        no table of a 40 MB file's 880,000 line starts."""
+        counted from the last place asked for, forward or back (findings come nearly in file
+        order): the text is scanned about once however many places are asked for, with no
+        table of a 40 MB file's 880,000 line starts."""
         text = self.text
         last_index, last_line = self._last
-        if index < last_index:
-            last_index, last_line = 0, 1
-        line = last_line + text.count("\n", last_index, index)
+        if index < last_index:  # back from the last place (a question's fields out of order)
+            line = last_line - text.count("\n", index, last_index)
+        else:
+            line = last_line + text.count("\n", last_index, index)
         self._last = (index, line)
         return line, index - text.rfind("\n", 0, index)
 

@@ -190,3 +190,11 @@ def test_reviews_that_repeat_their_option_are_the_definition(seed: int) -> None:
         assert lint_text.repeats(review, option) == repeats(review, option), (review, option)
         repeated += repeats(review, option)
     assert 0 < repeated < len(pairs)
+
+
+def test_a_stem_read_at_once_is_each_rule_on_it() -> None:
+    stems = [q.stem for q in generated()] + made_up(6000, 8) + [
+        t + "?" for t in made_up(3000, 9)]
+    for stem in stems:
+        assert lint_text.read_stem(stem) == (
+            " ".join(normal_words(stem)), choose_count(stem), unemphasised_negative(stem)), stem

@@ -47,18 +47,19 @@ written: a unit right after a digit, or after two characters that are digits, wh
 backslashes. YAML folds a line break and the next line's indentation into one space (``8`` at
 the end of a line, ``GB`` on the next), and drops an escaped line break in double quotes (a
 backslash): the source then holds a digit, white space or backslashes, and the unit. Any other
-escape is a backslash, which :func:`written_without_size` looks for."""
+escape is a backslash, which :func:`written_sizes` looks for."""
 
 
-def written_without_size(source: str, start: int, end: int) -> bool:
-    r"""True when the YAML source ``source[start:end]`` (a question as written in its file,
-    with no anchors or aliases: the loader rejects them) holds no size :func:`hand_typed`
-    could find in any of its values (see :data:`_WRITTEN_SIZE`), and no escape (``\``),
-    which could spell one. A question's source is searched at C speed in one go; its text
-    fields are looked at one by one only when this is False (most questions of a bank state
-    no size)."""
-    return (source.find("\\", start, end) == -1
-            and _WRITTEN_SIZE.search(source, start, end) is None)
+def written_sizes(source: str, start: int, end: int) -> list[int] | None:
+    r"""Where the YAML source ``source[start:end]`` (a question as written in its file, with
+    no anchors or aliases: the loader rejects them) may write a size :func:`hand_typed` could
+    find in one of its values: the index of the ``B`` of each match of
+    :data:`_WRITTEN_SIZE`, in order. Empty: no value of the question holds a size (most
+    questions of a bank), found by one search at C speed. None when the source holds an
+    escape (``\``), which could spell a size anywhere."""
+    if source.find("\\", start, end) != -1:
+        return None
+    return [match.start() for match in _WRITTEN_SIZE.finditer(source, start, end)]
 
 
 _PLACEHOLDER = re.compile(r"\{\{\{\{|\{\{.*?\}\}", re.S)

@@ -66,20 +66,29 @@ def lint_of(path: Path) -> list[BankLint]:
     return linted
 
 
-def test_a_question_whose_source_holds_no_size_has_none_in_its_texts(tmp_path: Path) -> None:
+def test_a_question_is_read_only_in_the_fields_around_the_sizes_of_its_source(
+        tmp_path: Path) -> None:
     path = generated(tmp_path)
     banks = []
     load_library([path], parses={}, each=lambda bank, parsed: banks.append(Places(*parsed)))
     places = banks[0]
-    skipped = 0
+    skipped = narrowed = 0
     questions = places._value["questions"]
     for index, question in enumerate(questions):
         start, end = places.question_source(index) or (0, 0)
         assert start < end
-        if handtyped.written_without_size(places.text, start, end):
+        sizes = handtyped.written_sizes(places.text, start, end)
+        if sizes is None:  # an escape somewhere: every field is read
+            continue
+        with_size = {loc[0] for loc, text in text_fields(question) if PLAIN_MAYBE.search(text)}
+        if not sizes:
             skipped += 1
-            assert not any(PLAIN_MAYBE.search(t) for _, t in text_fields(question))
-    assert 0 < skipped < len(questions)
+            assert not with_size
+            continue
+        fields = lint._fields_around(question, places._marks_of(question)[2], sizes)
+        assert with_size <= set(fields) and list(fields) == [k for k in question if k in fields]
+        narrowed += len(fields) < len(question)
+    assert 0 < skipped < len(questions) and narrowed > 0
 
 
 SPLIT = """\
@@ -141,7 +150,7 @@ def test_sizes_folded_over_lines_or_escaped_are_found(tmp_path: Path,
     path = tmp_path / "split.yaml"
     path.write_text(SPLIT, encoding="utf-8")
     fast = lint_of(path)
-    monkeypatch.setattr(handtyped, "written_without_size", lambda *_: False)
+    monkeypatch.setattr(lint, "written_sizes", lambda *_: None)
     assert lint_of(path) == fast
     typed = [f for f in fast[0].findings if f[2] == lint.HAND_TYPED.label]
     # "17.2\n  GB" (its line more indented than the block's: kept as written) states no size.
@@ -154,6 +163,6 @@ def test_a_generated_bank_lints_the_same_without_the_source_search(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = generated(tmp_path)
     fast = lint_of(path)
-    monkeypatch.setattr(handtyped, "written_without_size", lambda *_: False)
+    monkeypatch.setattr(lint, "written_sizes", lambda *_: None)
     assert lint_of(path) == fast
     assert any(f[2] == lint.HAND_TYPED.label for f in fast[0].findings)
