@@ -242,6 +242,23 @@ def parse(text: str) -> Template:
         PlaceholderError: the first placeholder that is malformed or unknown, or a ``{{`` that
             is never closed.
     """
+    if ESCAPE not in text:
+        # Without escapes each '{{' opens a placeholder: the text between two of them is one
+        # placeholder's inside, its '}}' and then literal text. Anything else (a '{{' that is
+        # never closed) is read below, where its error is found.
+        pieces = text.split("{{")
+        closed = [piece.find("}}") for piece in pieces]
+        if -1 not in closed[1:]:
+            plain_parts = [pieces[0]]
+            plain_formats: list[Format] = []
+            plain_offsets: list[int] = []
+            at = len(pieces[0])
+            for piece, end in zip(pieces[1:], closed[1:], strict=True):
+                plain_formats.append(parse_format(piece[:end], at))
+                plain_offsets.append(at)
+                plain_parts.append(piece[end + 2:])
+                at += 2 + len(piece)
+            return Template(tuple(plain_parts), tuple(plain_formats), tuple(plain_offsets))
     parts: list[str] = []
     formats: list[Format] = []
     offsets: list[int] = []

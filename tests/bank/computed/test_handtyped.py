@@ -61,6 +61,7 @@ def test_one_estimate_per_scenario_however_many_questions_share_it(
     from quiz.bank.computed import figures
 
     monkeypatch.setattr(figures, "_SHARED", {})
+    monkeypatch.setattr(figures, "_BY_ID", {})
     calls: list[object] = []
     real = quiz.footprint.estimate
 
