@@ -113,7 +113,7 @@ def run_study(argv: Sequence[str], mode: str | None = None, *, overview: str = "
             app = make_app(None, seed=ns.seed, shuffle=not ns.no_shuffle, store=store,
                            launch=launch, paths=paths,
                            check=lambda library: topic_problem(ns.topic, library),
-                           collector_paused=collecting)
+                           collector_paused=collecting, keep_css=True)
             app.run()
     finally:
         if collecting:

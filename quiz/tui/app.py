@@ -29,6 +29,7 @@ from quiz.study.mode import Mode
 from quiz.tui.ahead import ScreensAhead, freeze_young, unfreeze
 from quiz.tui.commands import AppCommands
 from quiz.tui.content import path_lines
+from quiz.tui.css_cache import keep_parsed, parsed_now, reuse_parsed
 from quiz.tui.loading import LoadFailure, LoadsBanks
 from quiz.tui.messages import (
     OpenQuestion,
@@ -84,8 +85,11 @@ class QuizApp(LoadsBanks, AppCommands):
                  clock: Callable[[], float] = time.monotonic,
                  now: Callable[[], datetime] = utc_now,
                  check: Callable[[Library], str | None] | None = None,
-                 collector_paused: bool = False) -> None:
+                 collector_paused: bool = False, keep_css: bool = False) -> None:
         super().__init__()
+        self._keep_css = keep_css
+        """Keep Textual's parsed CSS between runs (:mod:`quiz.tui.css_cache`)."""
+        self._css_reused = reuse_parsed(self.stylesheet) if keep_css else 0
         self.loaded = library is not None
         """False while the banks load (the start screen shows the progress; Start waits)."""
         self.library = library if library is not None else Library(banks=())
@@ -206,6 +210,11 @@ class QuizApp(LoadsBanks, AppCommands):
             self._collector_paused = False
             freeze_young()
             gc.enable()
+        if self._keep_css:
+            key_line, parsed = parsed_now(self.stylesheet)
+            if len(parsed) > self._css_reused:  # some parsed afresh: kept for the next start
+                threading.Thread(target=keep_parsed, args=(key_line, parsed), daemon=True,
+                                 name="quiz-css-cache").start()
         self._first_frame.set()
 
     def _show_start(self) -> None:
@@ -421,18 +430,19 @@ def make_app(library: Library | None, *, seed: int | None = None, shuffle: bool 
              launch: Launch = NO_LAUNCH, clock: Callable[[], float] = time.monotonic,
              now: Callable[[], datetime] = utc_now,
              check: Callable[[Library], str | None] | None = None,
-             collector_paused: bool = False) -> QuizApp:
+             collector_paused: bool = False, keep_css: bool = False) -> QuizApp:
     """The app factory used by the CLI and the tests. ``paths`` (the bank files and folders
     ``library`` was loaded from) lets ``r`` on the start screen reload them. With ``library``
     ``None`` the app loads ``paths`` itself after its first paint, showing the progress; when
     they have errors (or ``check`` returns a message for the library) it exits with status 1
     (2) and :attr:`QuizApp.failure` says why. Without a ``store`` nothing is kept.
     ``collector_paused`` says the caller paused the garbage collector for the start-up: the
-    app resumes it once its first frame is drawn.
+    app resumes it once its first frame is drawn. ``keep_css``: Textual's parsed CSS is
+    taken from the last run's and kept for the next (:mod:`quiz.tui.css_cache`).
 
     Raises:
         ValueError: ``library`` is ``None`` and there are no ``paths``.
     """
     return QuizApp(library, seed=seed, shuffle=shuffle, paths=paths, store=store,
                    launch=launch, clock=clock, now=now, check=check,
-                   collector_paused=collector_paused)
+                   collector_paused=collector_paused, keep_css=keep_css)

@@ -18,6 +18,7 @@ from textual import events
 from textual._time import get_time
 from textual.app import App
 from textual.binding import Binding
+from textual.css.stylesheet import Stylesheet
 from textual.geometry import Size
 from textual.screen import Screen
 from textual.widget import Widget
@@ -171,6 +172,33 @@ class StyledOnceWhenFirstShown(Screen[None]):
 
 
 _uses(Screen, "_on_screen_resume")
+
+
+# -- the stylesheet's parsed rules ----------------------------------------------------------------
+_uses(Stylesheet, "_parse_cache")
+_uses(Stylesheet, "_variables")
+
+
+def parsed_css(stylesheet: Stylesheet) -> list[tuple[Any, Any]]:
+    """What ``stylesheet`` has parsed so far: (its key, the rule sets) for each CSS source
+    (``Stylesheet._parse_cache``, keyed by the source's text, location, default flag, tie
+    breaker and scope, and cleared whenever the variables change; Textual 8.2.8)."""
+    cache = stylesheet._parse_cache
+    return [(key, cache.get(key)) for key in list(cache.keys())]
+
+
+def reuse_parsed_css(stylesheet: Stylesheet, parsed: list[tuple[Any, Any]]) -> None:
+    """Let ``stylesheet`` take ``parsed`` (from :func:`parsed_css`, made under the same
+    variables) instead of parsing those sources again (``Stylesheet._parse_cache``)."""
+    cache = stylesheet._parse_cache
+    for key, rules in parsed:
+        cache.set(key, rules)
+
+
+def css_variables(stylesheet: Stylesheet) -> dict[str, str]:
+    """The variables ``stylesheet`` substitutes while it parses (``Stylesheet._variables``,
+    Textual 8.2.8)."""
+    return dict(stylesheet._variables)
 
 
 # -- keys ----------------------------------------------------------------------------------------
