@@ -516,13 +516,14 @@ class Question(_Strict):
         position ("Both A and B", "Option C", "All of the above"; see
         :mod:`quiz.bank.option_letters`), as ``(path of the field, reference)``; the path is
         ``("options", "C")``, ``("full_explanation",)``, ``("distractor_review", "A")``..."""
-        texts: list[tuple[tuple[str, ...], str]] = [
-            *((("options", k), v) for k, v in self.options.items()),
-            (("short_explanation",), self.short_explanation),
-            (("full_explanation",), self.full_explanation),
-            *((("distractor_review", k), v) for k, v in self.distractor_review.items()),
-        ]
-        return references_in(texts, self.options)
+        options, reviews = self.options, self.distractor_review
+        found = references_in([*options.values(), self.short_explanation,
+                               self.full_explanation, *reviews.values()], options)
+        if not found:
+            return []
+        paths = [*(("options", key) for key in options), ("short_explanation",),
+                 ("full_explanation",), *(("distractor_review", key) for key in reviews)]
+        return [(paths[i], ref) for i, ref in found]
 
     @property
     def keeps_order(self) -> bool:

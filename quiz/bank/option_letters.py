@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Collection, Sequence
-from typing import NamedTuple, TypeVar
+from typing import NamedTuple
 
 _LETTER = r"(?<![\w'’&/.-])[A-H](?![\w'’/-]|\.\w)"
 """A capital letter A–H standing as a word of its own (not "A100", "E4M3", "I/O", "A.I.")."""
@@ -112,8 +112,6 @@ def _search(text: str, letters: Collection[str], words: int, option_word: bool,
     return sorted(found)
 
 
-Where = TypeVar("Where")
-
 _WORD_CLASSES = bytes(ord("L") if 0x41 <= c <= 0x48 else
                       ord("w") if chr(c).isalnum() or c == 0x5F else ord(" ") for c in range(256))
 """A ``bytes.translate`` table for ASCII text: ``L`` for a capital A–H, ``w`` for any other word
@@ -124,52 +122,60 @@ _STANDING = re.compile(rb"L(?<![wL]L)(?![wL])")
 with one byte, which the regex engine finds at C speed."""
 
 
-def references_in(texts: Sequence[tuple[Where, str]],
-                  letters: Collection[str]) -> list[tuple[Where, LetterReference]]:
-    """:func:`letter_references` of each text, with the text's ``where`` (a question's field,
-    say): ``(where, reference)``, texts in the order given.
+def references_in(texts: Sequence[str],
+                  letters: Collection[str]) -> list[tuple[int, LetterReference]]:
+    """:func:`letter_references` of each of ``texts`` (a question's), as ``(the text's number
+    in texts, reference)``, in the order of the texts.
 
     The same as calling :func:`letter_references` on every text, faster: a question's texts are
     looked at together, at C speed, for the capitals A–H standing as words and the words of
     position that references need (a bank's texts rarely have either), and each pattern is
     tried only where one of its matches could start (see :func:`_ascii_references`). Text
     that is not ASCII is searched text by text."""
-    joined = "\n".join(["", *(text for _, text in texts), ""])
+    joined = "\n".join(texts)
     if not joined.isascii():
-        return [(where, ref) for where, text in texts for ref in letter_references(text, letters)]
-    starts = []
-    offset = 1
-    for _, text in texts:
-        starts.append(offset)
-        offset += len(text) + 1
+        return [(i, ref) for i, text in enumerate(texts)
+                for ref in letter_references(text, letters)]
     data = joined.encode("ascii")
+    starts: list[int] = []
+    """Where each text starts in ``joined`` (made at the first capital or word found)."""
     standing: dict[int, list[int]] = {}
     """Text number → where its capitals A–H standing as words are, in the text."""
     for match in _STANDING.finditer(data.translate(_WORD_CLASSES)):
-        at = bisect_right(starts, match.start()) - 1
+        at = _text_at(match.start(), texts, starts)
         standing.setdefault(at, []).append(match.start() - starts[at])
-    positioned = _texts_with(data.lower(), _POSITION_WORDS, starts)
-    if not standing and not positioned:
-        return []
-    return [(texts[i][0], ref) for i in sorted({*standing, *positioned})
-            for ref in _ascii_references(texts[i][1], letters, standing.get(i, []),
-                                         i in positioned)]
-
-
-def _texts_with(folded: bytes, words: tuple[str, ...], starts: list[int]) -> set[int]:
-    """The numbers of the texts (starting at ``starts`` in ``folded``) that hold a word."""
-    found: set[int] = set()
-    for word in words:
+    positioned: set[int] = set()
+    """The numbers of the texts with a word of position."""
+    folded = data.lower()
+    for word in _POSITION_WORDS:
         needle = word.encode("ascii")
         index = folded.find(needle)
         while index != -1:
-            found.add(bisect_right(starts, index) - 1)
+            positioned.add(_text_at(index, texts, starts))
             index = folded.find(needle, index + 1)
-    return found
+    if not standing and not positioned:
+        return []
+    return [(i, ref) for i in sorted({*standing, *positioned})
+            for ref in _ascii_references(texts[i], letters, standing.get(i, []),
+                                         i in positioned)]
+
+
+def _text_at(index: int, texts: Sequence[str], starts: list[int]) -> int:
+    """The number of the text in which ``index`` of ``"\\n".join(texts)`` falls (``starts``,
+    where each text starts, is filled in at the first call)."""
+    if not starts:
+        offset = 0
+        for text in texts:
+            starts.append(offset)
+            offset += len(text) + 1
+    return bisect_right(starts, index) - 1
 
 
 _OPTION_FORMS = ("option", "options", "answer", "answers", "choice", "choices")
 """The words of the first pattern, as it matches them (in lower case)."""
+
+_OPTION_ENDS = frozenset("nNsSrReE")
+"""The last letters of :data:`_OPTION_FORMS`, in either case."""
 
 _LIST_WORDS = ("all", "none", "both", "neither")
 """The first words of the last pattern (in lower case)."""
@@ -187,24 +193,28 @@ def _ascii_references(text: str, letters: Collection[str], standing: list[int],
     there are two); the last at a word of :data:`_LIST_WORDS` (when there is a word of
     position). In ASCII text the patterns' ``\\s`` is ``str.isspace`` and ``(?i:...)`` matches
     what ``lower()`` does."""
-    lowered = text.lower()
     option_words: set[int] = set()
     for at in standing:
         end = at
-        while end > 0 and lowered[end - 1].isspace():
+        while end > 0 and text[end - 1].isspace():
             end -= 1
-        if end < at:
+        if end < at and text[end - 1: end] in _OPTION_ENDS:
+            tail = text[max(0, end - 7):end].lower()
             option_words.update(end - len(form) for form in _OPTION_FORMS
-                                if lowered.endswith(form, 0, end))
+                                if tail.endswith(form))
+    parens = [at - 1 for at in standing if at and text[at - 1] == "("]
+    if not (option_words or parens or positioned or len(standing) > 1):
+        return []  # a lone capital, such as the article "A"
     list_words: set[int] = set()
     if positioned:
+        lowered = text.lower()
         for word in _LIST_WORDS:
             index = lowered.find(word)
             while index != -1:
                 list_words.add(index)
                 index = lowered.find(word, index + 1)
-    tried = (sorted(option_words), [at - 1 for at in standing if at and text[at - 1] == "("],
-             standing if len(standing) > 1 else [], sorted(list_words))
+    tried = (sorted(option_words), parens, standing if len(standing) > 1 else [],
+             sorted(list_words))
     found: list[LetterReference] = []
     for pattern, where in zip(_PATTERNS, tried, strict=True):
         end = 0

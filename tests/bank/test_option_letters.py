@@ -109,6 +109,5 @@ PIECES = ["A", "B", "C", "D", "E", "H", "I", "a", " ", "  ", "\t", "\n", "\x0b",
        st.sampled_from(["AB", "ABCD", "ABCDEFGH"]))
 def test_references_in_a_question_are_those_of_each_text(texts: list[str],
                                                           letters: str) -> None:
-    numbered = list(enumerate(texts))
-    assert references_in(numbered, letters) == [
-        (i, ref) for i, text in numbered for ref in letter_references(text, letters)]
+    assert references_in(texts, letters) == [
+        (i, ref) for i, text in enumerate(texts) for ref in letter_references(text, letters)]
