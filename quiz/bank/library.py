@@ -26,8 +26,8 @@ def quoted_path(path: str) -> str:
     one-line ``path:line:col`` form). Such a path is written in double quotes with C escapes
     (``\\n``, ``\\t``, ``\\xNN``, ``\\uNNNN``; a backslash and a quote escaped too), as git
     quotes an unusual file name."""
-    if not any(_unprintable(c) for c in path):
-        return path
+    if path.isprintable() or not any(_unprintable(c) for c in path):
+        return path  # (a printable path has none of them: tested in C first)
     out = []
     for c in path:
         if c in _ESCAPES:
