@@ -23,7 +23,7 @@ def _reference(question: Question) -> str:
     "How much memory?", 'a "quoted" word', "a \\ backslash", "two\nlines", "a\ttab",
     "\x00\x1b[31m\x7f", "\u2028\u2029\x85", "é 漢字 😀", "\u00a0non-breaking", "",
 ])
-@pytest.mark.parametrize("answer", ["B", ["A", "C"], ["C", "A"]])
+@pytest.mark.parametrize("answer", ["B", ["A", "C"], ["C", "A"], []])
 def test_the_hash_is_that_of_json_dumps(text: str, answer: str | list[str]) -> None:
     question = Question.model_construct(stem=f"Stem {text}", options={
         "A": text or "x", "B": f"{text}!", "C": "plain"}, answer=answer)
