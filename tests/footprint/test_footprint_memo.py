@@ -1,19 +1,28 @@
-"""The calculator's memos and shortcuts (issue 21: one estimate under 100 µs) give the values
+"""The calculator's memos and shortcuts (issue 21: one estimate under 100 µs) give what is
 computed afresh: a memo answers for the spec and model it is asked about, never for the ones
-asked about before."""
+asked about before; a frozen report class built by fast_init is the instance its dataclass
+builds, as frozen."""
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import itertools
+import pickle
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from quiz.footprint.engine.estimate import ACTIVATION_ITEMS, estimate
 from quiz.footprint.engine.fit import fewest_training_gpus
+from quiz.footprint.engine.report import ModelSummary, PhaseEstimate, StorageEstimate
 from quiz.footprint.inputs.spec import FootprintSpec
 from quiz.footprint.items import ep
 from quiz.footprint.items.activations import training_activation_bytes
+from quiz.footprint.items.frozen import fast_init
+from quiz.footprint.items.inference import weight_bytes
+from quiz.footprint.items.memo import new_estimate, per_estimate
 from quiz.footprint.items.storage import whole_model
 
 CONFIGS = Path(__file__).parent / "configs"
@@ -96,3 +105,88 @@ def test_activation_items_sum_to_what_the_fit_adds(data: dict[str, object]) -> N
     for memory in (16 * 10**9, 80 * 10**9, 10**12):
         assert (fewest_training_gpus(s.training, s.resolved, memory, summed)
                 == fewest_training_gpus(s.training, s.resolved, memory))
+
+
+def test_per_estimate_keeps_the_last_pair_by_identity() -> None:
+    calls: list[tuple[list[int], list[int]]] = []
+
+    @per_estimate
+    def summed(a: list[int], b: list[int]) -> int:
+        calls.append((a, b))
+        return sum(a) + sum(b)
+
+    x, y, z = [1], [2], [3]
+    assert summed(x, y) == summed(x, y) == 3 and len(calls) == 1
+    assert summed(x, z) == 4 and len(calls) == 2  # another pair: computed
+    assert summed(x, y) == 3 and len(calls) == 3  # only the last pair is kept
+    assert summed(x, [2]) == 3 and len(calls) == 4  # equal is not the same object
+    last = calls[-1]
+    assert summed(*last) == 3 and len(calls) == 4
+    new_estimate()
+    assert summed(*last) == 3 and len(calls) == 5  # forgotten when an estimate starts
+
+
+def test_weight_bytes_answers_for_the_spec_asked() -> None:
+    # The inference weights of two formats and two models asked about in turn, each checked
+    # against the weights computed afresh (weight_bytes.__wrapped__).
+    fresh = weight_bytes.__wrapped__  # type: ignore[attr-defined]
+    cases = [(spec(model=m, inference={"weights": w}).inference, spec(model=m).resolved)
+             for m in ("llama-2-70b", "mixtral-8x7b") for w in ("int4", "gptq-int4", "fp8")]
+    for inf, r in cases * 2:
+        assert weight_bytes(inf, r) == fresh(inf, r)
+    assert len({weight_bytes(inf, r) for inf, r in cases}) == len(cases)
+    # Llama-2-70B in BF16, by hand: 68,976,648,192 params × 2 bytes, no scales
+    bf16 = spec(model="llama-2-70b", inference={"weights": "bf16"}).inference
+    assert weight_bytes(bf16, cases[0][1]) == (137_953_296_384, 0)
+
+
+FROZEN: list[tuple[type[Any], tuple[object, ...], dict[str, object]]] = [
+    (PhaseEstimate, ("training", [], 5, 64, None, None, "c", "s"), {"usable_bytes": 3}),
+    (StorageEstimate, ([], 7), {}),
+    (ModelSummary, ("Llama", None, 1, 1, "note"), {}),
+]
+
+
+@pytest.mark.parametrize(("cls", "args", "kwargs"), FROZEN)
+def test_fast_init_builds_the_frozen_instance_the_dataclass_would(
+        cls: type[Any], args: tuple[object, ...], kwargs: dict[str, object]) -> None:
+    made = cls(*args, **kwargs)
+    reference: Any = object.__new__(cls)
+    vars(cls)["__init__"](reference, *args, **kwargs)  # the dataclass's own (frozen) __init__
+    assert type(made) is cls and made == reference
+    for f in dataclasses.fields(cls):
+        assert getattr(made, f.name) == getattr(reference, f.name)
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(made, f.name, None)
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            delattr(made, f.name)
+    for again in (copy.copy(made), pickle.loads(pickle.dumps(made))):
+        assert type(again) is cls and again == made
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(again, dataclasses.fields(cls)[0].name, None)
+    with pytest.raises(TypeError, match="missing"):
+        cls(*args[:1])
+
+
+def test_fast_init_default_factories_give_each_instance_its_own() -> None:
+    one = PhaseEstimate("training", [], 5, 64, None, None, "c", "s")
+    two = PhaseEstimate("training", [], 5, 64, None, None, "c", "s")
+    assert one.host == {} and one.host is not two.host
+    assert one.capacity_of == (None, None) and one.kv_tp == 1
+
+
+def test_fast_init_refuses_what_it_cannot_build() -> None:
+    @dataclasses.dataclass(slots=True)
+    class Mutable:
+        a: int
+
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class Checked:
+        a: int
+
+        def __post_init__(self) -> None:
+            pass
+
+    for cls in (Mutable, Checked):
+        with pytest.raises(TypeError):
+            fast_init(cls)

@@ -46,6 +46,7 @@ from quiz.footprint.items.activations import EXTRA_ITEMS, extra_activation_items
 from quiz.footprint.items.draft import draft_items
 from quiz.footprint.items.inference import inference_items, scheme_plan
 from quiz.footprint.items.item import Item, Omitted
+from quiz.footprint.items.memo import new_estimate
 from quiz.footprint.items.model_states import (
     training_items,
 )
@@ -87,6 +88,7 @@ def estimate(spec: FootprintSpec) -> Report:
     Raises:
         Nothing for a validated spec (validation already rejected every impossible case).
     """
+    new_estimate()  # what this estimate asks is computed from its own spec
     r = spec.resolved
     gpu = spec.gpu_preset
     omitted: list[Omitted] = []
@@ -263,7 +265,8 @@ def _training(
     paper, missing = training_items(t, r)
     omitted.extend(missing)
     activations = 0  # every activation item's bytes (training_activation_bytes)
-    if "activations" in [i.name for i in paper]:
+    has_activations = "activations" in [i.name for i in paper]  # they stay on the GPU
+    if has_activations:
         extra, missing = extra_activation_items(t, r)
         paper.extend(extra)
         omitted.extend(missing)
@@ -285,7 +288,6 @@ def _training(
             from quiz.footprint.words.lora_notes import fit_advice
 
             advice = fit_advice(t, r, usable - overhead, units) or advice
-    has_activations = any(i.name == "activations" for i in items)
 
     def convention() -> str:  # written when first read (PhaseEstimate.convention)
         return training_convention(t, r, has_activations)

@@ -82,6 +82,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple, overload
 
+from quiz.footprint.items.frozen import fast_init
 from quiz.footprint.items.item import Item, Omitted
 
 _set = object.__setattr__
@@ -212,6 +213,7 @@ class Unused(NamedTuple):
     reason: str
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class PhaseEstimate:
     """Memory of one phase (``"training"`` or ``"inference"``) on one device.
@@ -339,6 +341,7 @@ class PhaseEstimate:
         return data
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class StorageEstimate:
     """Bytes on disk: dataset, checkpoints, the inference artefact; items sum to the total."""
@@ -355,6 +358,7 @@ class StorageEstimate:
         return {"items": [i.to_json() for i in self.items], "total_bytes": self.total_bytes}
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class ModelSummary:
     """The model estimated: display name, preset id, total and active parameter counts, and how
@@ -367,6 +371,7 @@ class ModelSummary:
     note: str
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Report:
     """A complete estimate (see :func:`quiz.footprint.engine.estimate.estimate`)."""

@@ -27,6 +27,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from quiz.footprint.inputs.units import count_noun, format_count
+from quiz.footprint.items.memo import cell
 from quiz.footprint.items.pipeline import pp_split, split_text, uneven
 from quiz.footprint.items.regime import shard_count
 
@@ -86,7 +87,7 @@ def param_count(t: TrainingSpec, r: ResolvedModel, stage: int, dp: int) -> int:
     if entry[0] is not t or entry[1] is not r:
         entry = (t, r, {})
         _PARAM_COUNTS[0] = entry
-    counts = entry[2]
+    counts: dict[tuple[bool, int], int] = entry[2]
     key = (t.zero >= stage, dp)
     n = counts.get(key)
     if n is None:
@@ -101,18 +102,14 @@ def _param_count(t: TrainingSpec, r: ResolvedModel, stage: int, dp: int) -> int:
     return split_count(t, r, r.params, expert_params(r), stage, dp)
 
 
-_PARAM_COUNTS: list[tuple[object, object, dict[tuple[bool, int], int]]] = [(None, None, {})]
-"""The memo of :func:`param_count`: ``(t, r, counts)``, the counts of that training spec and
-resolved model by ``(t.zero >= stage, dp)``.
-
-Correct by construction: a count depends on ``t`` and ``r`` (both immutable: a frozen pydantic
-model or the checkpoints' read-only whole-model view, a frozen dataclass), on ``dp``, and on
-``stage`` only through ``t.zero >= stage`` (ZeRO partitions a state from its stage on:
-:func:`~quiz.footprint.items.regime.shard_count` and :func:`split_count` read nothing else of
-it). The entry holds ``t`` and ``r`` themselves, so ``is`` cannot mistake a new object for a
-freed one, and another pair replaces the whole entry: the memo lasts about one estimate (its
-training spec, then the checkpoints' view) and never grows. The entry is read and replaced
-whole, so a thread never reads another pair's counts."""
+_PARAM_COUNTS = cell()
+"""The memo of :func:`param_count` (:mod:`quiz.footprint.items.memo`): the entry ``(t, r,
+counts)``, the counts of that training spec and resolved model by ``(t.zero >= stage, dp)``.
+A count depends on ``t``, ``r``, ``dp``, and on ``stage`` only through ``t.zero >= stage``
+(ZeRO partitions a state from its stage on: :func:`~quiz.footprint.items.regime.shard_count`
+and :func:`split_count` read nothing else of it). Another pair replaces the whole entry (an
+estimate asks about its training spec, then about the checkpoints' whole-model view), so the
+memo never grows."""
 
 
 def params_text(t: TrainingSpec, r: ResolvedModel, sharded: bool, n: int) -> str:

@@ -38,6 +38,7 @@ from quiz.footprint.items.item import Item, Omitted
 from quiz.footprint.items.kv_cache import kv_bytes, kv_item
 from quiz.footprint.items.kv_layout import KV_SRC as KV_SRC
 from quiz.footprint.items.kv_layout import kv_dtype as kv_dtype
+from quiz.footprint.items.memo import per_estimate
 from quiz.footprint.quant.formulas import overhead_text, partial_groups_text, values_text
 from quiz.footprint.quant.plan import WeightPlan, weight_plan
 from quiz.footprint.quant.schemes import SCHEMES
@@ -129,11 +130,14 @@ def plain_weight_bytes(params: int, weights: str) -> int:
     return -(-params * WEIGHT_BITS[weights] // 8)
 
 
+@per_estimate
 def weight_bytes(spec: InferenceSpec, r: ResolvedModel) -> tuple[int, int | None]:
     """``(weights, quantization_overhead)`` in bytes for the whole model; the overhead is 0 for
     16/32-bit weights and ``None`` when it cannot be computed (FP8, FP8 per-channel and
     LLM.int8() without an architecture). A named scheme: the packed values plus the layers it
-    keeps unquantized, and its scales (:func:`scheme_plan`)."""
+    keeps unquantized, and its scales (:func:`scheme_plan`). Kept for the last ``spec`` and
+    ``r`` (:func:`~quiz.footprint.items.memo.per_estimate`): an estimate asks for the weights
+    item and again for the stored file."""
     plan = scheme_plan(spec, r)
     if plan is not None:
         return plan.weight_bytes, plan.overhead_bytes if plan.overhead_known else None

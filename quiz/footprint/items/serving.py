@@ -114,8 +114,11 @@ def working_bytes_per_token(spec: InferenceSpec, r: ResolvedModel) -> int | None
     """Bytes per token of one layer's peak working set: e × max(attention, MLP) + the fixed
     bytes of :func:`per_token_parts`; ``None`` when the shapes are unknown."""
     parts = per_token_parts(r)
-    if parts is None:
-        return None
+    return None if parts is None else _per_token(spec, parts)
+
+
+def _per_token(spec: InferenceSpec, parts: tuple[int, int, int]) -> int:
+    """:func:`working_bytes_per_token` from the model's :func:`per_token_parts`."""
     attention, mlp, fixed = parts
     return activation_value_bytes(spec.weights) * max(attention, mlp) + fixed
 
@@ -146,7 +149,8 @@ def serving_items(spec: InferenceSpec, r: ResolvedModel,
     items: list[Item] = []
     omitted: list[Omitted] = []
     parts = per_token_parts(r)
-    act = inference_activation_bytes(spec, r, gpu)
+    # inference_activation_bytes, from the parts at hand
+    act = None if parts is None else step_tokens(spec, gpu) * _per_token(spec, parts)
     if (parts is None or act is None) and r.arch is not None and not r.arch.attention_layers:
         omitted.append(Omitted(
             "activations",
