@@ -19,7 +19,6 @@ gives the same findings in the same order on every run.
 from __future__ import annotations
 
 import gc
-from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -454,15 +453,9 @@ def _hand_typed(index: int, q: Question, out: _Collector) -> None:
     if not isinstance(raw, dict) or q.worked_example is None:
         return
     source = places.question_source(index)
-    fields = raw
-    if source is not None:
-        sizes = written_sizes(places.text, *source)
-        if sizes == []:
-            return  # no size written anywhere in the question (most questions): one search
-        marks = places._marks_of(raw)
-        if sizes and marks is not None and isinstance(marks[2], dict):
-            fields = _fields_around(raw, marks[2], sizes)
-    for found in hand_typed(fields, q.worked_example.footprint):
+    if source is not None and written_sizes(places.text, *source) == []:
+        return  # no size written anywhere in the question (most questions): one search said so
+    for found in hand_typed(raw, q.worked_example.footprint):
         container: Any = raw
         for part in found.loc[:-1]:
             container = container[part]
@@ -473,18 +466,6 @@ def _hand_typed(index: int, q: Question, out: _Collector) -> None:
         place = places.line_col(spot) if spot is not None else places.question(index)
         out.add(HAND_TYPED, q, place, f"hand-typed figure {found.written!r}: write "
                 f"{found.placeholder}")
-
-
-def _fields_around(raw: dict[str, Any], values: dict[str, Any], spots: list[int],
-                   ) -> dict[str, Any]:
-    """The top-level fields of a question mapping ``raw`` whose values (``values``: their
-    marks, by key) are written around the characters at ``spots``, in ``raw``'s order: a
-    value is written from its mark to the next value's, so the value holding a spot is the
-    last to start before it."""
-    starts = sorted((mark.index, key) for key, mark in values.items())
-    indices = [start for start, _ in starts]
-    keys = {starts[at - 1][1] for at in (bisect_right(indices, spot) for spot in spots) if at}
-    return {key: value for key, value in raw.items() if key in keys}
 
 
 def _longest_key(index: int, q: Question, out: _Collector) -> None:

@@ -66,13 +66,13 @@ def lint_of(path: Path) -> list[BankLint]:
     return linted
 
 
-def test_a_question_is_read_only_in_the_fields_around_the_sizes_of_its_source(
+def test_the_source_search_finds_a_size_for_every_text_that_holds_one(
         tmp_path: Path) -> None:
     path = generated(tmp_path)
     banks = []
     load_library([path], parses={}, each=lambda bank, parsed: banks.append(Places(*parsed)))
     places = banks[0]
-    skipped = narrowed = 0
+    skipped = found = 0
     questions = places._value["questions"]
     for index, question in enumerate(questions):
         start, end = places.question_source(index) or (0, 0)
@@ -84,11 +84,8 @@ def test_a_question_is_read_only_in_the_fields_around_the_sizes_of_its_source(
         if not sizes:
             skipped += 1
             assert not with_size
-            continue
-        fields = lint._fields_around(question, places._marks_of(question)[2], sizes)
-        assert with_size <= set(fields) and list(fields) == [k for k in question if k in fields]
-        narrowed += len(fields) < len(question)
-    assert 0 < skipped < len(questions) and narrowed > 0
+        found += bool(with_size)
+    assert 0 < skipped < len(questions) and found > 0
 
 
 SPLIT = """\
