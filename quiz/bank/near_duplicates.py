@@ -33,10 +33,10 @@ _BASE = 1 << 21
 Past that many distinct words (no question library has them), the later stems keep their
 shingles as tuples of numbers, compared among themselves only."""
 
-_MASK = (1 << 63) - 1
-_MIX = 0x5851F42D4C957F2D & _MASK
-"""Odd: multiplying by it modulo 2**63 is a one-to-one map of 63-bit numbers, which spreads the
-shingles evenly over :data:`_PARTS` (their top bits) without two ever becoming one."""
+_SPREAD = 0x9E3779B1 & (_BASE - 1)
+"""Odd: the n-th word met is numbered ``n * _SPREAD`` modulo :data:`_BASE` (one-to-one, never 0),
+so that the first word's number, a shingle's top bits, spreads the shingles evenly over
+:data:`_PARTS` without a multiplication per shingle."""
 
 _PARTS = 8
 _PART_SHIFT = 60
@@ -51,8 +51,11 @@ class StemIndex:
     (:meth:`pairs`)."""
 
     def __init__(self) -> None:
-        self._words: defaultdict[str, int] = defaultdict(count(1).__next__)
-        """Each word met: its number, from 1 in the order met."""
+        met = count(1).__next__
+        self._words: defaultdict[str, int] = defaultdict(
+            lambda: n * _SPREAD & (_BASE - 1) if (n := met()) < _BASE else n)
+        """Each word met: its number (see :data:`_SPREAD`; the words past :data:`_BASE` keep
+        their place in the order met, above every other number)."""
         self._stems: list[Sequence[Any]] = []
         self._wide = False
         self._shingles = 0
@@ -72,18 +75,17 @@ class StemIndex:
             self._stems.append(())
             return
         numbers = self._words
-        ids = [numbers[word] for word in words]  # a new word gets the next number
+        ids = list(map(numbers.__getitem__, words))  # a new word gets the next number
         if len(numbers) >= _BASE:  # pragma: no cover - needs over two million distinct words
             self._wide = True
             self._stems.append(tuple(sorted({tuple(ids[i:i + 3]) for i in range(
                 max(len(ids) - 2, 1))})))
             return
-        base, mix, mask = _BASE, _MIX, _MASK
         if len(ids) < 3:  # a stem of one or two words is one shingle, told apart by its zeros
-            shingles = {(ids[0] * base + ids[1] if len(ids) == 2 else ids[0]) * mix & mask}
-        else:
-            shingles = {((a * base + b) * base + c) * mix & mask for a, b, c in
-                        zip(ids, ids[1:], ids[2:], strict=False)}
+            shingles = {ids[0] << 21 | ids[1] if len(ids) == 2 else ids[0]}
+        else:  # the three 21-bit numbers side by side
+            shingles = {a << 42 | b << 21 | c for a, b, c in zip(ids, ids[1:], ids[2:],
+                                                                   strict=False)}
         self._stems.append(array("q", sorted(shingles)))
         self._shingles += len(shingles)
 
