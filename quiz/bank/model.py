@@ -586,6 +586,17 @@ class Question(_Strict):
                         expected=repr(exp.value))
 
 
+def _question_private_defaults(self: Question, context: Any, /) -> None:
+    """``Question``'s private attributes at their defaults, as pydantic's generic
+    ``init_private_attributes`` sets them after validation, in one call instead of its eleven
+    (40 ms of a 10,000-question bank)."""
+    if getattr(self, "__pydantic_private__", None) is None:
+        object.__setattr__(self, "__pydantic_private__", {"_template": None, "_variant": {}})
+
+
+Question.model_post_init = _question_private_defaults  # type: ignore[method-assign,assignment]
+
+
 class BankInfo(_Strict):
     """The ``bank:`` header: a stable ``id``, a ``title``, a format ``version``, the exam
     ``pass_mark`` (a fraction 0–1), the exam ``time_limit`` (minutes, optional) and the

@@ -275,3 +275,18 @@ def test_a_diagram_is_measured_as_shown_not_as_its_placeholders_are_written() ->
             if "diagram" in d.message] == [
         (35, 9, "this diagram has lines 78 columns wide: on an 80-column terminal lines over 76 "
                 "wrap, which breaks its columns; keep them to 76 or fewer")]
+
+
+def test_a_question_has_the_private_defaults_pydantic_gives() -> None:
+    """Question sets its private attributes itself (one call, not pydantic's eleven): the same
+    values pydantic's own defaults give, fresh for each question."""
+    plain = {"id": "q", "topic": "t", "question": "Q?", "options": {"A": "a", "B": "b"},
+             "answer": "A", "short_explanation": "s", "full_explanation": "f",
+             "distractor_review": {"B": "r"}}
+    first, second = Question.model_validate(plain), Question.model_validate(plain)
+    expected = {name: attr.get_default(call_default_factory=True)
+                for name, attr in Question.__private_attributes__.items()}
+    assert first.__pydantic_private__ == second.__pydantic_private__ == expected
+    assert first.__pydantic_private__ is not second.__pydantic_private__
+    assert first.variant == {} and not first.computed
+    assert Question.model_construct().__pydantic_private__ == expected
