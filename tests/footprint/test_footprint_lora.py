@@ -461,3 +461,22 @@ def test_fit_advice_prints_the_report_units() -> None:
         "14.74 GB per device" in by_units["GB"]
     assert "--recompute selective gives 21.74 GiB per device and --recompute full gives " \
         "13.73 GiB per device" in by_units["GiB"]
+
+
+@pytest.mark.parametrize("gpu", [{"gpu": "h100-80gb"}, {}])
+@pytest.mark.parametrize("layout", [{"tp": 2, "pp": 3, "dp": 64, "zero": 3}, {}])
+def test_adapter_checkpoint_holds_the_whole_adapters_whatever_the_layout(
+        gpu: dict[str, str], layout: dict[str, int]) -> None:
+    # A LoRA checkpoint saves every adapter parameter once: QLoRA r 16 on every linear layer
+    # of Llama-2-70B, 207,093,760 adapter params × (2 bytes BF16 + 4 bytes FP32 master + 8
+    # bytes AdamW) × 3 checkpoints = 8,697,937,920 bytes, on one GPU or on tp 2 × pp 3 × dp 64.
+    # (The whole-model view used to read the sharded spec's fields for the adapter states'
+    # memo key, so with tp × pp it saved the first stage's tp shard: 1,467,777,024 bytes.)
+    report = estimate(FootprintSpec.from_mapping({
+        "model": "llama-2-70b", **gpu, "phase": "training",
+        "training": {"finetune": "qlora", "lora_rank": 16, "lora_targets": "all", **layout},
+        "storage": {"checkpoints": 3}}))
+    assert report.storage is not None
+    item = report.storage.item("checkpoints")
+    assert item is not None and item.bytes == 3 * 207_093_760 * (2 + 4 + 8) == 8_697_937_920
+    assert "1,656,750,080 bytes of adamw states" in item.formula

@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, cast
 
 from quiz.footprint.inputs.units import count_noun, format_count
+from quiz.footprint.inputs.views import with_values
 from quiz.footprint.items.inference import WEIGHT_BITS, weight_bytes
 from quiz.footprint.items.item import Item, Omitted
 from quiz.footprint.items.model_states import (
@@ -123,26 +124,27 @@ def storage_items(spec: FootprintSpec, r: ResolvedModel) -> tuple[list[Item], li
     return items, omitted
 
 
-class _Whole:
-    """A read-only view of a training spec with ``dp``, ``tp``, ``pp``, ``cp``, ``ep`` 1 and
-    ZeRO stage 0; every other field is the spec's own. Cheaper than a pydantic copy (an estimate
-    makes one on every keystroke; ``model_copy`` cost about 9 µs of it)."""
-
-    __slots__ = ("_t",)
-    dp = tp = pp = cp = ep = devices = 1
-    zero = 0
-
-    def __init__(self, t: TrainingSpec) -> None:
-        self._t = t
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._t, name)
+_WHOLE = {"dp": 1, "tp": 1, "pp": 1, "cp": 1, "ep": 1, "zero": 0}
+"""The layout of a checkpoint's whole model: one device, no ZeRO."""
 
 
 def whole_model(t: TrainingSpec) -> TrainingSpec:
-    """``t`` on one device without ZeRO: a checkpoint holds every parameter's state once, so
-    its sizes are the per-device quantities of this layout (a view of ``t``, not a copy)."""
-    return cast("TrainingSpec", _Whole(t))
+    """``t`` on one device without ZeRO (:data:`_WHOLE`): a checkpoint holds every parameter's
+    state once, so its sizes are the per-device quantities of this layout. A read-only view of
+    ``t`` (:func:`~quiz.footprint.inputs.views.with_values`), not a pydantic copy (an estimate
+    makes one on every keystroke; ``model_copy`` cost about 9 µs of it); kept for the last
+    ``t``."""
+    entry = _LAST_WHOLE[0]
+    if entry[0] is t:
+        found: TrainingSpec = entry[1]
+        return found
+    whole = cast("TrainingSpec", with_values(t, **_WHOLE))
+    _LAST_WHOLE[0] = (t, whole)
+    return whole
+
+
+_LAST_WHOLE: list[tuple[object, Any]] = [(object(), None)]
+"""``(t, whole_model(t))`` of the last training spec asked about, read and replaced whole."""
 
 
 def checkpoint_bytes(spec: FootprintSpec, r: ResolvedModel,
