@@ -18,6 +18,7 @@ from quiz.footprint.engine.estimate import ACTIVATION_ITEMS, estimate
 from quiz.footprint.engine.fit import fewest_training_gpus
 from quiz.footprint.engine.report import ModelSummary, PhaseEstimate, StorageEstimate
 from quiz.footprint.inputs.spec import FootprintSpec
+from quiz.footprint.inputs.views import spec_view, with_values
 from quiz.footprint.items import ep
 from quiz.footprint.items.activations import training_activation_bytes
 from quiz.footprint.items.frozen import fast_init
@@ -190,3 +191,27 @@ def test_fast_init_refuses_what_it_cannot_build() -> None:
     for cls in (Mutable, Checked):
         with pytest.raises(TypeError):
             fast_init(cls)
+
+
+def test_a_view_reads_as_its_part() -> None:
+    s = spec(model="llama-2-70b", gpu="h100-80gb", training={"dp": 8, "tp": 2, "pp": 4},
+             inference={"weights": "int4"})
+    seen = spec_view(s)
+    assert spec_view(s) is seen  # kept for the last spec
+    assert vars(seen.training) == vars(s.training)  # the same values, in the same order
+    assert vars(seen.inference) == vars(s.inference)
+    assert seen.training.devices == s.training.devices == 64
+    assert seen.training.attention_kernel == s.training.attention_kernel
+    assert seen.phases == s.phases and seen.resolved is s.resolved
+    assert seen.gpu_preset == s.gpu_preset
+    assert seen.training.model_fields_set == s.training.model_fields_set == {"dp", "tp", "pp"}
+    assert seen.to_mapping() == s.to_mapping()
+    assert seen.training.model_copy(update={"dp": 2}).devices == 16
+    with pytest.raises(AttributeError, match="read-only"):
+        seen.training.dp = 1  # type: ignore[misc]
+    other = spec(model="llama-2-70b", training={"dp": 2})
+    assert spec_view(other).training.dp == 2 and spec_view(other) is not seen
+    whole = whole_model(seen.training)
+    assert (whole.dp, whole.tp, whole.pp, whole.zero, whole.devices) == (1, 1, 1, 0, 1)
+    assert whole.precision == s.training.precision and seen.training.devices == 64
+    assert with_values(s.training, dp=4).devices == 4 * 2 * 4

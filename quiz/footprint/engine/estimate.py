@@ -42,6 +42,7 @@ from quiz.footprint.engine.serving_fit import (
 )
 from quiz.footprint.inputs.parts import InferenceSpec, TrainingSpec
 from quiz.footprint.inputs.units import count_noun, format_bytes, format_count
+from quiz.footprint.inputs.views import spec_view
 from quiz.footprint.items.activations import EXTRA_ITEMS, extra_activation_items
 from quiz.footprint.items.draft import draft_items
 from quiz.footprint.items.inference import inference_items, scheme_plan
@@ -89,6 +90,7 @@ def estimate(spec: FootprintSpec) -> Report:
         Nothing for a validated spec (validation already rejected every impossible case).
     """
     new_estimate()  # what this estimate asks is computed from its own spec
+    given, spec = spec, spec_view(spec)  # fields read fast (quiz.footprint.inputs.views)
     r = spec.resolved
     gpu = spec.gpu_preset
     omitted: list[Omitted] = []
@@ -113,7 +115,7 @@ def estimate(spec: FootprintSpec) -> Report:
         conventions=Notes(lambda: conventions(spec, r, gpu)),
         gpu=gpu,
         units=spec.units,
-        spec=spec,
+        spec=given,
         compute=compute,
         unused=unused(spec),
     )
