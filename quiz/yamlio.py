@@ -203,6 +203,8 @@ def feed(text: str, handlers: Handlers, *, pure_python: bool = False) -> None:
         _call_each(parser(text, pure_python=pure_python), handlers)
         return
     with EVENTS_LOCK:
+        if _SWAPPED:  # a handler parsing YAML would get the outer handlers called for it
+            raise RuntimeError("yamlio.feed() called from inside a handler of feed()")
         _swap(handlers)
         source = None
         try:
@@ -236,9 +238,15 @@ def _ignore(*_: Any) -> bool:
     return True
 
 
+_SWAPPED: list[bool] = []
+"""Not empty while :func:`_swap` has handlers in place (changed with :data:`EVENTS_LOCK` held)."""
+
+
 def _swap(handlers: Handlers | None) -> None:
     """Point the binding's event class names at ``handlers`` (``None``: the classes again)."""
     import yaml._yaml as binding
+
+    _SWAPPED[:] = [] if handlers is None else [True]
 
     calls: dict[str, Callable[..., Any]] = {} if handlers is None else {
         "ScalarEvent": handlers.scalar, "MappingStartEvent": handlers.mapping_start,

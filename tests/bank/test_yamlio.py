@@ -165,3 +165,18 @@ def test_last_event_is_the_one_before_the_syntax_error() -> None:
         last = yamlio.last_event("a: 'open\nb: c\n", pure_python=pure)
         assert isinstance(last, yamlio.ScalarEvent) and last.value == "a"
     assert yamlio.last_event("a: b\n") is None
+
+
+def test_feed_inside_a_handler_is_refused() -> None:
+    import yaml._yaml as binding
+
+    def scalar(*args: object) -> bool:
+        yamlio.feed("x: y\n", _recording([]))
+        return True
+
+    with pytest.raises(RuntimeError, match="inside a handler"):
+        yamlio.feed("a: b\n", _recording([])._replace(scalar=scalar))
+    assert binding.ScalarEvent is yaml.events.ScalarEvent
+    calls: list[tuple[object, ...]] = []
+    yamlio.feed("a: b\n", _recording(calls))
+    assert [c[0] for c in calls] == ["document", "mapping", "scalar", "scalar", "end"]
