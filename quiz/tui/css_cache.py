@@ -6,9 +6,9 @@ Textual parses every CSS source it meets (``app.tcss`` and each widget class's d
 about 20 ms of CPU before the start screen's first frame, a tenth of a bare Textual app's
 whole start) and keeps the rule sets in memory, keyed by the source's text, location and
 flags. Here they are kept in one file in the user cache folder (:func:`quiz.paths.cache_dir`),
-made for one Textual version, one Python and one set of CSS variables (the theme); any other
-and the file is ignored (the sources are parsed as usual, and the file made again). A source
-whose text changed is simply not found in it.
+made for one Textual (its files' stamps), one Python and one set of CSS variables (the
+theme); any other and the file is ignored (the sources are parsed as usual, and the file made
+again). A source whose text changed is simply not found in it.
 
 The file is a pickle, so it is authenticated before it is unpickled as the validated-bank
 cache's entries are (:mod:`quiz.bank.cache`: a BLAKE2b MAC keyed with the user's cache key,
@@ -22,6 +22,7 @@ import hashlib
 import json
 import os
 import sys
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -37,11 +38,29 @@ MAGIC = b"quiz-textual-css 1\n"
 
 
 def _key_line(variables: dict[str, str]) -> bytes:
-    """What the parsed rules were made for: Textual's version, Python's, the variables."""
+    """What the parsed rules were made for: this Textual (:func:`_textual_stamps`), this
+    Python, the variables."""
     digest = hashlib.blake2b(repr(sorted(variables.items())).encode(),
                              digest_size=16).hexdigest()
-    return json.dumps({"textual": textual.__version__, "python": sys.implementation.cache_tag,
+    return json.dumps({"textual": _textual_stamps(), "python": sys.implementation.cache_tag,
                        "variables": digest}).encode()
+
+
+@cache
+def _textual_stamps() -> str:
+    """A digest of the name, size and modification time of Textual's ``__init__.py`` and of
+    each module of its CSS package (an upgrade rewrites them). Not ``textual.__version__``:
+    that reads the package's metadata (``importlib.metadata`` and the ``email`` parser,
+    about 12 ms, more than the parse saved)."""
+    root = os.path.dirname(os.path.abspath(textual.__file__))
+    stamps = []
+    for folder in (root, os.path.join(root, "css")):
+        with os.scandir(folder) as entries:
+            for entry in sorted(entries, key=lambda e: e.name):
+                if entry.name.endswith(".py") and (folder != root or entry.name == "__init__.py"):
+                    info = entry.stat()
+                    stamps.append((entry.path[len(root):], info.st_size, info.st_mtime_ns))
+    return hashlib.blake2b(repr(stamps).encode(), digest_size=16).hexdigest()
 
 
 def _folder() -> Path:
