@@ -42,8 +42,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from quiz.footprint.inputs.lora_targets import active_adapter_params
 from quiz.footprint.inputs.units import count_noun, format_count
 from quiz.footprint.items.item import Item, Omitted
+from quiz.footprint.items.lora import ADAPTER_FLOPS_SRC, adapter_training_flops
 from quiz.footprint.quant.schemes import SCHEMES
 
 if TYPE_CHECKING:
@@ -188,9 +190,6 @@ def compute_items(
         if d:  # 0 dataset tokens: nothing to train on
             label = "6ND"
             if t.finetune != "full":  # adapters: no weight gradients for the frozen model
-                from quiz.footprint.inputs.lora_targets import active_adapter_params
-                from quiz.footprint.items.lora import ADAPTER_FLOPS_SRC, adapter_training_flops
-
                 assert r.arch is not None  # the spec refuses adapters without one
                 na = active_adapter_params(r.arch, t.lora_rank, t.lora_targets)
                 flops, forward, label = adapter_training_flops(t, r, n, d), n + na, "(4N + 6Nₐ)D"

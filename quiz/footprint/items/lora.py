@@ -61,6 +61,7 @@ from quiz.footprint.inputs.lora_targets import (
     targets_of,
 )
 from quiz.footprint.inputs.units import count_noun, format_count
+from quiz.footprint.items.item import Item
 from quiz.footprint.items.pipeline import layers_held, uneven
 from quiz.footprint.items.regime import (
     _BYTES,
@@ -79,7 +80,6 @@ from quiz.footprint.items.regime import (
 if TYPE_CHECKING:
     from quiz.footprint.inputs.parts import TrainingSpec
     from quiz.footprint.inputs.resolve import ResolvedModel
-    from quiz.footprint.items.item import Item
 
 LORA_SRC = "Hu et al. 2021, LoRA, sec. 4.1 (W₀ + BA; A: d_in × r, B: r × d_out)"
 QLORA_SRC = "Dettmers et al. 2023, QLoRA, sec. 2–3"
@@ -433,7 +433,6 @@ def lora_items(t: TrainingSpec, r: ResolvedModel) -> list[Item]:
     The activations item is :mod:`quiz.footprint.items.model_states`'s (see
     :func:`activation_change`).
     """
-    from quiz.footprint.items.item import Item
 
     arch = _arch(r)
     states = adapter_states(t, r, t.dp)

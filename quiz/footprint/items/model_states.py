@@ -56,6 +56,13 @@ from quiz.footprint.items.layer_activations import (
     layer_formula,
     layer_terms,
 )
+from quiz.footprint.items.lora import (
+    AUTOGRAD_SRC,
+    activation_change,
+    activation_change_text,
+    adapter_states,
+    lora_items,
+)
 from quiz.footprint.items.pipeline import UNIFORM_SRC, layers_held, split_text, uneven
 
 if TYPE_CHECKING:
@@ -135,8 +142,6 @@ def state_bytes_by_item(t: TrainingSpec, r: ResolvedModel, dp: int) -> dict[str,
     adapters (``finetune`` lora or qlora), the frozen base, its NF4 constants and the adapters'
     states (:meth:`quiz.footprint.items.lora.AdapterStates.by_item`)."""
     if t.finetune != "full":
-        from quiz.footprint.items.lora import adapter_states
-
         return adapter_states(t, r, dp).by_item()
     opt = optimizer_bytes_per_device(t, r, dp)
     if opt is None:
@@ -156,8 +161,6 @@ def model_state_bytes(t: TrainingSpec, r: ResolvedModel, dp: int) -> int | None:
     adapters (``finetune`` lora or qlora), the frozen base and the adapters' states instead
     (:func:`quiz.footprint.items.lora.adapter_states`)."""
     if t.finetune != "full":
-        from quiz.footprint.items.lora import adapter_states
-
         return adapter_states(t, r, dp).total
     opt = optimizer_bytes_per_device(t, r, dp)
     if opt is None:
@@ -210,13 +213,9 @@ def _activation_bytes(t: TrainingSpec, r: ResolvedModel,
         held = layers_held(t, r)
         exact_moe = Fraction(held * num, den) + held * moe_layer_change(t, r)
         if t.finetune != "full":
-            from quiz.footprint.items.lora import activation_change
-
             exact_moe += activation_change(t, r, mode)
         return -(-exact_moe.numerator // exact_moe.denominator)
     if t.finetune != "full":
-        from quiz.footprint.items.lora import activation_change
-
         change = activation_change(t, r, mode)  # ⌈L·num/den + p/q⌉ in integers
         q = change.denominator
         return -(-(layers_held(t, r) * num * q + change.numerator * den) // (den * q))
@@ -397,8 +396,6 @@ def training_items(t: TrainingSpec, r: ResolvedModel) -> tuple[list[Item], list[
         items.append(Item(name, n_bytes, formula, source))
 
     if t.finetune != "full":  # adapters on a frozen base
-        from quiz.footprint.items.lora import lora_items
-
         items.extend(lora_items(t, r))
         _activation_item(t, r, add, omitted)
         return items, omitted
@@ -565,8 +562,6 @@ def _activation_item(
         else:
             text = _activation_formula(t, layers, hidden, heads, e)
         if t.finetune != "full":
-            from quiz.footprint.items.lora import activation_change_text
-
             text += activation_change_text(t, r)
         if moe:
             from quiz.footprint.items.moe import moe_formula
@@ -575,8 +570,6 @@ def _activation_item(
         return text
 
     if t.finetune != "full":
-        from quiz.footprint.items.lora import AUTOGRAD_SRC
-
         source += f"; frozen layers: {AUTOGRAD_SRC}"
     if moe:
         from quiz.footprint.items.moe import MOE_SRC

@@ -21,6 +21,7 @@ from quiz.footprint.inputs.units import count_noun, format_count
 from quiz.footprint.inputs.views import with_values
 from quiz.footprint.items.inference import WEIGHT_BITS, weight_bytes
 from quiz.footprint.items.item import Item, Omitted
+from quiz.footprint.items.lora import PEFT_SAVE_SRC, adapter_states, trainable_params
 from quiz.footprint.items.model_states import (
     _BYTES,
     has_master,
@@ -155,8 +156,6 @@ def checkpoint_bytes(spec: FootprintSpec, r: ResolvedModel,
     :func:`whole_model` of the training spec, when the caller has it already."""
     t, st = whole or whole_model(spec.training), spec.storage
     if t.finetune != "full":  # the adapters only: the frozen base is the published model
-        from quiz.footprint.items.lora import adapter_states
-
         states = adapter_states(t, r, 1)
         one = states.adapter
         if st.checkpoint_kind == "full":
@@ -198,15 +197,11 @@ def _checkpoint_item(
         )
         return
     if t.finetune != "full":
-        from quiz.footprint.items.lora import PEFT_SAVE_SRC, trainable_params
-
         def adapter_formula() -> str:  # built when first read (Item)
             adapters = count_noun(trainable_params(t, r), "adapter param")
             if st.checkpoint_kind == "weights":
                 what = f"{adapters} × {wb} bytes ({wd.upper()} adapters only)"
             else:
-                from quiz.footprint.items.lora import adapter_states
-
                 opt = adapter_states(whole, r, 1).optimizer
                 per_param = wb + (4 if has_master(t) else 0)
                 kind = f"{wd.upper()} adapters" + (" + FP32 master" if has_master(t) else "")
