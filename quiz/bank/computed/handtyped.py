@@ -62,6 +62,25 @@ def written_sizes(source: str, start: int, end: int) -> list[int] | None:
     return [match.start() for match in _WRITTEN_SIZE.finditer(source, start, end)]
 
 
+def sizes_in(text: str) -> Iterator[re.Match[str]]:
+    """The matches of :data:`_SIZE` in ``text``, as its ``finditer`` gives them, found from
+    their units: a size's number can only start at the first of the digits, commas and points
+    before a unit :data:`_MAYBE_SIZE` finds (a number starting later has a digit, comma or
+    point before it), where :data:`_SIZE` is tried. Texts of prose hold many numbers without a
+    unit, at each of which ``finditer`` would try the whole pattern."""
+    last = 0
+    for unit in _MAYBE_SIZE.finditer(text):
+        start = unit.start() - 1
+        while not text[start - 1].isdecimal():  # back over the unit and a space (\d: Nd)
+            start -= 1
+        while start > 0 and (text[start - 1].isdecimal() or text[start - 1] in ",."):
+            start -= 1
+        match = _SIZE.match(text, start) if start >= last else None
+        if match is not None:
+            last = match.end()
+            yield match
+
+
 _PLACEHOLDER = re.compile(r"\{\{\{\{|\{\{.*?\}\}", re.S)
 
 
@@ -124,7 +143,7 @@ def hand_typed(question: Mapping[str, Any], spec: FootprintSpec) -> Iterator[Han
         if _MAYBE_SIZE.search(text) is None:
             continue  # most texts: no digit followed by a unit
         bare = _PLACEHOLDER.sub(lambda m: " " * len(m.group(0)), text) if "{{" in text else text
-        for match in _SIZE.finditer(bare):
+        for match in sizes_in(bare):
             if sizes is None:
                 sizes = _sorted_sizes(spec)
             values, names = sizes

@@ -26,7 +26,7 @@ PLAIN_MAYBE = re.compile(r"\d\s?[kKMGTP]i?B")
 
 _PIECES = ["0", "1", "12", "100", "1,000", "12,34", "2.5", ".", ",", " ", "\n", "\t", "GB",
            "GiB", "MB", "kB", "KiB", "TB", "PB", "B", "G", "i", "x", "H", "v", "-", "٣", "_",
-           "{{", "}}", "GB:2"]
+           "{{", "}}", "GB:2", "²", "é", "  ", "k", "K", "P"]
 
 
 def made_up(count: int, seed: int) -> list[str]:
@@ -47,12 +47,13 @@ def generated(folder: Path) -> Path:
     return path
 
 
-def test_the_size_pattern_matches_as_first_written() -> None:
+def test_the_size_pattern_and_its_search_from_units_match_as_first_written() -> None:
     texts = made_up(40_000, 1) + generated_text().splitlines()
     found = 0
     for t in texts:
         plain = [(m.span(), m.group(0)) for m in PLAIN_SIZE.finditer(t)]
         assert [(m.span(), m.group(0)) for m in handtyped._SIZE.finditer(t)] == plain, t
+        assert [(m.span(), m.group(0)) for m in handtyped.sizes_in(t)] == plain, t
         assert (handtyped._MAYBE_SIZE.search(t) is not None) == (
             PLAIN_MAYBE.search(t) is not None), t
         found += bool(plain)
