@@ -65,6 +65,12 @@ class _FileResult:
     stored: LoadedBank | None = None
     """The bank served by the validated-bank cache (its models decoded when first read);
     ``bank`` is then ``None``."""
+    parsed: Parsed | None = None
+    """A valid bank's parse, until :func:`load_library` lets it go."""
+
+    def let_go(self) -> None:
+        """Let the parse go (:attr:`parsed`)."""
+        self.parsed = None
 
 
 @dataclass(frozen=True)
@@ -129,8 +135,10 @@ def load_library(paths: Sequence[str | os.PathLike[str]], *,
     (:mod:`quiz.bank.shipped`), which serve a file of the same bytes as a bundled bank.
     With ``cache_writes``, the entries to store are not written here: a function that writes
     each is appended to that list, for the caller to run when it has time (the study app runs
-    them once the start screen is ready). A bank served by the cache has its questions decoded
-    when they are first read (:class:`~quiz.bank.library.LoadedBank`).
+    them once the start screen is ready); without ``parses`` and ``each``, the function that
+    writes the last file's entry lets its parse go first (when no bank came from the cache).
+    A bank served by the cache has its questions decoded when they are first read
+    (:class:`~quiz.bank.library.LoadedBank`).
     ``progress``, if given, is called with a :class:`LoadProgress` as each file starts, a few
     times a second while one is read and checked, and once at the end (stage ``"done"``), in
     the thread that loads.
@@ -185,21 +193,49 @@ def load_library(paths: Sequence[str | os.PathLike[str]], *,
             files.append((_size(path), path))
     tracker = _Tracker(progress, sum(1 for _, f in files if isinstance(f, Path)),
                        sum(size for size, _ in files))
+    # With cache_writes (the app, which shows the library first), the parse of the last file
+    # is let go when its cache entry is written, not before the library is shown (freeing the
+    # values and marks of a 10,000-question file takes 60-90 ms); an earlier file's goes as
+    # the next file starts, so no more than one is kept.
+    kept: tuple[_FileResult, int] | None = None
     for size, item in files:
         if isinstance(item, _FileResult):
             results.append(item)
             continue
+        if kept is not None:
+            kept[0].parsed = None
+            kept = None
         tracker.start(item, size)
+        writes = len(cache_writes) if cache_writes is not None else 0
         result = _load_path(item, pure_python, bank_cache, tracker, cache_writes, parses)
+        if cache_writes is not None and parses is None and each is None \
+                and len(cache_writes) == writes + 1:
+            kept = (result, writes)
+        else:
+            result.parsed = None
         tracker.finish(len(result.ids))
         if each is not None:
             _visit(item, result, each, parses)
         results.append(result)
+    if kept is not None and cache_writes is not None:
+        if any(r.stored is not None for r in results):
+            kept[0].parsed = None  # banks served by the cache are decoded first: not alongside
+        else:
+            cache_writes[kept[1]] = _after(kept[0].let_go, cache_writes[kept[1]])
     report = _report(results)
     if bank_cache is not None:
         report.notes += bank_cache.notes
     tracker.done()
     return report
+
+
+def _after(first: Callable[[], None], then: Callable[[], None]) -> Callable[[], None]:
+    """A function that calls ``first``, then ``then``."""
+    def both() -> None:
+        first()
+        then()
+
+    return both
 
 
 def _visit(path: Path, result: _FileResult, each: Callable[[LoadedBank, Parsed | None], None],
@@ -616,8 +652,9 @@ def _load_into(result: _FileResult, raw: str | bytes, pure_python: bool,
         problems += display_checks.wide_diagrams(text, value, doc.marks, result.bank)
         problems += display_checks.letter_references(text, result.bank, value, doc.marks)
         problems += display_checks.idle_misconceptions(text, result.bank, value, doc.marks)
+        result.parsed = (value, doc.marks, text)
         if parses is not None:
-            parses[result.path] = (value, doc.marks, text)
+            parses[result.path] = result.parsed
     if doc.comments:
         lines = text.split("\n")
         for keys, start, end in doc.comments:
