@@ -20,6 +20,7 @@ inference
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from quiz.footprint.compute.figures import compute_items
@@ -119,7 +120,7 @@ def estimate(spec: FootprintSpec) -> Report:
         compute=compute,
         unused=unused(spec),
     )
-    report.warnings.extend(implausible(report, r))
+    report.warnings.extend(implausible(report, r, spec))
     return report
 
 
@@ -137,13 +138,16 @@ MAX_STORAGE_BYTES = 10**21
 capacity in the world."""
 
 
-def implausible(report: Report, r: ResolvedModel | None = None) -> list[str]:
+def implausible(report: Report, r: ResolvedModel | None = None,
+                spec: FootprintSpec | None = None) -> list[str]:
     """Warnings for figures that pass any physical sense: more than :data:`MAX_DEVICE_BYTES` of
     memory on one device, or more than :data:`MAX_STORAGE_BYTES` on disk (the arithmetic is still
     exact; the inputs are probably wrong); and for a sequence longer than the model was trained
-    for (:func:`context_warnings`). ``r``: the report's resolved model, when the caller has it
-    (else ``report.spec.resolved``)."""
-    spec = report.spec
+    for (:func:`context_warnings`). ``r`` and ``spec``: the report's resolved model and spec
+    (or the estimate's view of it, :func:`~quiz.footprint.inputs.views.spec_view`), when the
+    caller has them (else ``report.spec.resolved`` and ``report.spec``)."""
+    if spec is None:
+        spec = report.spec
     out = context_warnings(spec, spec.resolved if r is None else r)
     for phase in report.phases:
         if phase.total_bytes > MAX_DEVICE_BYTES:
@@ -253,10 +257,14 @@ OVERHEAD_SRC = ("an assumption you set (--overhead): the CUDA context takes seve
 def overhead_item(overhead: int, gpus: int = 1) -> Item:
     """The framework-overhead item: ``overhead`` bytes per GPU over ``gpus`` GPUs."""
     if gpus == 1:
-        formula = "per-GPU framework overhead as set (CUDA context, allocator fragmentation)"
-    else:
-        formula = (f"{count_noun(overhead, 'byte')} per GPU × {count_noun(gpus, 'GPU')} "
-                   "(CUDA context, allocator fragmentation)")
+        return Item("framework_overhead", overhead,
+                    "per-GPU framework overhead as set (CUDA context, allocator fragmentation)",
+                    OVERHEAD_SRC)
+
+    def formula() -> str:  # written when first read (Item)
+        return (f"{count_noun(overhead, 'byte')} per GPU × {count_noun(gpus, 'GPU')} "
+                "(CUDA context, allocator fragmentation)")
+
     return Item("framework_overhead", overhead * gpus, formula, OVERHEAD_SRC)
 
 
@@ -279,17 +287,21 @@ def _training(
         items.append(overhead_item(overhead))
     total = sum([i.value for i in items])
     needed = headroom = None
-    advice = ""
+    advice: str | Callable[[], str] = ""
     usable = None
     if gpu is not None:
         usable = usable_memory(gpu.memory_bytes, "training", util, gpu.unified)
         headroom = usable - total
         needed = fewest_training_gpus(t, r, usable - overhead, activations)
-        advice = training_fit_advice(t, needed)
-        if t.finetune != "full" and needed is None:
-            from quiz.footprint.words.lora_notes import fit_advice
+        room = usable - overhead
 
-            advice = fit_advice(t, r, usable - overhead, units) or advice
+        def advice() -> str:  # written when first read (PhaseEstimate.fit_advice)
+            text = training_fit_advice(t, needed)
+            if t.finetune != "full" and needed is None:
+                from quiz.footprint.words.lora_notes import fit_advice
+
+                text = fit_advice(t, r, room, units) or text
+            return text
 
     def convention() -> str:  # written when first read (PhaseEstimate.convention)
         return training_convention(t, r, has_activations)

@@ -230,7 +230,8 @@ class PhaseEstimate:
         convention: how this estimate counts (bytes per parameter, formulas, units).
         setup: one line describing the scenario (layout, precision, batch).
         fit_advice: with a GPU preset, what ``gpus_needed`` keeps fixed, or what to change when
-            no number of GPUs is enough (empty without a GPU preset).
+            no number of GPUs is enough (empty without a GPU preset); given as
+            ``fit_advice_text``, text or a function that writes it when first read.
         host: training only: the offloaded items per device by location, ``{"cpu": [...],
             "nvme": [...]}`` (:mod:`quiz.footprint.items.offload`); empty lists without offload. Not
             part of ``items`` or ``total_bytes``, which are GPU memory.
@@ -255,7 +256,7 @@ class PhaseEstimate:
     headroom: int | None
     convention_text: str | Callable[[], str]
     setup_text: str | Callable[[], str]
-    fit_advice: str = ""
+    fit_advice_text: str | Callable[[], str] = ""
     host: dict[str, list[Item]] = field(default_factory=dict)
     quantization: dict[str, Any] | Callable[[], dict[str, Any]] | None = None
     not_estimated: tuple[str, ...] = ()
@@ -290,6 +291,16 @@ class PhaseEstimate:
         if not isinstance(text, str):
             text = text()
             _set(self, "convention_text", text)
+        return text
+
+    @property
+    def fit_advice(self) -> str:
+        """What ``gpus_needed`` keeps fixed, or what to change (given as text, or as a function,
+        like ``convention``)."""
+        text = self.fit_advice_text
+        if not isinstance(text, str):
+            text = text()
+            _set(self, "fit_advice_text", text)
         return text
 
     @property
