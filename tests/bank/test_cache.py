@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 
 from quiz.bank import cache as cache_module
-from quiz.bank import load as load_module
 from quiz.bank.cache import BankCache
 from quiz.bank.load import load_for_study, load_library
 from tests.conftest import SEED_BANK
@@ -27,21 +26,6 @@ def bank(tmp_path: Path) -> Path:
     path = tmp_path / "bank.yaml"
     shutil.copy(SEED_FILE, path)
     return path
-
-
-@pytest.fixture
-def full_loads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The paths loaded in full (parsed and validated), in order."""
-    loads: list[str] = []
-    real = load_module._load_text
-
-    def counting(text: str | bytes, path: str, pure_python: bool,
-                 tracker: object = None) -> load_module._FileResult:
-        loads.append(path)
-        return real(text, path, pure_python)
-
-    monkeypatch.setattr(load_module, "_load_text", counting)
-    return loads
 
 
 def entries(folder: Path) -> list[Path]:

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from quiz.bank import load as load_module
 from quiz.bank.cached_start import library_from_cache
 from quiz.bank.load import load_library
 from tests.conftest import SEED_BANK
@@ -44,29 +43,14 @@ def _other_ids(text: str) -> str:
     return "\n".join(lines)
 
 
-@pytest.fixture
-def full_loads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The paths loaded in full (parsed and validated), in order."""
-    loads: list[str] = []
-    real = load_module._load_text
-
-    def counting(text: str | bytes, path: str, pure_python: bool,
-                 tracker: object = None) -> load_module._FileResult:
-        loads.append(Path(path).name)
-        return real(text, path, pure_python)
-
-    monkeypatch.setattr(load_module, "_load_text", counting)
-    return loads
-
-
-def test_a_cached_library_is_the_full_loads_with_its_warnings(
-        banks: Path, tmp_path: Path, full_loads: list[str]) -> None:
+def test_a_cached_library_is_the_full_load_names_with_its_warnings(
+        banks: Path, tmp_path: Path, full_load_names: list[str]) -> None:
     cache = tmp_path / "cache"
     full = load_library([banks], cache_dir=cache)
-    assert full.library is not None and full_loads == ["a.yaml", "b.yaml"]
+    assert full.library is not None and full_load_names == ["a.yaml", "b.yaml"]
     served = library_from_cache([banks], cache_dir=cache)
     assert served is not None and served.library is not None
-    assert full_loads == ["a.yaml", "b.yaml"]  # nothing parsed again
+    assert full_load_names == ["a.yaml", "b.yaml"]  # nothing parsed again
     assert not any(b.decoded for b in served.library.banks)  # decoded when first read
     assert [str(d) for d in served.diagnostics] == [str(d) for d in full.diagnostics]
     assert len(served.warnings) == 1 and "'option D' names options by letter" in str(
@@ -87,19 +71,19 @@ def test_a_file_given_twice_is_served_once(banks: Path, tmp_path: Path) -> None:
 
 
 def test_nothing_cached_gives_none_and_reads_no_bank(banks: Path, tmp_path: Path,
-                                                    full_loads: list[str]) -> None:
+                                                    full_load_names: list[str]) -> None:
     assert library_from_cache([banks], cache_dir=tmp_path / "cache") is None
-    assert full_loads == []
+    assert full_load_names == []
 
 
 def test_one_changed_file_gives_none(banks: Path, tmp_path: Path,
-                                     full_loads: list[str]) -> None:
+                                     full_load_names: list[str]) -> None:
     cache = tmp_path / "cache"
     load_library([banks], cache_dir=cache)
     text = (banks / "b.yaml").read_text(encoding="utf-8")
     (banks / "b.yaml").write_text(text + "\n", encoding="utf-8")
     assert library_from_cache([banks], cache_dir=cache) is None
-    assert full_loads == ["a.yaml", "b.yaml"]  # the caller loads; nothing parsed here
+    assert full_load_names == ["a.yaml", "b.yaml"]  # the caller loads; nothing parsed here
 
 
 def test_a_new_file_gives_none(banks: Path, tmp_path: Path) -> None:
@@ -135,16 +119,16 @@ def test_paths_that_name_no_bank_give_none(tmp_path: Path, given: str) -> None:
 
 def test_the_bundled_banks_prebuilt_entries_serve_a_first_start(
         banks: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-        full_loads: list[str]) -> None:
+        full_load_names: list[str]) -> None:
     from quiz.bank.prebuild import prebuild
 
     prebuilt = tmp_path / "prebuilt"
     assert prebuild(banks, prebuilt)[0] == 2
-    full_loads.clear()
+    full_load_names.clear()
     cache = tmp_path / "cache"
     assert library_from_cache([banks], cache_dir=cache) is None  # none looked for
     monkeypatch.setenv("QUIZ_PREBUILT_DIR", str(prebuilt))
     served = library_from_cache([banks], cache_dir=cache)
-    assert served is not None and served.library is not None and full_loads == []
+    assert served is not None and served.library is not None and full_load_names == []
     assert len(served.warnings) == 1 and served.notes == []
     assert list(cache.glob("*.bank")) == []  # nothing written

@@ -46,21 +46,6 @@ def prebuilt(banks: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Pa
     return folder
 
 
-@pytest.fixture
-def full_loads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The file names loaded in full (parsed and validated), in order."""
-    loads: list[str] = []
-    real = load_module._load_text
-
-    def counting(text: str | bytes, path: str, pure_python: bool,
-                 tracker: object = None) -> load_module._FileResult:
-        loads.append(Path(path).name)
-        return real(text, path, pure_python)
-
-    monkeypatch.setattr(load_module, "_load_text", counting)
-    return loads
-
-
 def load(folder: Path, cache: Path) -> load_module.LoadReport:
     report = load_library([folder], cache_dir=cache)
     assert report.library is not None, [str(d) for d in report.diagnostics]
@@ -78,10 +63,10 @@ def same(report: load_module.LoadReport, folder: Path) -> None:
 
 
 def test_matching_entries_serve_the_first_start_and_write_nothing(
-        banks: Path, prebuilt: Path, tmp_path: Path, full_loads: list[str]) -> None:
+        banks: Path, prebuilt: Path, tmp_path: Path, full_load_names: list[str]) -> None:
     cache = tmp_path / "cache"
     report = load(banks, cache)
-    assert full_loads == [] and report.notes == []
+    assert full_load_names == [] and report.notes == []
     assert [b.decoded for b in report.library.banks] == [False, False]  # type: ignore[union-attr]
     assert list(cache.glob("*.bank")) == []  # the user's cache is not written
     key = Path(os.environ["QUIZ_DATA_DIR"]) / KEY_FILE
@@ -92,48 +77,48 @@ def test_matching_entries_serve_the_first_start_and_write_nothing(
 
 
 def test_the_study_loader_serves_them_and_a_copy_of_the_same_bytes_too(
-        banks: Path, prebuilt: Path, tmp_path: Path, full_loads: list[str]) -> None:
+        banks: Path, prebuilt: Path, tmp_path: Path, full_load_names: list[str]) -> None:
     elsewhere = tmp_path / "elsewhere"
     shutil.copytree(banks, elsewhere)
     report = load_for_study([elsewhere], decode=False)
-    assert full_loads == [] and report.library is not None
+    assert full_load_names == [] and report.library is not None
     assert not any(b.decoded for b in report.library.banks)
     report.library.decode()  # the payloads unpickled, checked
     same(report, banks)
 
 
 def test_a_changed_bank_loads_in_full_and_the_others_are_still_served(
-        banks: Path, prebuilt: Path, tmp_path: Path, full_loads: list[str]) -> None:
+        banks: Path, prebuilt: Path, tmp_path: Path, full_load_names: list[str]) -> None:
     path = banks / "b.yaml"
     path.write_text(path.read_text(encoding="utf-8") + "# a comment\n", encoding="utf-8")
     report = load(banks, tmp_path / "cache")
-    assert full_loads == ["b.yaml"]
+    assert full_load_names == ["b.yaml"]
     same(report, banks)
     assert len(list((tmp_path / "cache").glob("*.bank"))) == 1  # stored in the user's cache
     assert (Path(os.environ["QUIZ_DATA_DIR"]) / KEY_FILE).stat().st_size == 32
-    full_loads.clear()
+    full_load_names.clear()
     report = load(banks, tmp_path / "cache")
-    assert full_loads == []  # b.yaml served from the user's cache now
+    assert full_load_names == []  # b.yaml served from the user's cache now
     same(report, banks)
 
 
 def test_a_bank_of_the_same_size_but_other_bytes_loads_in_full(
-        banks: Path, prebuilt: Path, tmp_path: Path, full_loads: list[str]) -> None:
+        banks: Path, prebuilt: Path, tmp_path: Path, full_load_names: list[str]) -> None:
     path = banks / "a.yaml"
     text = path.read_text(encoding="utf-8")
     path.write_text(text.replace("Training", "Trainink", 1), encoding="utf-8")
     assert path.stat().st_size == len(text.encode())
     report = load(banks, tmp_path / "cache")
-    assert full_loads == ["a.yaml"]
+    assert full_load_names == ["a.yaml"]
     same(report, banks)
 
 
 def test_entries_made_by_other_code_are_ignored(
-        banks: Path, prebuilt: Path, tmp_path: Path, full_loads: list[str],
+        banks: Path, prebuilt: Path, tmp_path: Path, full_load_names: list[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(shipped, "fingerprint", lambda: "0" * 32)
     report = load(banks, tmp_path / "cache")
-    assert sorted(full_loads) == ["a.yaml", "b.yaml"]
+    assert sorted(full_load_names) == ["a.yaml", "b.yaml"]
     same(report, banks)
 
 
@@ -198,7 +183,7 @@ def _hash(path: Path) -> str:
 
 
 def test_a_damaged_index_is_never_unpickled(
-        banks: Path, prebuilt: Path, tmp_path: Path, full_loads: list[str]) -> None:
+        banks: Path, prebuilt: Path, tmp_path: Path, full_load_names: list[str]) -> None:
     """An index section replaced by a pickle that would write a file (its length kept, its
     check not recomputed): never unpickled; the bank loads in full."""
     entry = _entry(prebuilt, banks / "a.yaml")
@@ -212,7 +197,7 @@ def test_a_damaged_index_is_never_unpickled(
     start = header_end + 40
     entry.write_bytes(data[:start] + evil + data[start + length:])
     report = load(banks, tmp_path / "cache")
-    assert full_loads == ["a.yaml"] and not marker.exists()
+    assert full_load_names == ["a.yaml"] and not marker.exists()
     same(report, banks)
 
 
@@ -225,7 +210,7 @@ class _Touch:
 
 
 def test_a_damaged_payload_is_never_served(
-        banks: Path, prebuilt: Path, tmp_path: Path, full_loads: list[str]) -> None:
+        banks: Path, prebuilt: Path, tmp_path: Path, full_load_names: list[str]) -> None:
     """A byte of the payload changed: the index is served at start, the payload fails its
     check when decoded, and the file is loaded in full instead."""
     entry = _entry(prebuilt, banks / "b.yaml")
@@ -233,15 +218,15 @@ def test_a_damaged_payload_is_never_served(
     data[-10] ^= 0xFF
     entry.write_bytes(bytes(data))
     report = load(banks, tmp_path / "cache")
-    assert full_loads == []
+    assert full_load_names == []
     assert report.library is not None
     report.library.decode()
-    assert full_loads == ["b.yaml"]
+    assert full_load_names == ["b.yaml"]
     same(report, banks)
 
 
 def test_an_edited_key_line_is_ignored(
-        banks: Path, prebuilt: Path, tmp_path: Path, full_loads: list[str]) -> None:
+        banks: Path, prebuilt: Path, tmp_path: Path, full_load_names: list[str]) -> None:
     """An entry of a.yaml renamed and re-keyed as b.yaml's (its check not recomputed)."""
     a, b = _entry(prebuilt, banks / "a.yaml"), _entry(prebuilt, banks / "b.yaml")
     b_size = (banks / "b.yaml").stat().st_size
@@ -250,54 +235,54 @@ def test_an_edited_key_line_is_ignored(
         shipped.entry_key(b_size, _hash(banks / "b.yaml")))
     b.write_bytes(data)
     report = load(banks, tmp_path / "cache")
-    assert full_loads == ["b.yaml"]
+    assert full_load_names == ["b.yaml"]
     same(report, banks)
 
 
 def test_entries_others_than_the_codes_writers_can_write_are_refused(
-        banks: Path, prebuilt: Path, tmp_path: Path, full_loads: list[str]) -> None:
+        banks: Path, prebuilt: Path, tmp_path: Path, full_load_names: list[str]) -> None:
     code = Path(shipped.__file__).stat()
     if code.st_mode & 0o022:
         pytest.skip("quiz's own code is writable by group or others here")
     entry = _entry(prebuilt, banks / "a.yaml")
     entry.chmod(0o666)
     report = load(banks, tmp_path / "cache")
-    assert full_loads == ["a.yaml"]
+    assert full_load_names == ["a.yaml"]
     assert len(report.notes) == 1 and str(entry) in report.notes[0]
     assert "everyone can write it" in report.notes[0]
     same(report, banks)
     entry.chmod(0o644)
     prebuilt.chmod(0o777)
-    full_loads.clear()
+    full_load_names.clear()
     report = load(banks, tmp_path / "cache2")
-    assert sorted(full_loads) == ["a.yaml", "b.yaml"]
+    assert sorted(full_load_names) == ["a.yaml", "b.yaml"]
     assert len(report.notes) == 1 and "prebuilt bank entries" in report.notes[0]
 
 
 def test_a_link_is_not_followed(banks: Path, prebuilt: Path, tmp_path: Path,
-                                full_loads: list[str]) -> None:
+                                full_load_names: list[str]) -> None:
     entry = _entry(prebuilt, banks / "a.yaml")
     moved = tmp_path / "moved.bank"
     entry.rename(moved)
     entry.symlink_to(moved)
     load(banks, tmp_path / "cache")
-    assert full_loads == ["a.yaml"]
+    assert full_load_names == ["a.yaml"]
 
 
 def test_the_users_cache_comes_first(banks: Path, prebuilt: Path, tmp_path: Path,
-                                     full_loads: list[str],
+                                     full_load_names: list[str],
                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """Once a bank's entry is in the user's cache (made when the prebuilt one did not match),
     it serves, whatever the prebuilt folder holds."""
     cache = tmp_path / "cache"
     monkeypatch.setenv("QUIZ_PREBUILT_DIR", "")
     load(banks, cache)
-    assert sorted(full_loads) == ["a.yaml", "b.yaml"]
+    assert sorted(full_load_names) == ["a.yaml", "b.yaml"]
     monkeypatch.setenv("QUIZ_PREBUILT_DIR", str(prebuilt))
     for entry in prebuilt.iterdir():
         entry.write_bytes(b"damaged")
     report = load(banks, cache)
-    assert len(full_loads) == 2
+    assert len(full_load_names) == 2
     same(report, banks)
 
 
@@ -323,11 +308,11 @@ def test_prebuild_replaces_stale_entries(banks: Path, tmp_path: Path,
 
 
 def test_the_bundled_banks_are_served_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                            full_loads: list[str]) -> None:
+                                            full_load_names: list[str]) -> None:
     """Every bundled bank from its prebuilt entry, the same questions as a full load."""
     prebuild(BUNDLED_BANK, tmp_path / "prebuilt")
     monkeypatch.setenv("QUIZ_PREBUILT_DIR", str(tmp_path / "prebuilt"))
-    full_loads.clear()
+    full_load_names.clear()
     report = load_for_study([BUNDLED_BANK])
-    assert full_loads == [] and report.library is not None
+    assert full_load_names == [] and report.library is not None
     same(report, BUNDLED_BANK)
