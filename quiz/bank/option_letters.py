@@ -103,13 +103,19 @@ def _search(text: str, letters: Collection[str], words: int, option_word: bool,
     found: list[LetterReference] = []
     for pattern in patterns:
         for match in pattern.finditer(text):
-            named = match.groupdict().get("letters")
-            if named is not None and not set(re.findall(r"[A-H]", named)) <= set(letters):
-                continue
-            if any(match.start() < r.end and r.start < match.end() for r in found):
-                continue
-            found.append(LetterReference(match.start(), match.end(), match.group()))
+            _keep(match, letters, found)
     return sorted(found)
+
+
+def _keep(match: re.Match[str], letters: Collection[str], found: list[LetterReference]) -> None:
+    """Append ``match`` to ``found`` as a reference unless it names a letter that is not one
+    of ``letters`` or overlaps a reference already found."""
+    named = match.groupdict().get("letters")
+    if named is not None and not set(re.findall(r"[A-H]", named)) <= set(letters):
+        return
+    if any(match.start() < r.end and r.start < match.end() for r in found):
+        return
+    found.append(LetterReference(match.start(), match.end(), match.group()))
 
 
 _WORD_CLASSES = bytes(ord("L") if 0x41 <= c <= 0x48 else
@@ -225,10 +231,5 @@ def _ascii_references(text: str, letters: Collection[str], standing: list[int],
             if match is None:
                 continue
             end = match.end()
-            named = match.groupdict().get("letters")
-            if named is not None and not set(re.findall(r"[A-H]", named)) <= set(letters):
-                continue
-            if any(match.start() < r.end and r.start < match.end() for r in found):
-                continue
-            found.append(LetterReference(match.start(), match.end(), match.group()))
+            _keep(match, letters, found)
     return sorted(found)
