@@ -47,7 +47,7 @@ from quiz.footprint.inputs.views import spec_view
 from quiz.footprint.items.activations import EXTRA_ITEMS, extra_activation_items
 from quiz.footprint.items.draft import draft_items
 from quiz.footprint.items.inference import inference_items, scheme_plan
-from quiz.footprint.items.item import Item, Omitted
+from quiz.footprint.items.item import Item, Omitted, make_item
 from quiz.footprint.items.memo import new_estimate
 from quiz.footprint.items.model_states import (
     training_items,
@@ -257,7 +257,7 @@ OVERHEAD_SRC = ("an assumption you set (--overhead): the CUDA context takes seve
 def overhead_item(overhead: int, gpus: int = 1) -> Item:
     """The framework-overhead item: ``overhead`` bytes per GPU over ``gpus`` GPUs."""
     if gpus == 1:
-        return Item("framework_overhead", overhead,
+        return make_item("framework_overhead", overhead,
                     "per-GPU framework overhead as set (CUDA context, allocator fragmentation)",
                     OVERHEAD_SRC)
 
@@ -265,7 +265,7 @@ def overhead_item(overhead: int, gpus: int = 1) -> Item:
         return (f"{count_noun(overhead, 'byte')} per GPU × {count_noun(gpus, 'GPU')} "
                 "(CUDA context, allocator fragmentation)")
 
-    return Item("framework_overhead", overhead * gpus, formula, OVERHEAD_SRC)
+    return make_item("framework_overhead", overhead * gpus, formula, OVERHEAD_SRC)
 
 
 def _training(

@@ -22,7 +22,7 @@ from quiz.footprint.engine.fit import inference_gpus, tensor_parallel_fits
 from quiz.footprint.engine.report import Unused
 from quiz.footprint.inputs.units import count_noun, format_count
 from quiz.footprint.items.draft import kv_models as kv_models
-from quiz.footprint.items.item import Item
+from quiz.footprint.items.item import Item, make_item
 from quiz.footprint.items.kv_layout import (
     Replication,
     kv_group_heads,
@@ -105,7 +105,7 @@ def replicated_items(items: list[Item], models: dict[str, ResolvedModel],
         if not rep.replicated:
             out.append(i)
             continue
-        out.append(Item(i.name, replicated(i.bytes, rep.kv_heads, tp),
+        out.append(make_item(i.name, replicated(i.bytes, rep.kv_heads, tp),
                         _copies_formula(i, rep), f"{i.source}; {REPLICATION_SRC}"))
     return out
 

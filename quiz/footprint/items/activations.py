@@ -37,7 +37,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from quiz.footprint.inputs.units import count_noun, format_count
-from quiz.footprint.items.item import Item, Omitted
+from quiz.footprint.items.item import Item, Omitted, make_item
 from quiz.footprint.items.layer_activations import FAMILY_SRC, gpt_style
 from quiz.footprint.items.model_states import activation_bytes
 from quiz.footprint.items.moe import _sp, _split, _tokens
@@ -163,18 +163,18 @@ def extra_activation_items(
     assert emb is not None
     frozen = t.finetune != "full"
     if not frozen and no_embedding_dropout(t, r):
-        items.append(Item(
+        items.append(make_item(
             "embedding_activations", emb,
             "0: this Llama-style model has no embedding dropout, so no mask is kept",
             FAMILY_SRC))
     elif frozen:
-        items.append(Item(
+        items.append(make_item(
             "embedding_activations", emb,
             "0: the embedding is frozen (LoRA/QLoRA), so no gradient flows into it and its "
             "dropout keeps no mask",
             SEC_4_3 + " (embedding dropout, sbhp/t, needed only for the embedding's gradient)"))
     else:
-        items.append(Item(
+        items.append(make_item(
             "embedding_activations", emb,
             lambda: f"sbhp{'/t' if sp else ''}: the embedding's 1-byte dropout mask for "
             f"{count_noun(t.pp, 'micro-batch', 'micro-batches')} in flight "
@@ -185,13 +185,13 @@ def extra_activation_items(
         last = (f"0 on the first pipeline stage, which this estimate describes: with pp "
                 f"{format_count(t.pp)} the final norm, the output projection and the logits "
                 "sit on the last stage (sec. 4.3 counts them only with p = 1)")
-        items.append(Item("output_activations", 0, last, SEC_4_3))
-        items.append(Item("logits", 0, last, SEC_4_3))
+        items.append(make_item("output_activations", 0, last, SEC_4_3))
+        items.append(make_item("logits", 0, last, SEC_4_3))
         return items, omitted
     out = output_activation_bytes(t, r)
     assert out is not None
     if frozen:
-        items.append(Item(
+        items.append(make_item(
             "output_activations", out,
             lambda: f"{e}sbh{'/t' if sp else ''}: the input of the final norm, {e} bytes, "
             f"with {where()}: {e} × {format_count(s * b * h)}{per_t()}; the frozen output "
@@ -199,7 +199,7 @@ def extra_activation_items(
             SEC_4_3 + " (2sbh/t + 2sbh/t at 16 bits, the second for the output projection's "
             "weight gradient)"))
     else:
-        items.append(Item(
+        items.append(make_item(
             "output_activations", out,
             lambda: f"{2 * e}sbh{'/t' if sp else ''}: the inputs of the final norm and of the "
             f"output projection, {e} bytes each, with {where()}: 2 × {e} × "
@@ -228,7 +228,7 @@ def extra_activation_items(
                 f"{where().split(', h =')[0]}, v = {format_count(v)}: "
                 f"{format_count(s * b * v)} × {logit_value_bytes(t)}{tp_text}")
 
-    items.append(Item("logits", lg, logits_formula, LOGITS_SRC))
+    items.append(make_item("logits", lg, logits_formula, LOGITS_SRC))
     return items, omitted
 
 

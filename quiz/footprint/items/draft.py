@@ -25,7 +25,7 @@ from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 from quiz.footprint.inputs.units import count_noun
-from quiz.footprint.items.item import Item, Omitted
+from quiz.footprint.items.item import Item, Omitted, make_item
 from quiz.footprint.items.kv_cache import kv_item
 
 if TYPE_CHECKING:
@@ -62,7 +62,7 @@ def draft_items(spec: InferenceSpec) -> tuple[list[Item], list[Omitted]]:
     d = draft_resolved(spec.draft_model)
     width = "FP32" if spec.weights == "fp32" else ("FP16" if spec.weights == "fp16" else "BF16")
     per = 4 if spec.weights == "fp32" else 2
-    items.append(Item(
+    items.append(make_item(
         "draft_weights", draft_weight_bytes(spec, d),
         lambda: f"draft model {d.name}: {count_noun(d.params, 'param')} × "
         f"{count_noun(per, 'byte')} ({width}, unquantized in the engine's dtype)", DRAFT_SRC))

@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from quiz.footprint.inputs.units import count_noun, format_count
-from quiz.footprint.items.item import Item
+from quiz.footprint.items.item import Item, make_item
 from quiz.footprint.quant.gguf import GGML_TYPES, gguf_tensor_types
 from quiz.footprint.quant.layouts import tensor_bytes
 
@@ -96,26 +96,26 @@ def split_items(inf: InferenceSpec, r: ResolvedModel,
     s_cpu_extra = _embd_scales(inf.weights, arch) if dup else 0
     for item in items:
         if item.name == "weights":
-            gpu.append(Item("weights", w_gpu, f"{where} ({ngl}): their tensors' values and "
+            gpu.append(make_item("weights", w_gpu, f"{where} ({ngl}): their tensors' values and "
                             f"F32 norms, each tensor in its ggml type", f"{NGL_SRC}; "
                             f"{item.source}"))
-            cpu.append(Item("weights", w_cpu, f"the token embedding and the first "
+            cpu.append(make_item("weights", w_cpu, f"the token embedding and the first "
                             f"{count_noun(L - gpu_layers, 'layer')} ({ngl}): their tensors' "
                             "values and F32 norms", f"{NGL_SRC}; {item.source}"))
         elif item.name == "quantization_overhead":
-            gpu.append(Item(item.name, scales, f"the block scales of the tensors on the GPU "
+            gpu.append(make_item(item.name, scales, f"the block scales of the tensors on the GPU "
                             f"({ngl})", item.source))
-            cpu.append(Item(item.name, item.bytes - scales + s_cpu_extra,
+            cpu.append(make_item(item.name, item.bytes - scales + s_cpu_extra,
                             f"the block scales of the tensors in CPU RAM ({ngl})",
                             item.source))
         elif item.name == "kv_cache":
             kv_gpu = item.bytes * gpu_layers // L
-            gpu.append(Item(item.name, kv_gpu, f"{format_count(gpu_layers)} of "
+            gpu.append(make_item(item.name, kv_gpu, f"{format_count(gpu_layers)} of "
                             f"{format_count(L)} layers' K and V (each layer's cache on its "
                             f"layer's device): {format_count(item.bytes)} × "
                             f"{format_count(gpu_layers)} / {format_count(L)}",
                             f"{KV_SRC}; {item.source}"))
-            cpu.append(Item(item.name, item.bytes - kv_gpu, f"the K and V of the "
+            cpu.append(make_item(item.name, item.bytes - kv_gpu, f"the K and V of the "
                             f"{count_noun(L - gpu_layers, 'layer')} left on the CPU",
                             f"{KV_SRC}; {item.source}"))
         else:

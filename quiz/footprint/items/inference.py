@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 
 from quiz.footprint.inputs.arch import linear_matrices, quant_groups
 from quiz.footprint.inputs.units import count_noun, format_count
-from quiz.footprint.items.item import Item, Omitted
+from quiz.footprint.items.item import Item, Omitted, make_item
 from quiz.footprint.items.kv_cache import kv_bytes, kv_item
 from quiz.footprint.items.kv_layout import KV_SRC as KV_SRC
 from quiz.footprint.items.kv_layout import kv_dtype as kv_dtype
@@ -193,7 +193,7 @@ def inference_items(spec: InferenceSpec, r: ResolvedModel) -> tuple[list[Item], 
         _scheme_items(plan, weights, overhead, items, omitted)
     elif bits >= 16:
         items.append(
-            Item(
+            make_item(
                 "weights",
                 weights,
                 f"{count_noun(psi, 'param')} × {bits // 8} bytes ({fmt.upper()})",
@@ -204,7 +204,7 @@ def inference_items(spec: InferenceSpec, r: ResolvedModel) -> tuple[list[Item], 
         c = r.counts
         per = "0.5 byte" if bits == 4 else "1 byte"
         items.append(
-            Item(
+            make_item(
                 "weights",
                 weights,
                 lambda: f"{count_noun(c.quantizable, 'quantized param')} (attention and MLP "
@@ -216,7 +216,7 @@ def inference_items(spec: InferenceSpec, r: ResolvedModel) -> tuple[list[Item], 
     else:
         per = "0.5 byte" if bits == 4 else "1 byte"
         items.append(
-            Item(
+            make_item(
                 "weights",
                 weights,
                 f"{count_noun(psi, 'param')} × {per} ({fmt.upper()}); without an architecture "
@@ -235,7 +235,7 @@ def _scheme_items(plan: WeightPlan, weights: int, overhead: int | None, items: l
                   omitted: list[Omitted]) -> None:
     """The weights and quantization_overhead items of a named scheme."""
     src = plan.scheme.source
-    items.append(Item("weights", weights, lambda: values_text(plan), src))
+    items.append(make_item("weights", weights, lambda: values_text(plan), src))
     if overhead is None:
         omitted.append(
             Omitted(
@@ -248,7 +248,7 @@ def _scheme_items(plan: WeightPlan, weights: int, overhead: int | None, items: l
             )
         )
         return
-    items.append(Item("quantization_overhead", overhead, lambda: overhead_text(plan), src))
+    items.append(make_item("quantization_overhead", overhead, lambda: overhead_text(plan), src))
 
 
 def _overhead_item(
@@ -271,7 +271,7 @@ def _overhead_item(
     if fmt == "fp8" and r.counts is not None:  # FP8 overhead is known only with the counts
         n = r.counts.quantized_matrices
         items.append(
-            Item(
+            make_item(
                 "quantization_overhead",
                 overhead,
                 f"{count_noun(n, 'quantized matrix', 'quantized matrices')} × 4 bytes "
@@ -312,7 +312,7 @@ def _overhead_item(
     src = GPTQ_SRC
     if spec.scale_dtype is not None or spec.zero_point is not None:
         src += "; scale dtype and zero point as chosen"
-    items.append(Item("quantization_overhead", overhead, formula, src))
+    items.append(make_item("quantization_overhead", overhead, formula, src))
 
 
 def _bytes(bits: int) -> str:

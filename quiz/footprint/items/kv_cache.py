@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from quiz.footprint.inputs.units import count_noun, format_count
-from quiz.footprint.items.item import Item, Omitted
+from quiz.footprint.items.item import Item, Omitted, make_item
 from quiz.footprint.items.kv_layout import (
     KV_FORMATS,
     KV_SRC,
@@ -142,9 +142,10 @@ def kv_item(spec: InferenceSpec, r: ResolvedModel, items: list[Item],
     """Append the KV cache item ``name`` of model ``r`` to ``items`` (its formula after
     ``prefix``), or its omission (the shapes are unknown) to ``omitted``."""
     if r.arch is not None and r.arch.mamba_layers and not r.arch.attention_layers:
-        items.append(Item(name, 0, "0: no layer has attention, so nothing keeps keys and values "
-                          "(the fixed state each sequence keeps is the ssm state item)",
-                          "Gu & Dao 2023, Mamba, sec. 3.4 (no attention, a recurrent state)"))
+        items.append(make_item(
+            name, 0, "0: no layer has attention, so nothing keeps keys and values "
+            "(the fixed state each sequence keeps is the ssm state item)",
+            "Gu & Dao 2023, Mamba, sec. 3.4 (no attention, a recurrent state)"))
         return
     n_bytes = kv_bytes(spec, r)
     if n_bytes is None:
@@ -160,4 +161,4 @@ def kv_item(spec: InferenceSpec, r: ResolvedModel, items: list[Item],
             )
         )
         return
-    items.append(Item(name, n_bytes, lambda: prefix + kv_formula(spec, r), kv_source(spec, r)))
+    items.append(make_item(name, n_bytes, lambda: prefix + kv_formula(spec, r), kv_source(spec, r)))

@@ -61,7 +61,7 @@ from quiz.footprint.inputs.lora_targets import (
     targets_of,
 )
 from quiz.footprint.inputs.units import count_noun, format_count
-from quiz.footprint.items.item import Item
+from quiz.footprint.items.item import Item, make_item
 from quiz.footprint.items.pipeline import layers_held, uneven
 from quiz.footprint.items.regime import (
     _BYTES,
@@ -459,14 +459,14 @@ def lora_items(t: TrainingSpec, r: ResolvedModel) -> list[Item]:
         return count_noun(n, "adapter param")
 
     if t.finetune == "lora":
-        items.append(Item(
+        items.append(make_item(
             "weights", states.base,
             lambda: f"frozen base: {count_noun(r.params, 'param')} × {wb} bytes "
             f"({wd.upper()}){split(3)}; no gradients or optimizer states",
             f"{LORA_SRC}; {ZERO_SRC}"))
     else:
         base = qlora_base(arch, t.double_quant)
-        items.append(Item(
+        items.append(make_item(
             "weights", states.base,
             lambda: f"frozen base: {count_noun(base.values, 'weight')} of the linear layers in "
             f"NF4 × ½ byte + {count_noun(base.kept, 'param')} (embeddings, LM head, norms) × "
@@ -484,18 +484,18 @@ def lora_items(t: TrainingSpec, r: ResolvedModel) -> list[Item]:
                          f"the 16-entry FP32 code table of each of {tensors}")
             return f"NF4 constants: {const}{split(3)}"
 
-        items.append(Item("quantization_overhead", states.constants, constants, NF4_SRC))
-    items.append(Item(
+        items.append(make_item("quantization_overhead", states.constants, constants, NF4_SRC))
+    items.append(make_item(
         "adapter_weights", states.adapter,
         lambda: f"{adapters()} = {adapter_shapes_text(t, r)} × {wb} bytes ({wd.upper()})"
         f"{split(3)}",
         f"{LORA_SRC}; {PEFT_SRC}"))
-    items.append(Item(
+    items.append(make_item(
         "gradients", states.gradients,
         lambda: f"{adapters()} × {gb} bytes ({gd.upper()} gradients; none for the frozen base)"
         f"{split(2)}", f"{LORA_SRC}; {ZERO_SRC}"))
     if has_master(t):
-        items.append(Item(
+        items.append(make_item(
             "master_weights", states.master,
             lambda: f"{adapters()} × 4 bytes (FP32 master copy of the adapters){split(1)}",
             f"{MIXED_SRC}; {ZERO_SRC}"))
@@ -529,7 +529,7 @@ def lora_items(t: TrainingSpec, r: ResolvedModel) -> list[Item]:
                        f"{sb} bytes ({dtype})")
         return f"adapters only: {formula}{split(1)}"
 
-    items.append(Item("optimizer_states", states.optimizer, optimizer, source))
+    items.append(make_item("optimizer_states", states.optimizer, optimizer, source))
     return items
 
 

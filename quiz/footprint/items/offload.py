@@ -64,7 +64,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from quiz.footprint.inputs.units import count_noun, format_count
-from quiz.footprint.items.item import Item, Omitted
+from quiz.footprint.items.item import Item, Omitted, make_item
 
 if TYPE_CHECKING:
     from quiz.footprint.inputs.parts import TrainingSpec
@@ -270,35 +270,35 @@ def _deepspeed_items(
                 "DeepSpeed's ZeRO-3 estimate needs the largest layer's parameter count",
                 ("model", "training.largest_layer")))
         else:
-            out.append((Item(
+            out.append((make_item(
                 "gathered_layer", nums["gathered_layer"][0],
                 f"{count_noun(layer[0], 'param')} in the largest layer ({layer[1]}) × 4 bytes "
                 "(16-bit parameters gathered whole + their 16-bit gradients)",
                 f"{DS3_SRC} (largest_layer_memory = 4 × largest_layer_params); "
                 f"{DS_LAYER_SRC}"), "gpu"))
-        out.append((Item("weights", nums["weights"][0],
+        out.append((make_item("weights", nums["weights"][0],
                          f"{shard} × 2 bytes (16-bit parameters, partitioned)", src),
                      nums["weights"][1]))
     else:
         local = -(-psi // m)
         whole = count_noun(psi, "param") + (f" ÷ {format_count(m)} (tp × pp) = "
                                             f"{format_count(local)}" if m > 1 else "")
-        out.append((Item("weights", nums["weights"][0],
+        out.append((make_item("weights", nums["weights"][0],
                          f"{whole} × 2 bytes (16-bit parameters, every GPU)", src), "gpu"))
         if "gradients" in nums:
-            out.append((Item("gradients", nums["gradients"][0],
+            out.append((make_item("gradients", nums["gradients"][0],
                              f"{shard} × 2 bytes (16-bit gradients, partitioned)", src), "gpu"))
     for name, what in (("fp32_gradients", "4 bytes (FP32 gradients, kept next to the "
                                           "16-bit ones)"),
                        ("master_weights", "4 bytes (FP32 master parameters)"),
                        ("optimizer_states", "8 bytes (FP32 Adam momentum + variance)")):
         value, where = nums[name]
-        out.append((Item(name, value, f"{shard} × {what}", src), where))
+        out.append((make_item(name, value, f"{shard} × {what}", src), where))
     if "load_fp32_copy" in nums:
         value, where = nums["load_fp32_copy"]
         local = -(-psi // m)
         states = 16 * n
-        out.append((Item(
+        out.append((make_item(
             "load_fp32_copy", value,
             f"4 bytes × {count_noun(local, 'param')} = {format_count(4 * local)} (an FP32 copy "
             f"of the whole model each process holds while loading) − {format_count(states)} "
@@ -314,7 +314,7 @@ def _deepspeed_items(
             formula = (f"{format_count(moved)} bytes (the larger of the load-time FP32 copy and "
                        "the offloaded states) × (1.5 − 1): DeepSpeed's additional_buffer_factor "
                        "1.5 on its CPU estimate")
-        out.append((Item("estimator_margin", value, formula, src), where))
+        out.append((make_item("estimator_margin", value, formula, src), where))
     return out
 
 

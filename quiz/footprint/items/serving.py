@@ -40,7 +40,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from quiz.footprint.inputs.units import count_noun, format_count
-from quiz.footprint.items.item import Item, Omitted
+from quiz.footprint.items.item import Item, Omitted, make_item
 from quiz.footprint.items.model_states import activation_value_bytes
 
 if TYPE_CHECKING:
@@ -189,7 +189,7 @@ def serving_items(spec: InferenceSpec, r: ResolvedModel,
             return (f"one layer at a time, one forward step: {why} × ({e} bytes × "
                     f"{format_count(max(attention, mlp))} values at the {peak} peak{extra})")
 
-        items.append(Item("activations", act, working, WORKING_SRC))
+        items.append(make_item("activations", act, working, WORKING_SRC))
     logits = sampling_logits_bytes(spec, r)
     if logits is None:
         omitted.append(Omitted(
@@ -204,7 +204,7 @@ def serving_items(spec: InferenceSpec, r: ResolvedModel,
                     f"{count_noun(r.vocab or 0, 'vocabulary entry', 'vocabulary entries')} × "
                     f"{per} bytes ({kept})")
 
-        items.append(Item("logits", logits, sampled, SAMPLER_SRC))
+        items.append(make_item("logits", logits, sampled, SAMPLER_SRC))
     return items, omitted
 
 

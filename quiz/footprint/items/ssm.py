@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from quiz.footprint.inputs.units import count_noun, format_count
-from quiz.footprint.items.item import Item
+from quiz.footprint.items.item import Item, make_item
 from quiz.footprint.items.regime import activation_value_bytes
 
 if TYPE_CHECKING:
@@ -53,4 +53,4 @@ def ssm_items(spec: InferenceSpec, r: ResolvedModel) -> list[Item]:
                 f"{format_count(a.ssm_state)} state) × {count_noun(e, 'byte')}: a fixed state per "
                 "sequence, whatever the context length")
 
-    return [Item("ssm_state", spec.batch * per, formula, SSM_SRC)]
+    return [make_item("ssm_state", spec.batch * per, formula, SSM_SRC)]

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, cast
 from quiz.footprint.inputs.units import count_noun, format_count
 from quiz.footprint.inputs.views import with_values
 from quiz.footprint.items.inference import WEIGHT_BITS, weight_bytes
-from quiz.footprint.items.item import Item, Omitted
+from quiz.footprint.items.item import Item, Omitted, make_item
 from quiz.footprint.items.lora import PEFT_SAVE_SRC, adapter_states, trainable_params
 from quiz.footprint.items.model_states import (
     _BYTES,
@@ -58,7 +58,7 @@ def storage_items(spec: FootprintSpec, r: ResolvedModel) -> tuple[list[Item], li
     omitted: list[Omitted] = []
     if st.dataset_size is not None:
         items.append(
-            Item(
+            make_item(
                 "dataset",
                 st.dataset_size,
                 f"given: {count_noun(st.dataset_size, 'byte')}",
@@ -83,7 +83,7 @@ def storage_items(spec: FootprintSpec, r: ResolvedModel) -> tuple[list[Item], li
             return f"{count_noun(tokens, 'token')} × {count_noun(per, 'byte')} per token ({why})"
 
         items.append(
-            Item(
+            make_item(
                 "dataset",
                 tokens * per,
                 dataset_formula,
@@ -121,7 +121,7 @@ def storage_items(spec: FootprintSpec, r: ResolvedModel) -> tuple[list[Item], li
                 what = f"{scheme.label} weights{extra} ({WEIGHT_BITS[fmt]}-bit values"
             return f"{count_noun(weights, 'byte')} of {what}, as in the inference phase)"
 
-        items.append(Item("inference_artifact", weights + (overhead or 0), artifact, src))
+        items.append(make_item("inference_artifact", weights + (overhead or 0), artifact, src))
     return items, omitted
 
 
@@ -210,11 +210,11 @@ def _checkpoint_item(
             return (f"{times()} × ({what}); the frozen base is not saved (it is the published "
                     "model)")
 
-        items.append(Item("checkpoints", total, adapter_formula, PEFT_SAVE_SRC))
+        items.append(make_item("checkpoints", total, adapter_formula, PEFT_SAVE_SRC))
         return
     if st.checkpoint_kind == "weights":
         items.append(
-            Item(
+            make_item(
                 "checkpoints",
                 total,
                 lambda: f"{times()} × {count_noun(psi, 'param')} × {wb} bytes ({wd.upper()} "
@@ -232,7 +232,7 @@ def _checkpoint_item(
                 f"{count_noun(opt, 'byte')} of {t.optimizer} states); gradients are not saved")
 
     items.append(
-        Item(
+        make_item(
             "checkpoints",
             total,
             full_formula,

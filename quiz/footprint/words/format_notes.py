@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from quiz.footprint.inputs.units import format_bytes
-from quiz.footprint.items.item import Item
+from quiz.footprint.items.item import make_item
 
 if TYPE_CHECKING:
     from quiz.footprint.engine.report import Report
@@ -34,7 +34,7 @@ def load_lines(report: Report, units: str, width: int,
 
     ram = load_ram(report.spec.training, report.spec.resolved)
     how = "with zero.Init" if ram.zero_init else "without zero.Init"
-    item = Item("model_load_per_process", ram.per_process, ram.formula, ram.source)
+    item = make_item("model_load_per_process", ram.per_process, ram.formula, ram.source)
     nodes = f", {ram.nodes} nodes" if ram.nodes > 1 else ""
     return ["", f"CPU RAM while the model loads ({how}) — per node{nodes}",
             render_table([item], ram.per_node, f"per node ({ram.gpus_per_node} processes)",
