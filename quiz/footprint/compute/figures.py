@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any
 
 from quiz.footprint.inputs.lora_targets import active_adapter_params
 from quiz.footprint.inputs.units import count_noun, format_count
-from quiz.footprint.items.item import Item, Omitted, make_item
+from quiz.footprint.items.item import Item, Omitted, _new
 from quiz.footprint.items.lora import ADAPTER_FLOPS_SRC, adapter_training_flops
 from quiz.footprint.quant.schemes import SCHEMES
 
@@ -95,7 +95,7 @@ _ROOFLINE = ("roofline (Williams, Waterman and Patterson 2009); Pope et al. 2022
 def _figure(name: str, value: int, formula: str | Callable[[], str], source: str) -> Item:
     """A compute figure: an :class:`~quiz.footprint.items.item.Item` in its unit
     (:data:`UNITS`)."""
-    return make_item(name, value, formula, source, UNITS[name])
+    return _new(Item, (name, value, [formula], source, UNITS[name]))  # make_item, inlined
 
 
 def training_flops(active_params: int, tokens: int) -> int:

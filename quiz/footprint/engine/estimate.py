@@ -47,7 +47,7 @@ from quiz.footprint.inputs.views import spec_view
 from quiz.footprint.items.activations import EXTRA_ITEMS, extra_activation_items
 from quiz.footprint.items.draft import draft_items
 from quiz.footprint.items.inference import inference_items, scheme_plan
-from quiz.footprint.items.item import Item, Omitted, make_item
+from quiz.footprint.items.item import VALUE, Item, Omitted, make_item
 from quiz.footprint.items.memo import new_estimate
 from quiz.footprint.items.model_states import (
     training_items,
@@ -105,7 +105,7 @@ def estimate(spec: FootprintSpec) -> Report:
     omitted.extend(s_omitted)
     compute, c_omitted = compute_items(spec, r, gpu, training, inference)
     omitted.extend(c_omitted)
-    storage = StorageEstimate(s_items, sum([i.value for i in s_items]))
+    storage = StorageEstimate(s_items, sum(map(VALUE, s_items)))
     model = ModelSummary(r.name, r.preset, r.params, r.active_params, r.params_note)
     report = Report(
         model=model,
@@ -285,7 +285,7 @@ def _training(
     items = placed["gpu"]
     if overhead:
         items.append(overhead_item(overhead))
-    total = sum([i.value for i in items])
+    total = sum(map(VALUE, items))
     needed = headroom = None
     advice: str | Callable[[], str] = ""
     usable = None
@@ -335,7 +335,7 @@ def _inference(
         from quiz.footprint.items.gpu_layers import split_items as split_gpu_layers
 
         items, cpu = split_gpu_layers(inf, r, items)
-    total = sum([i.value for i in items])
+    total = sum(map(VALUE, items))
     kv_tp = 1
     needed = headroom = None
     advice = ""

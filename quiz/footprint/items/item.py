@@ -5,6 +5,7 @@ compute figures (:mod:`quiz.footprint.compute.figures`) are the same class in th
 from __future__ import annotations
 
 from collections.abc import Callable
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 
@@ -101,6 +102,11 @@ class Item(_Fields):
                     "source": self.source}
         return {"name": self.name, "value": self.value, "unit": self.unit,
                 "formula": self.formula, "source": self.source}
+
+
+VALUE: Callable[[Item], int] = itemgetter(1)
+"""An item's ``value`` (its tuple's second field) as a C function: ``sum(map(VALUE, items))``
+adds the values of ``items`` without a Python-level loop."""
 
 
 def make_item(name: str, value: int, formula: str | Callable[[], str], source: str,

@@ -49,7 +49,7 @@ from quiz.footprint.items.fp8 import (
     is_fp8,
     layer_coefficients,
 )
-from quiz.footprint.items.item import Item, Omitted, make_item
+from quiz.footprint.items.item import Item, Omitted, _new
 from quiz.footprint.items.layer_activations import (
     FAMILY_SRC,
     FLASH_SRC,
@@ -393,7 +393,7 @@ def training_items(t: TrainingSpec, r: ResolvedModel) -> tuple[list[Item], list[
     def add(name: str, n_bytes: int, formula: str | Callable[[], str], source: str) -> None:
         if ep_src and name != "activations":
             source += ep_src
-        items.append(make_item(name, n_bytes, formula, source))
+        items.append(_new(Item, (name, n_bytes, [formula], source, "bytes")))  # make_item
 
     if t.finetune != "full":  # adapters on a frozen base
         items.extend(lora_items(t, r))

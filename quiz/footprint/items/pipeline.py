@@ -53,16 +53,18 @@ def pp_split(t: TrainingSpec, r: ResolvedModel | None, n: int, extra: int = 1) -
     ranks, the expert-parallel size for experts), rounded up: ⌈n ÷ (tp × pp × extra)⌉, or with
     uneven stages the first stage's share ⌈n × ⌈L/p⌉ ÷ (L × tp × extra)⌉. The two agree when
     p divides L."""
-    if not uneven(t, r):
-        return -(-n // (t.tp * t.pp * extra))
-    assert r is not None and r.layers
-    return -(-n * heaviest(t, r) // (r.layers * t.tp * extra))
+    pp = t.pp
+    layers = 0 if r is None else r.layers
+    if pp == 1 or not layers or not layers % pp:  # even stages (not uneven(t, r)), inlined
+        return -(-n // (t.tp * pp * extra))
+    return -(-n * -(-layers // pp) // (layers * t.tp * extra))  # ⌈L/p⌉: heaviest(t, r)
 
 
 def layers_held(t: TrainingSpec, r: ResolvedModel) -> int:
     """Layers' worth of activations on the first stage: p × ⌈L/p⌉ (L when p divides L)."""
     layers = r.layers or 0
-    return t.pp * heaviest(t, r) if uneven(t, r) else layers
+    pp = t.pp
+    return pp * -(-layers // pp) if pp > 1 and layers % pp else layers  # uneven(t, r)
 
 
 def split_text(t: TrainingSpec, r: ResolvedModel, extra: int = 1, what: str = "") -> str:
