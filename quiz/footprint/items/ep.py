@@ -87,8 +87,8 @@ def param_count(t: TrainingSpec, r: ResolvedModel, stage: int, dp: int) -> int:
     if entry[0] is not t or entry[1] is not r:
         entry = (t, r, {})
         _PARAM_COUNTS[0] = entry
-    counts: dict[tuple[bool, int], int] = entry[2]
-    key = (t.zero >= stage, dp)
+    counts: dict[int, int] = entry[2]
+    key = dp if t.zero >= stage else -dp  # (t.zero >= stage, dp) as one int: dp >= 1
     n = counts.get(key)
     if n is None:
         n = counts[key] = _param_count(t, r, stage, dp)
@@ -104,7 +104,8 @@ def _param_count(t: TrainingSpec, r: ResolvedModel, stage: int, dp: int) -> int:
 
 _PARAM_COUNTS = cell()
 """The memo of :func:`param_count` (:mod:`quiz.footprint.items.memo`): the entry ``(t, r,
-counts)``, the counts of that training spec and resolved model by ``(t.zero >= stage, dp)``.
+counts)``, the counts of that training spec and resolved model by ``dp`` when
+``t.zero >= stage``, else by ``-dp``.
 A count depends on ``t``, ``r``, ``dp``, and on ``stage`` only through ``t.zero >= stage``
 (ZeRO partitions a state from its stage on: :func:`~quiz.footprint.items.regime.shard_count`
 and :func:`split_count` read nothing else of it). Another pair replaces the whole entry (an

@@ -64,7 +64,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from quiz.footprint.inputs.units import count_noun, format_count
-from quiz.footprint.items.item import Item, Omitted, make_item
+from quiz.footprint.items.item import Item, Omitted, _new, make_item
 
 if TYPE_CHECKING:
     from quiz.footprint.inputs.parts import TrainingSpec
@@ -215,7 +215,7 @@ def split_items(
     location (:data:`LOCATIONS`), under the convention of ``t``: moved by the offload settings
     (sources extended with ZeRO-Offload / ZeRO-Infinity), or replaced by DeepSpeed's model-state
     items. Omissions (the gathered layer without its size) go to ``omitted``."""
-    out: dict[str, list[Item]] = {loc: [] for loc in LOCATIONS}
+    out: dict[str, list[Item]] = {"gpu": [], "cpu": [], "nvme": []}  # LOCATIONS
     if t.convention == "deepspeed":
         states = _deepspeed_items(t, r, omitted)
         rest = [i for i in items if i.name not in ("weights", "gradients", "master_weights",
@@ -234,7 +234,8 @@ def split_items(
         where = where_of.get(item.name, "gpu")
         if where != "gpu":
             src = INFINITY_SRC if item.name == "weights" or where == "nvme" else OFFLOAD_SRC
-            item = item.with_source(f"{item.source}; offloaded: {src}")
+            name, value, cell, source, unit = item  # item.with_source(...), inlined
+            item = _new(Item, (name, value, cell, f"{source}; offloaded: {src}", unit))
         out[where].append(item)
     return out
 
