@@ -256,6 +256,7 @@ def compute_items(
                     f"the {gpu.name} preset has no datasheet memory bandwidth")
         elif gpu is not None and gpu.bandwidth is not None:
             bw = gpu.bandwidth
+            sheet = _datasheet(gpu)
             read = sum([i.value for i in inference.items
                         if i.name not in ("activations", "logits")])
             weights = sum([i.value for i in inference.items
@@ -267,7 +268,7 @@ def compute_items(
                 lambda: f"batch {format_count(inf.batch)} × {count_noun(gpus, 'GPU')} × "
                 f"{_bandwidth(bw)} ÷ {format_count(read)} bytes read per step (weights and KV "
                 "cache), rounded down; an upper bound",
-                f"{_ROOFLINE}; {_datasheet(gpu)}"))
+                f"{_ROOFLINE}; {sheet}"))
             peak = _peak(gpu, fmt, without, "decode_crossover_batch")
             if peak is not None:
                 batch = crossover_batch(weights, n, peak, bw)
@@ -278,7 +279,7 @@ def compute_items(
 
                 items.append(_figure(
                     "decode_crossover_batch", batch, crossover_text,
-                    f"{_ROOFLINE}; {_datasheet(gpu)}"))
+                    f"{_ROOFLINE}; {sheet}"))
     return items, omitted
 
 

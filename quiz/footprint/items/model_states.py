@@ -548,10 +548,9 @@ def _activation_item(
         source += f"; {FP8_ACT_SRC}"
     if t.pp > 1:
         source += "; first pipeline stage holds L layers' worth (sec. 4.2.3)"
-    if uneven(t, r):
-        source += (f" — with uneven stages p × ⌈L/p⌉ = {format_count(layers_held(t, r))}; "
-                   f"{UNIFORM_SRC}")
     layers, hidden, heads = layers_held(t, r), r.hidden, r.heads
+    if uneven(t, r):
+        source += f" — with uneven stages p × ⌈L/p⌉ = {format_count(layers)}; {UNIFORM_SRC}"
     moe = r.arch is not None and r.arch.experts > 1 and t.recompute != "full"
 
     def formula() -> str:
