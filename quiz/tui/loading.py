@@ -20,7 +20,7 @@ from quiz.tui.screens.start import StartScreen
 
 if TYPE_CHECKING:
 
-    from quiz.bank.load import LoadProgress
+    from quiz.bank.load_progress import LoadProgress
     from quiz.study.recorder import QuestionIndex
 
 SHOWN_WAIT_S = 2.0

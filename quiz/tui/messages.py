@@ -11,7 +11,7 @@ from quiz.study.mode import Mode
 
 if TYPE_CHECKING:
     from quiz.bank.library import LoadReport
-    from quiz.bank.load import LoadProgress
+    from quiz.bank.load_progress import LoadProgress
     from quiz.study.recorder import QuestionIndex
     from quiz.study.session import SessionConfig
 

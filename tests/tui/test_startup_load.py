@@ -14,8 +14,10 @@ from textual.widgets import Button, Input, ProgressBar, Static
 
 from quiz import cli
 from quiz.bank import load as load_module
+from quiz.bank import load_progress
 from quiz.bank.cache import BankCache
-from quiz.bank.load import LoadProgress, load_library
+from quiz.bank.load import load_library
+from quiz.bank.load_progress import LoadProgress
 from quiz.cli import study as cli_study
 from quiz.tui.app import QuizApp, make_app
 from quiz.tui.screens.start import StartScreen, progress_text
@@ -107,7 +109,7 @@ async def test_the_start_screen_shows_progress_then_the_form(tmp_path: Path,
 def test_progress_reports_files_and_questions_as_they_are_read(tmp_path: Path,
                                                                monkeypatch: pytest.MonkeyPatch,
                                                                ) -> None:
-    monkeypatch.setattr(load_module, "PROGRESS_INTERVAL_S", 0.0)  # every question reported
+    monkeypatch.setattr(load_progress, "PROGRESS_INTERVAL_S", 0.0)  # every question reported
     (tmp_path / "a.yaml").write_text(bank_text("a", "q1", "q2", "q3"), encoding="utf-8")
     (tmp_path / "b.yaml").write_text(bank_text("b", "q4", "q5"), encoding="utf-8")
     seen: list[LoadProgress] = []
@@ -329,13 +331,13 @@ def test_a_file_is_reported_a_bounded_number_of_times_while_it_is_read(
     """However slow the machine (no time between reports is asked for here), a file's reading
     is reported at most once per PROGRESS_STEP of its text: each report costs the app a
     repaint, which holds the interpreter lock the loading thread needs."""
-    monkeypatch.setattr(load_module, "PROGRESS_INTERVAL_S", 0.0)
+    monkeypatch.setattr(load_progress, "PROGRESS_INTERVAL_S", 0.0)
     qids = [f"q{i}" for i in range(200)]
     (tmp_path / "a.yaml").write_text(bank_text("a", *qids), encoding="utf-8")
     seen: list[LoadProgress] = []
     assert load_library([tmp_path], progress=seen.append).ok
     reading = [p for p in seen if p.stage == "reading"]
-    assert 20 <= len(reading) <= 1 / load_module.PROGRESS_STEP
+    assert 20 <= len(reading) <= 1 / load_progress.PROGRESS_STEP
     assert [p.questions for p in reading] == sorted({p.questions for p in reading})
 
 

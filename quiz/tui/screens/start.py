@@ -38,7 +38,7 @@ from quiz.tui.widgets.title_bar import TitleBar
 from quiz.tui.widgets.topic_list import TopicList
 
 if TYPE_CHECKING:
-    from quiz.bank.load import LoadProgress
+    from quiz.bank.load_progress import LoadProgress
     from quiz.study.launch import Launch
     from quiz.study.session import SessionConfig
 
