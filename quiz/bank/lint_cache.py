@@ -33,6 +33,7 @@ from functools import cache
 from pathlib import Path
 from typing import IO, Any
 
+from quiz.bank import shipped
 from quiz.bank.cache import BankCache, Stored
 from quiz.bank.library import Diagnostic, LoadedBank, LoadReport
 
@@ -47,20 +48,17 @@ FOLDER = "lint"
 def lint_fingerprint() -> str:
     """A digest of everything that decides a bank file's findings: :data:`LINT_FORMAT`, every
     rule (code, name, severity, summary, hint) and threshold of :mod:`quiz.bank.lint`, and the
-    bytes of every module of ``quiz.bank`` and ``quiz.footprint`` (the loader, the linter, and
-    the calculator whose figures rule Q114 checks, with its presets)."""
+    content of the loader's code (:func:`quiz.bank.shipped.fingerprint`: every module of
+    ``quiz.bank`` and ``quiz.footprint`` - the loader, the linter, and the calculator whose
+    figures rule Q114 checks, with its presets - ``quiz/yamlio.py``, and PyYAML's and
+    pydantic's versions)."""
     from quiz.bank import lint
 
     digest = hashlib.blake2b(digest_size=16)
     digest.update(repr((LINT_FORMAT, lint.RULES, lint.MIN_SHORT_WORDS, lint.MIN_FULL_WORDS,
                         lint.MIN_REVIEW_WORDS, lint.LONGEST_RATIO, lint.LONGEST_MARGIN,
                         lint.DUPLICATE_SIMILARITY, lint.SKEW_MIN_QUESTIONS)).encode())
-    root = Path(__file__).resolve().parent.parent
-    for package in ("bank", "footprint"):
-        for path in sorted((root / package).rglob("*")):
-            if path.suffix in (".py", ".yaml", ".json") and path.is_file():
-                digest.update(str(path.relative_to(root)).encode() + b"\0")
-                digest.update(path.read_bytes())
+    digest.update(shipped.fingerprint().encode())
     return digest.hexdigest()
 
 
