@@ -26,7 +26,7 @@ def test_version_and_help() -> None:
     assert out.returncode == 0 and out.stdout.strip() == f"quiz {__version__}"
     out = run("--help")
     assert out.returncode == 0
-    assert "quiz validate PATH" in out.stdout and "quiz footprint" in out.stdout
+    assert "quiz validate [PATH...]" in out.stdout and "quiz footprint" in out.stdout
 
 
 def test_validate_bundled_bank_is_clean() -> None:
@@ -66,8 +66,15 @@ def test_validate_broken_bank_prints_located_errors_and_exits_1(tmp_path: Path) 
     assert "did you mean 'answer'" in out.stdout
 
 
+def test_validate_without_a_path_checks_the_bundled_bank() -> None:
+    # As ``quiz`` studies the bundled bank without a path, ``quiz validate`` checks it.
+    bare, named = run("validate"), run("validate", str(BANK_ROOT))
+    assert bare.returncode == 0, bare.stdout + bare.stderr
+    assert bare.stdout == named.stdout and bare.stdout.startswith("ok: ")
+
+
 def test_usage_errors_exit_2(tmp_path: Path) -> None:
-    assert main(["validate"]) == 2
+    assert main(["validate", "--select", "Q999"]) == 2
     assert main(["--no-such-flag"]) == 2
 
 
@@ -140,7 +147,7 @@ def test_an_existing_path_that_looks_like_a_command_is_still_a_bank(tmp_path: Pa
 def test_quiz_help_prints_the_overview_and_each_command_help() -> None:
     out = run("help")
     assert out.returncode == 0
-    assert "quiz validate PATH..." in out.stdout and "quiz footprint" in out.stdout
+    assert "quiz validate [PATH...]" in out.stdout and "quiz footprint" in out.stdout
     assert "quiz help [COMMAND]" in out.stdout
     out = run("help", "validate")
     assert out.returncode == 0 and out.stdout.startswith("usage: quiz validate")

@@ -134,7 +134,7 @@ HELP_USAGE = ("usage: quiz help [COMMAND]\n\n"
 COMMANDS: dict[str, Command] = {
     c.name: c
     for c in (
-        Command("validate", "PATH...", "check banks and lint their questions; prints "
+        Command("validate", "[PATH...]", "check banks and lint their questions; prints "
                 "path:line:col problems with fix hints",
                 _bank("run_validate")),
         Command("new", "BANK [--topic T] [--multiple]",

@@ -36,7 +36,8 @@ def _validate_parser() -> argparse.ArgumentParser:
         "Everything goes to stdout; the exit status says the result: 0 no errors "
         "(warnings allowed), 1 errors found, 2 usage error.",
     )
-    parser.add_argument("paths", nargs="*", metavar="PATH", help="bank files or folders")
+    parser.add_argument("paths", nargs="*", metavar="PATH",
+                        help="bank files or folders (default: the bundled bank)")
     parser.add_argument("-q", "--quiet", action="store_true",
                         help="print the errors only: no warnings, no count, no 'ok' line")
     parser.add_argument("--strict", action="store_true",
@@ -62,7 +63,8 @@ def _split(entries: Sequence[str]) -> list[str]:
 
 
 def run_validate(argv: Sequence[str]) -> int:
-    """``quiz validate PATH...``: load the banks, run the lint rules (:mod:`quiz.bank.lint`) on
+    """``quiz validate [PATH...]``: load the banks (default: the bundled bank, as ``quiz``
+    studies it without a path), run the lint rules (:mod:`quiz.bank.lint`) on
     those that load, print every diagnostic with its fix hint and a count to stdout; return 0
     (clean), 1 (errors, or warnings with ``--strict``) or 2 (usage)."""
     parser = _validate_parser()
@@ -74,7 +76,9 @@ def run_validate(argv: Sequence[str]) -> int:
             print(f"{rule.code} {rule.name:24} {rule.severity:8} {rule.summary}")
         return EXIT_OK
     if not ns.paths:
-        parser.error("give at least one bank file or folder")
+        from quiz.paths import bundled_bank_dir
+
+        ns.paths = [str(bundled_bank_dir())]  # as ``quiz`` studies it without a path
     try:
         rules = lint.resolve_rules(_split(ns.select), _split(ns.ignore))
     except lint.SelectionError as exc:
