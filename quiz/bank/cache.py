@@ -83,7 +83,7 @@ def content_hash(data: bytes) -> str:
     the SHA-1 hex digest of the SHA-1 digests of the first and the second half of ``data``
     (split at ``len(data) // 2``). SHA-1 because it is the fastest of hashlib's on this kind of
     machine, twice BLAKE2b's speed; two halves so that two threads hash a large file at once
-    (hashlib lets go of the GIL; see :func:`_hash_file`). Not a security boundary: entries are
+    (hashlib lets go of the GIL; see :func:`hash_file`). Not a security boundary: entries are
     authenticated by their keyed checks (see the module docstring)."""
     view = memoryview(data)
     half = len(view) // 2
@@ -121,7 +121,7 @@ _PARALLEL_BYTES = 1 << 20
 """Files of at least this many bytes are read and hashed by two threads at once."""
 
 
-def _hash_file(file: IO[bytes], size: int) -> str:
+def hash_file(file: IO[bytes], size: int) -> str:
     """:func:`content_hash` of the file open as ``file`` when it has ``size`` bytes (the size
     its entry was stored for); another value (never a content hash) when its size differs.
 
@@ -245,9 +245,9 @@ class Stored:
         """The payload section's head (check and length) as :meth:`BankCache.get` read it."""
         self._mac = mac
         """The keyed hash the payload is checked with, fed with the key line already."""
-        self._unsafe = unsafe or _unsafe_entry
+        self._unsafe = unsafe or unsafe_entry
         """Why the open entry (its ``fstat``) must not be read, or ``None``: by default
-        :func:`_unsafe_entry` (a user cache entry); the prebuilt entries of
+        :func:`unsafe_entry` (a user cache entry); the prebuilt entries of
         :mod:`quiz.bank.shipped` have their own rule."""
 
     def decode(self) -> Any:
@@ -263,7 +263,7 @@ class Stored:
             Exception: whatever unpickling raises (only ever of a payload this user's key
                 authenticated).
         """
-        with _open_entry(self._entry) as file:
+        with open_entry(self._entry) as file:
             problem = self._unsafe(os.fstat(file.fileno()))
             if problem is not None:
                 raise ValueError(f"{self._entry}: {problem}")
@@ -374,22 +374,22 @@ def _keyed(key: bytes, header: bytes) -> Any:
     return mac
 
 
-def _open_entry(path: Path) -> IO[bytes]:
+def open_entry(path: Path) -> IO[bytes]:
     """``path`` open for reading, never following a link and never blocking (a named pipe
-    opens at once; :func:`_unsafe_entry` then refuses it before anything is read)."""
+    opens at once; :func:`unsafe_entry` then refuses it before anything is read)."""
     fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     return open(fd, "rb")
 
 
-def _unsafe_entry(info: os.stat_result) -> str | None:
+def unsafe_entry(info: os.stat_result) -> str | None:
     """Why an open entry (its ``fstat``) must not be read, or ``None`` when it may: it must
     be a regular file, this user's, that no one else can write."""
     if not stat.S_ISREG(info.st_mode):
         return "not a regular file: skipped unread"
-    return _unsafe_owner(info, "entry")
+    return unsafe_owner(info, "entry")
 
 
-def _unsafe_owner(info: os.stat_result, what: str) -> str | None:
+def unsafe_owner(info: os.stat_result, what: str) -> str | None:
     """Why a cache file or folder (its ``stat``) is not to be trusted: owned by another user,
     or writable by the group or by everyone (``None`` when neither)."""
     if hasattr(os, "geteuid") and info.st_uid != os.geteuid():
@@ -427,7 +427,7 @@ def read_key(path: Path) -> bytes:
     with open(fd, "rb") as file:
         info = os.fstat(file.fileno())
         problem = ("it is not a regular file" if not stat.S_ISREG(info.st_mode)
-                   else _unsafe_owner(info, "key file"))
+                   else unsafe_owner(info, "key file"))
         if problem is None and stat.S_IMODE(info.st_mode) & 0o077:
             problem = (f"other users can read it (mode {stat.S_IMODE(info.st_mode):04o})")
         if problem is not None:
@@ -580,7 +580,7 @@ class BankCache:
             self._unusable("cannot be read", exc)
             return False
         is_folder = stat.S_ISDIR(info.st_mode)
-        problem = "it is not a folder" if not is_folder else _unsafe_owner(info, "folder")
+        problem = "it is not a folder" if not is_folder else unsafe_owner(info, "folder")
         if problem is not None:
             self._off = True
             fix = (f"Use a folder only you can write: chmod 700 {self.folder}, or set "
@@ -630,7 +630,7 @@ class BankCache:
             return None, None
         entry = self._entry(path)
         try:
-            file = _open_entry(entry)
+            file = open_entry(entry)
         except FileNotFoundError:
             return None, None
         except OSError:
@@ -640,7 +640,7 @@ class BankCache:
             return None, None
         try:
             with file:
-                problem = _unsafe_entry(os.fstat(file.fileno()))
+                problem = unsafe_entry(os.fstat(file.fileno()))
                 if problem is not None:
                     self._note(f"validated-bank cache entry {entry}: {problem}; not used (the "
                                "bank is loaded in full; a new entry replaces it)")
@@ -657,7 +657,7 @@ class BankCache:
                         if k not in ("content", "verify")):
                     return None, None
                 if stored["verify"] is not False:
-                    digest = _hash_file(bank, info.st_size)
+                    digest = hash_file(bank, info.st_size)
                     if stored["content"] != digest:
                         return None, digest
                 # Authenticated before it is unpickled: written by this user's quiz.

@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import IO
 
 from quiz import __version__
-from quiz.bank.cache import FORMAT, Stored, _hash_file, _open_entry, read_index, source_files
+from quiz.bank.cache import FORMAT, Stored, hash_file, open_entry, read_index, source_files
 
 SHIPPED_FORMAT = 1
 """Version of the prebuilt entries' layout; a change makes every older entry a miss."""
@@ -171,13 +171,13 @@ class ShippedEntries:
         if not names:
             return None, digest
         if digest is None:
-            digest = _hash_file(bank, info.st_size)
+            digest = hash_file(bank, info.st_size)
         name = entry_name(info.st_size, digest)
         if name not in names:
             return None, digest
         entry = self.folder / name
         try:
-            with _open_entry(entry) as file:
+            with open_entry(entry) as file:
                 problem = self._unsafe(os.fstat(file.fileno()))
                 if problem is not None:
                     note(f"prebuilt bank entry {entry}: {problem}; not used (the bank is "

@@ -73,20 +73,20 @@ def reuse_parsed(stylesheet: Stylesheet) -> int:
     """Give ``stylesheet`` the rule sets kept by :func:`keep_parsed` for its variables (and
     this Textual and Python), when the file is there, safe and authentic; returns how many
     sources it got (0 when none)."""
-    from quiz.bank.cache import KEY_FILE, _open_entry, _unsafe_entry, _unsafe_owner, read_index
+    from quiz.bank.cache import KEY_FILE, open_entry, read_index, unsafe_entry, unsafe_owner
     from quiz.paths import data_dir
 
     try:
         folder = _folder()
         key_file = data_dir(create=False) / KEY_FILE
-        if not key_file.exists() or _unsafe_owner(os.stat(folder), "folder") is not None:
+        if not key_file.exists() or unsafe_owner(os.stat(folder), "folder") is not None:
             return 0
         from quiz.bank.cache import read_key
 
         key = read_key(key_file)
         path = folder / FILE
-        with _open_entry(path) as file:
-            if _unsafe_entry(os.fstat(file.fileno())) is not None:
+        with open_entry(path) as file:
+            if unsafe_entry(os.fstat(file.fileno())) is not None:
                 return 0
             line = file.readline(1 << 12)
             if line != MAGIC:
@@ -113,13 +113,13 @@ def keep_parsed(key_line: bytes, parsed: list[tuple[Any, Any]]) -> None:
     """Write ``parsed`` (from :func:`parsed_now`) to the file, whole (a temporary file renamed
     over it), authenticated with the user's cache key (made if missing), in the user cache
     folder (made 0700 if missing; nothing is written into a folder others can write)."""
-    from quiz.bank.cache import KEY_FILE, _unsafe_owner, read_key, write_entry
+    from quiz.bank.cache import KEY_FILE, read_key, unsafe_owner, write_entry
     from quiz.paths import data_dir, make_private_dirs
 
     try:
         folder = _folder()
         make_private_dirs(folder)
-        if _unsafe_owner(os.stat(folder), "folder") is not None:
+        if unsafe_owner(os.stat(folder), "folder") is not None:
             return
         key = read_key(data_dir() / KEY_FILE)
         write_entry(folder / FILE, MAGIC, key_line, key, parsed, None)

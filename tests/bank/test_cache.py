@@ -109,14 +109,14 @@ def test_a_damaged_or_unreadable_entry_means_a_full_load(
     else:
         entry.chmod(0)
         if os.geteuid() == 0:  # root reads files whatever their permissions: refuse it here
-            real_open = cache_module._open_entry
+            real_open = cache_module.open_entry
 
             def refusing_open(file: Path) -> Any:
                 if Path(file) == entry:
                     raise PermissionError(13, "Permission denied", str(file))
                 return real_open(file)
 
-            monkeypatch.setattr(cache_module, "_open_entry", refusing_open)
+            monkeypatch.setattr(cache_module, "open_entry", refusing_open)
     report = load_library([bank], cache_dir=folder)
     assert full_loads == [str(bank), str(bank)]
     assert report.library is not None and good.library is not None
@@ -375,31 +375,31 @@ def test_a_file_is_hashed_as_its_bytes_are(tmp_path: Path, size: int) -> None:
     path = tmp_path / "bank.yaml"
     path.write_bytes(data)
     with open(path, "rb") as file:
-        assert cache_module._hash_file(file, size) == cache_module.content_hash(data)
+        assert cache_module.hash_file(file, size) == cache_module.content_hash(data)
     if size:
         changed = bytearray(data)
         changed[-1] ^= 1
         assert cache_module.content_hash(bytes(changed)) != cache_module.content_hash(data)
     path.write_bytes(data + b"x")
     with open(path, "rb") as file:
-        assert cache_module._hash_file(file, size) != cache_module.content_hash(data)
+        assert cache_module.hash_file(file, size) != cache_module.content_hash(data)
     if size:
         path.write_bytes(data[:-1])
         with open(path, "rb") as file:
-            assert cache_module._hash_file(file, size) != cache_module.content_hash(data)
+            assert cache_module.hash_file(file, size) != cache_module.content_hash(data)
 
 
 @pytest.fixture
 def hashes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The sizes of the bank files hashed by the cache's lookups, in order."""
     hashed: list[int] = []
-    real = cache_module._hash_file
+    real = cache_module.hash_file
 
     def counting(file: Any, size: int) -> str:
         hashed.append(size)
         return real(file, size)
 
-    monkeypatch.setattr(cache_module, "_hash_file", counting)
+    monkeypatch.setattr(cache_module, "hash_file", counting)
     return hashed
 
 
