@@ -2,11 +2,10 @@
 
 A stem is the set of its word 3-grams ("shingles") of its casefolded words; two stems are near
 duplicates when the Jaccard index of their shingle sets is at least the rule's threshold.
-Candidates come from an index of the shingles that several stems share, and a candidate is
-compared exactly only when an upper bound of its similarity (the shingles it shares through
-that index, plus the common shingles the index leaves out) can reach the threshold (count
+Candidates come from an index of only a few shingles of each stem, its rarest ones (prefix
 filtering, as in set-similarity joins: Chaudhuri, Ganti and Kaushik 2006, "A Primitive Operator
-for Similarity Joins in Data Cleaning", ICDE).
+for Similarity Joins in Data Cleaning", ICDE; Bayardo, Ma and Srikant 2007, "Scaling Up All
+Pairs Similarity Search", WWW), and each candidate is compared exactly.
 
 Stems are added one at a time, as compact arrays of integers (each word gets a number the first
 time it is seen, each shingle is its three numbers in one integer), so a library of 100,000
@@ -22,6 +21,7 @@ from bisect import bisect_left
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import chain, compress, count, repeat
+from math import ceil
 from operator import gt
 from typing import Any
 
@@ -123,46 +123,60 @@ class StemIndex:
 
     def pairs(self, threshold: float) -> Iterator[tuple[int, int, float]]:
         """Each stem (by the order added) whose shingles overlap an earlier stem's by
-        ``threshold`` or more (Jaccard index), once: ``(stem, earlier stem, similarity)``, the
+        ``threshold`` or more (Jaccard index), through a shingle that at most
+        :data:`COMMON_SHINGLE` stems have, once: ``(stem, earlier stem, similarity)``, the
         earlier stem being the most similar one (the first of those equally similar); in the
-        order stems were added."""
+        order stems were added.
+
+        Candidates come by prefix filtering (Bayardo, Ma and Srikant 2007, "Scaling Up All
+        Pairs Similarity Search", WWW, section 4; Chaudhuri et al. 2006): a stem ``x`` with
+        ``c`` common shingles shares at least ``a = max(1, ceil(t·|x|) - c)`` of its other
+        shingles with any stem it is ``t`` alike to (their overlap is at least ``t·|x|``, of
+        which at most ``c`` common), so two such stems share one of the ``|N| - a + 1``
+        rarest of their other shingles ``N`` (ordered by how many stems have each). Only those
+        are indexed and looked up; most are one stem's, which is why a library's search grows
+        with its size rather than with the square of its repeated phrases."""
         stems = self._stems
         counts = self._repeated()
         several = set(counts)
         postings: dict[Any, list[int]] = {}
-        common_of: list[int] = []
+        slack = 1 - 1e-9  # float products such as 0.8 * 15 = 12.000000000000002 round up
+        rarity = counts.__getitem__
         for n, stem in enumerate(stems):
-            shared: dict[int, int] = {}
-            common = 0
-            # Most shingles are a single stem's: only those of several stems are looked at.
-            for shingle in several.intersection(stem):
-                count = counts[shingle]
-                if count > COMMON_SHINGLE:
-                    common += 1
-                    continue
+            size = len(stem)
+            if not size:
+                continue
+            repeated = several.intersection(stem)
+            rare = [shingle for shingle in repeated if counts[shingle] <= COMMON_SHINGLE]
+            common = len(repeated) - len(rare)
+            # The prefix: the stem's other shingles, rarest first (those of this stem alone,
+            # then the repeated ones by count), |N| - a + 1 of them; only repeated ones can
+            # be shared, so only those past the stem's own are indexed.
+            needed = max(1, ceil(threshold * size * slack) - common)
+            take = (size - common) - needed + 1 - (size - len(repeated))
+            if take <= 0 or not rare:
+                continue
+            rare.sort()
+            rare.sort(key=rarity)
+            candidates: set[int] = set()
+            for shingle in rare[:take]:
                 earlier = postings.get(shingle)
                 if earlier is None:
                     postings[shingle] = [n]
-                    continue
-                for m in earlier:
-                    shared[m] = shared.get(m, 0) + 1
-                earlier.append(n)
-            common_of.append(common)
-            if not shared:
+                else:
+                    candidates.update(earlier)
+                    earlier.append(n)
+            if not candidates:
                 continue
-            size = len(stem)
-            mine: set[Any] | None = None
+            mine = set(stem)
             best: tuple[float, int] | None = None
-            for m in sorted(shared):
+            for m in sorted(candidates):
                 other = len(stems[m])
-                bound = shared[m] + min(common, common_of[m])
-                if bound < threshold * (size + other - bound) * (1 - 1e-9):
-                    continue  # even sharing every common shingle, below the threshold
-                if mine is None:
-                    mine = set(stem)
+                if min(size, other) < threshold * max(size, other) * slack:
+                    continue  # the Jaccard index is at most the smaller size over the larger
                 together = len(mine.intersection(stems[m]))
                 union = size + other - together
-                similarity = together / union if union else 0.0
+                similarity = together / union
                 if similarity >= threshold and (best is None or similarity > best[0]):
                     best = (similarity, m)
             if best is not None:

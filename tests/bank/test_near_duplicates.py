@@ -39,7 +39,8 @@ def _reference(stems: list[list[str] | None], threshold: float) -> list[tuple[in
     return pairs
 
 
-def test_the_indexed_search_finds_what_comparing_every_candidate_finds() -> None:
+@pytest.mark.parametrize("threshold", [0.6, 0.8, 0.9])
+def test_the_indexed_search_finds_what_comparing_every_candidate_finds(threshold: float) -> None:
     rng = random.Random(1)
     vocabulary = [f"w{i}" for i in range(60)]
     lead = ["which", "of", "these", "is", "the", "best"]
@@ -54,8 +55,8 @@ def test_the_indexed_search_finds_what_comparing_every_candidate_finds() -> None
                 if stem:
                     stem[rng.randrange(len(stem))] = rng.choice(vocabulary)
             stems.append(stem if rng.random() > 0.05 else None)
-        expected = _reference(stems, 0.8)
-        assert pairs_of(stems, 0.8) == expected
+        expected = _reference(stems, threshold)
+        assert pairs_of(stems, threshold) == expected
         found_any += len(expected)
     assert found_any > 500  # the stems were alike enough to find pairs, common shingles too
 
