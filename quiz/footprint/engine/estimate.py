@@ -374,7 +374,8 @@ def _inference(
                           not_estimated=_not_estimated(omitted, "inference"),
                           usable_bytes=usable_bytes, kv_tp=kv_tp)
     if needed is not None and inf.gpu_layers is None:  # partial offload: not modelled
-        object.__setattr__(phase, "capacity_of", lambda: capacity(inf, r, gpu, phase))
+        # given the phase when first read (PhaseEstimate.capacity): no reference cycle
+        object.__setattr__(phase, "capacity_of", lambda of: capacity(inf, r, gpu, of))
     return phase
 
 

@@ -262,17 +262,20 @@ class PhaseEstimate:
     not_estimated: tuple[str, ...] = ()
     usable_bytes: int | None = None
     capacity_of: tuple[int | None, int | None] | Callable[
-        [], tuple[int | None, int | None]] = (None, None)
+        [PhaseEstimate], tuple[int | None, int | None]] = (None, None)
     kv_tp: int = 1
 
     @property
     def capacity(self) -> tuple[int | None, int | None]:
         """Inference: ``(max_batch, max_context)`` on the ``gpus_needed`` GPUs
-        (:func:`quiz.footprint.engine.capacity.capacity`; worked out when first read);
-        ``(None, None)`` for training, without a GPU or with an incomplete estimate."""
+        (:func:`quiz.footprint.engine.capacity.capacity`; worked out when first read, by
+        ``capacity_of`` given this phase: a function that kept the phase itself would make a
+        reference cycle, which only the garbage collector frees, so every estimate's items
+        would outlive it); ``(None, None)`` for training, without a GPU or with an incomplete
+        estimate."""
         found = self.capacity_of
         if callable(found):
-            found = found()
+            found = found(self)
             _set(self, "capacity_of", found)
         return found
 
