@@ -174,6 +174,45 @@ class StyledOnceWhenFirstShown(Screen[None]):
 _uses(Screen, "_on_screen_resume")
 
 
+class DrawsOnlyWhatIsShown(Screen[None]):
+    """A screen that lays itself out again only when its size changes, and draws no frame the
+    app would throw away.
+
+    Textual lays a screen out whole at each Resize it gets (``Screen._screen_resized``), also
+    at one of the size it was laid out at, and a start-up sends it two: its own first layout
+    posts the screen a Resize (the screen was just "shown"), and the terminal driver's first
+    size report reaches it once the app's start-up is over (``App._on_resize`` keeps it,
+    ``App._on_idle`` forwards it). And a refresh of its compositor while the app batches its
+    updates (its whole start-up runs in ``App.batch_update``) renders every line of the frame
+    for ``App._display`` to drop it. On the start screen those were two layouts and a frame
+    of its 40-odd widgets, a fifth of the CPU from its compose to its first frame on the
+    terminal.
+
+    Here a Resize to the size the screen was laid out at lays nothing out: what is pending
+    (a layout asked for meanwhile, a repaint) runs now, as the screen's next update would
+    run it (``Screen._on_timer_update``). A compositor refresh during a batch renders
+    nothing: it leaves its regions dirty and counts the screen among the widgets to repaint
+    (``Screen._dirty_widgets``), so the screen's first update after the batch draws them
+    all (at the end of a start-up: the driver's Resize above), in one frame even when that
+    update lays the screen out too. Textual 8.2.8."""
+
+    def _screen_resized(self, size: Size) -> None:
+        if size != self.outer_size:
+            super()._screen_resized(size)
+        elif self.is_current and not self.app._batch_count:
+            self._on_timer_update()
+
+    def _compositor_refresh(self) -> None:
+        if self.app._batch_count and self.is_current:
+            self._dirty_widgets.add(self)
+            return
+        super()._compositor_refresh()
+
+
+_uses(Screen, "_screen_resized")
+_uses(App, "_batch_count")
+
+
 # -- the stylesheet's parsed rules ----------------------------------------------------------------
 _uses(Stylesheet, "_parse_cache")
 _uses(Stylesheet, "_variables")

@@ -29,7 +29,7 @@ from quiz.bank.library import Library
 from quiz.tui.content import assemble, literal
 from quiz.tui.messages import StartSession
 from quiz.tui.screens.covered import HiddenWhenCovered
-from quiz.tui.textual_internals import StyledOnceWhenFirstShown
+from quiz.tui.textual_internals import DrawsOnlyWhatIsShown, StyledOnceWhenFirstShown
 from quiz.tui.widgets.key_bar import KeyBar
 from quiz.tui.widgets.mode_button import ModeButton
 from quiz.tui.widgets.prose import Prose
@@ -76,7 +76,7 @@ def progress_text(progress: LoadProgress) -> str:
             f"{questions} so far")
 
 
-class StartScreen(HiddenWhenCovered, StyledOnceWhenFirstShown):
+class StartScreen(HiddenWhenCovered, StyledOnceWhenFirstShown, DrawsOnlyWhatIsShown):
     """Choose what to study, then start. Enter on the focused Start button begins.
 
     Made with ``library`` ``None`` while the banks load: it shows the progress

@@ -1,0 +1,63 @@
+"""The start screen's first frame (issue 26): laid out once for the terminal's size, and left
+whole on screen. Textual would lay it out again at each Resize of the size it already has (its
+own first layout posts it one, the terminal driver's first size report is another) and render
+a frame during the app's start-up batch only to drop it
+(:class:`quiz.tui.textual_internals.DrawsOnlyWhatIsShown`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from textual.geometry import Size
+from textual.screen import Screen
+from textual.widgets import Static
+
+from quiz.tui.app import make_app
+from quiz.tui.screens.start import StartScreen
+from quiz.tui.textual_internals import SCREEN_LAYOUT, layout_pending, repaint_pending
+from tests.conftest import make_library, question_data
+from tests.tui.waits import until
+
+
+@pytest.fixture
+def sized_layouts(monkeypatch: pytest.MonkeyPatch) -> list[Size]:
+    """The sizes the start screen is laid out for by a Resize or a resume (a layout a widget
+    asks for, at the screen's next update, is given none)."""
+    sizes: list[Size] = []
+    real = getattr(Screen, SCREEN_LAYOUT)
+
+    def counting(self: Screen[Any], size: Size | None = None, scroll: bool = False) -> None:
+        if isinstance(self, StartScreen) and size is not None:
+            sizes.append(size)
+        real(self, size, scroll)
+
+    monkeypatch.setattr(Screen, SCREEN_LAYOUT, counting)
+    return sizes
+
+
+def _settled(screen: Screen[Any]) -> bool:
+    return not layout_pending(screen) and not repaint_pending(screen)
+
+
+async def test_the_start_screen_is_laid_out_once_for_its_size(sized_layouts: list[Size]) -> None:
+    app = make_app(make_library(question_data("q1"), question_data("q2")), shuffle=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, StartScreen) and _settled(app.screen),
+                    "the start screen drawn")
+        screen = app.screen
+        assert sized_layouts == [Size(100, 30)]
+        assert str(screen.query_one("#bank-count", Static).content) == (
+            "2 questions in 1 topic")
+        # Another size is laid out as always, the narrow look included.
+        await pilot.resize_terminal(58, 24)
+        await until(pilot, lambda: screen.outer_size == Size(58, 24) and _settled(screen),
+                    "the screen laid out at 58x24")
+        assert sized_layouts == [Size(100, 30), Size(58, 24)]
+        assert screen.has_class("-narrow")
+        # A Resize of the size it has runs what is pending, without laying out again.
+        screen.query_one("#bank-count", Static).update("changed")
+        await pilot.resize_terminal(58, 24)
+        await until(pilot, lambda: _settled(screen), "the change drawn")
+        assert sized_layouts == [Size(100, 30), Size(58, 24)]
+        assert str(screen.query_one("#bank-count", Static).content) == "changed"
