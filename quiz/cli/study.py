@@ -8,7 +8,6 @@ folder).
 
 from __future__ import annotations
 
-import argparse
 import gc
 import os
 import sys
@@ -21,6 +20,8 @@ from quiz.cli.status import EXIT_ERRORS, EXIT_OK, EXIT_USAGE
 from quiz.wording import plural
 
 if TYPE_CHECKING:
+    import argparse
+
     from quiz.bank.library import Diagnostic, Library
     from quiz.study.launch import Launch
     from quiz.study.store import Store
@@ -43,6 +44,8 @@ _MODE_DESCRIPTIONS = {
 def study_parser(mode: str | None = None, *, overview: str = "") -> argparse.ArgumentParser:
     """The parser of ``quiz`` (``mode`` None: ``overview`` is its ``--help`` description),
     ``quiz exam`` or ``quiz review``."""
+    import argparse  # with its parser, not with this module (imported before the app's paint)
+
     if mode is None:
         parser = argparse.ArgumentParser(
             prog="quiz",
@@ -165,6 +168,8 @@ def seed_value(text: str) -> int:
 
     Raises:
         argparse.ArgumentTypeError: for anything else (argparse makes it a usage error)."""
+    import argparse
+
     try:
         value = int(text)
     except ValueError:
@@ -180,6 +185,8 @@ def folder_value(text: str) -> Path:
 
     Raises:
         argparse.ArgumentTypeError: for an empty path."""
+    import argparse
+
     if not text:
         raise argparse.ArgumentTypeError("an empty path names no folder (for the current "
                                          "folder, write .)")
@@ -276,6 +283,8 @@ def print_load_failure(diagnostics: Sequence[Diagnostic]) -> None:
 
 # -- stats ------------------------------------------------------------------------------------
 def _stats_parser() -> argparse.ArgumentParser:
+    import argparse
+
     parser = argparse.ArgumentParser(
         prog="quiz stats",
         description="Progress: questions seen, mastered and due; accuracy per topic; leeches; "

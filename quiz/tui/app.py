@@ -22,15 +22,12 @@ from typing import TYPE_CHECKING, Any
 from textual import events
 from textual.binding import Binding
 
-from quiz.bank.library import Library
 from quiz.bank.terminal import terminal_safe
-from quiz.study.launch import Launch
-from quiz.study.mode import Mode
 from quiz.tui.ahead import ScreensAhead, freeze_young, unfreeze
 from quiz.tui.commands import AppCommands
 from quiz.tui.content import path_lines
 from quiz.tui.css_cache import keep_parsed, parsed_now, reuse_parsed
-from quiz.tui.loading import LoadFailure, LoadsBanks
+from quiz.tui.loading import LoadsBanks
 from quiz.tui.messages import (
     OpenQuestion,
     RetryQuestions,
@@ -40,19 +37,20 @@ from quiz.tui.messages import (
 from quiz.tui.screens.start import StartScreen
 
 CSS_DIR = Path(__file__).parent
-NO_LAUNCH = Launch()
-"""The command line asked for nothing in particular: the start screen."""
 
 if TYPE_CHECKING:
     from datetime import datetime
 
+    from quiz.bank.library import Library
     from quiz.footprint import FootprintSpec
     from quiz.study.exam import ExamSession
+    from quiz.study.launch import Launch
     from quiz.study.lifecycle import Lifecycle, ResumeOffer, Session
     from quiz.study.recorder import QuestionIndex
     from quiz.study.session import SessionConfig, StudySession
     from quiz.study.shown import PreparedQuestions
     from quiz.study.store import Store
+    from quiz.tui.loading import LoadFailure
 
 
 def utc_now() -> datetime:
@@ -81,7 +79,7 @@ class QuizApp(LoadsBanks, AppCommands):
 
     def __init__(self, library: Library | None, *, seed: int | None = None,
                  shuffle: bool = True, paths: Sequence[str] | None = None,
-                 store: Store | None = None, launch: Launch = NO_LAUNCH,
+                 store: Store | None = None, launch: Launch | None = None,
                  clock: Callable[[], float] = time.monotonic,
                  now: Callable[[], datetime] = utc_now,
                  check: Callable[[Library], str | None] | None = None,
@@ -92,15 +90,27 @@ class QuizApp(LoadsBanks, AppCommands):
         self._css_reused = reuse_parsed(self.stylesheet) if keep_css else 0
         self.loaded = library is not None
         """False while the banks load (the start screen shows the progress; Start waits)."""
-        self.library = library if library is not None else Library(banks=())
+        if library is None:
+            # Imported when used (as the study modules are), not with this module: see
+            # tests/tui/test_import_weight.py.
+            from quiz.bank.library import Library
+
+            library = Library(banks=())
+        self.library = library
         self.paths = list(paths) if paths is not None else None
         """The bank files and folders the library was loaded from (None: not from files)."""
-        if library is None and not self.paths:
+        if not self.loaded and not self.paths:
             raise ValueError("give a library, or the bank paths to load one from")
         self.seed = seed
         self.shuffle = shuffle
         self.store = store
-        self.launch = launch
+        if launch is None:
+            from quiz.study.launch import Launch
+
+            launch = Launch()
+        self.launch: Launch = launch
+        """What the command line asked for (``Launch()``: nothing in particular, the start
+        screen)."""
         self.clock = clock
         self.now = now
         self.check = check
@@ -289,6 +299,8 @@ class QuizApp(LoadsBanks, AppCommands):
     # -- sessions: each handler is one call to the lifecycle ---------------------------------
     def _launch(self) -> None:
         """Start the mode the command line asked for (``quiz exam``, ``quiz review``)."""
+        from quiz.study.mode import Mode
+
         launch = self.launch
         if launch.mode is None or launch.mode == Mode.PRACTICE:
             return
@@ -348,6 +360,8 @@ class QuizApp(LoadsBanks, AppCommands):
         """The practice session the start form describes, drawn by the lifecycle while the
         student reads (``None`` when the form is not on top, not composed yet, or not
         practice)."""
+        from quiz.study.mode import Mode
+
         start = self._start_screen()
         if (start is None or not self.loaded or start.library is not self.library
                 or start.loading_banks or not start.form_ready or self.screen is not start
@@ -427,7 +441,7 @@ def fold_case(key: str) -> str:
 
 def make_app(library: Library | None, *, seed: int | None = None, shuffle: bool = True,
              paths: Sequence[str] | None = None, store: Store | None = None,
-             launch: Launch = NO_LAUNCH, clock: Callable[[], float] = time.monotonic,
+             launch: Launch | None = None, clock: Callable[[], float] = time.monotonic,
              now: Callable[[], datetime] = utc_now,
              check: Callable[[Library], str | None] | None = None,
              collector_paused: bool = False, keep_css: bool = False) -> QuizApp:

@@ -9,11 +9,10 @@ from typing import TYPE_CHECKING
 
 from textual.app import App
 
-from quiz.bank.library import Library
-
 if TYPE_CHECKING:
     from datetime import datetime
 
+    from quiz.bank.library import Library
     from quiz.footprint import FootprintSpec
     from quiz.study.lifecycle import Lifecycle
     from quiz.study.recorder import QuestionIndex

@@ -18,8 +18,6 @@ theirs). Failing to read or write it only costs the parse: nothing is said.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import sys
 from functools import cache
@@ -40,6 +38,12 @@ MAGIC = b"quiz-textual-css 1\n"
 def _key_line(variables: dict[str, str]) -> bytes:
     """What the parsed rules were made for: this Textual (:func:`_textual_stamps`), this
     Python, the variables."""
+    # Imported here, not with the module: the app imports this module before its first paint,
+    # and needs these only once it reads or writes the file (json: the progress store has
+    # imported it by then).
+    import hashlib
+    import json
+
     digest = hashlib.blake2b(repr(sorted(variables.items())).encode(),
                              digest_size=16).hexdigest()
     return json.dumps({"textual": _textual_stamps(), "python": sys.implementation.cache_tag,
@@ -52,6 +56,8 @@ def _textual_stamps() -> str:
     each module of its CSS package (an upgrade rewrites them). Not ``textual.__version__``:
     that reads the package's metadata (``importlib.metadata`` and the ``email`` parser,
     about 12 ms, more than the parse saved)."""
+    import hashlib
+
     root = os.path.dirname(os.path.abspath(textual.__file__))
     stamps = []
     for folder in (root, os.path.join(root, "css")):

@@ -7,11 +7,10 @@ from typing import TYPE_CHECKING
 
 from textual.message import Message
 
-from quiz.study.mode import Mode
-
 if TYPE_CHECKING:
     from quiz.bank.library import LoadReport
     from quiz.bank.load_progress import LoadProgress
+    from quiz.study.mode import Mode
     from quiz.study.recorder import QuestionIndex
     from quiz.study.session import SessionConfig
 
@@ -21,8 +20,10 @@ class StartSession(Message):
     exam, review or cram; ``minutes`` sets an exam's clock (``None``: the bank's time limit or
     1.2 minutes per question); ``strict``: an exam without pause, on the wall clock."""
 
-    def __init__(self, config: SessionConfig, mode: Mode | str = Mode.PRACTICE,
+    def __init__(self, config: SessionConfig, mode: Mode | str = "practice",
                  minutes: float | None = None, *, strict: bool = False) -> None:
+        from quiz.study.mode import Mode  # not imported with the app: before its first paint
+
         self.config = config
         self.mode = Mode(mode)
         self.minutes = minutes

@@ -25,7 +25,6 @@ from textual.widgets import (
 )
 from textual.widgets.selection_list import Selection
 
-from quiz.bank.library import Library
 from quiz.tui.content import assemble, literal
 from quiz.tui.messages import StartSession
 from quiz.tui.screens.covered import HiddenWhenCovered
@@ -38,6 +37,7 @@ from quiz.tui.widgets.title_bar import TitleBar
 from quiz.tui.widgets.topic_list import TopicList
 
 if TYPE_CHECKING:
+    from quiz.bank.library import Library
     from quiz.bank.load_progress import LoadProgress
     from quiz.study.launch import Launch
     from quiz.study.session import SessionConfig
@@ -108,6 +108,8 @@ class StartScreen(HiddenWhenCovered, StyledOnceWhenFirstShown, DrawsOnlyWhatIsSh
         self.composing = False
         """True while :meth:`show_library` composes the form: its fields are not there yet,
         so nothing may read it (the form's session drawn ahead, Start)."""
+        from quiz.bank.library import Library  # with the banks, not with this module
+
         self.library = Library(banks=())
         self.topic_counts: Counter[str] = Counter()
         self.shuffle = shuffle

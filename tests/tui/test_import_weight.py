@@ -1,0 +1,64 @@
+"""What importing the app costs before its first paint (issue 26, the benchmark's "imports
+before first paint" row): beyond what Textual's app and the start screen's widgets import (the
+floor), ``quiz.cli``, ``quiz.cli.study`` and ``quiz.tui.app`` import quiz's own modules of the
+start screen and nothing else. What the app uses later, or reads once it runs (the banks'
+modules, the progress store, argparse's parser, json and hashlib for its caches), is imported
+where it is used."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+ALLOWED_BEYOND_FLOOR = {"gc", "textual.widgets.selection_list"}
+"""Modules other than quiz's that the app's imports add to the floor's: a builtin, and the
+selection list's public module (its class is in the floor already)."""
+
+NOT_BEFORE_PAINT = ("quiz.bank.library", "quiz.bank.load", "quiz.bank.model", "quiz.paths",
+                    "quiz.study.launch", "quiz.study.mode", "quiz.study.store", "quiz.footprint",
+                    "quiz.tui.screens.question", "pydantic", "yaml")
+"""Modules of quiz (and its dependencies) that importing the app must not import."""
+
+
+def _benchmark_imports() -> dict[str, str]:
+    """The benchmark's own import lines (``IMPORT_FLOOR``, ``IMPORT_QUIZ`` in
+    benchmarks/run.py), read from its source so that this test measures what it measures."""
+    tree = ast.parse((ROOT / "benchmarks" / "run.py").read_text(encoding="utf-8"))
+    return {node.targets[0].id: ast.literal_eval(node.value) for node in tree.body
+            if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)
+            and node.targets[0].id in ("IMPORT_FLOOR", "IMPORT_QUIZ")}
+
+
+def _modules_after(code: str) -> set[str]:
+    """Every module in ``sys.modules`` of a fresh interpreter after running ``code``."""
+    out = subprocess.run([sys.executable, "-c", code + "\nimport sys\nprint(*sys.modules)"],
+                         capture_output=True, text=True, check=True, cwd=ROOT)
+    return set(out.stdout.split())
+
+
+def _beyond_floor(extra: str = "") -> tuple[set[str], set[str]]:
+    """The modules the app's imports (and ``extra``) add to the floor's: (quiz's, others)."""
+    lines = _benchmark_imports()
+    floor = _modules_after(lines["IMPORT_FLOOR"])
+    added = _modules_after(lines["IMPORT_QUIZ"] + extra) - floor
+    return ({m for m in added if m == "quiz" or m.startswith("quiz.")},
+            {m for m in added if m != "quiz" and not m.startswith("quiz.")})
+
+
+def test_the_app_imports_only_its_start_screen_before_the_first_paint() -> None:
+    ours, others = _beyond_floor()
+    assert others <= ALLOWED_BEYOND_FLOOR, sorted(others - ALLOWED_BEYOND_FLOOR)
+    assert "quiz.tui.screens.start" in ours
+    imported = sorted(m for m in ours | others
+                      if any(m == n or m.startswith(n + ".") for n in NOT_BEFORE_PAINT))
+    assert imported == []
+
+
+def test_the_check_sees_a_module_imported_at_the_top() -> None:
+    """The test above can fail: a module imported with the app is found."""
+    ours, others = _beyond_floor("\nimport json\nimport quiz.study.launch")
+    assert "json" in others and "quiz.study.launch" in ours
