@@ -175,32 +175,52 @@ _uses(Screen, "_on_screen_resume")
 
 
 class DrawsOnlyWhatIsShown(Screen[None]):
-    """A screen that lays itself out again only when its size changes, and draws no frame the
-    app would throw away.
+    """A screen laid out and drawn only when that can be seen: once for its size when the app
+    starts, again only when its size or its content changes.
 
     Textual lays a screen out whole at each Resize it gets (``Screen._screen_resized``), also
     at one of the size it was laid out at, and a start-up sends it two: its own first layout
     posts the screen a Resize (the screen was just "shown"), and the terminal driver's first
     size report reaches it once the app's start-up is over (``App._on_resize`` keeps it,
-    ``App._on_idle`` forwards it). And a refresh of its compositor while the app batches its
-    updates (its whole start-up runs in ``App.batch_update``) renders every line of the frame
-    for ``App._display`` to drop it. On the start screen those were two layouts and a frame
-    of its 40-odd widgets, a fifth of the CPU from its compose to its first frame on the
-    terminal.
+    ``App._on_idle`` forwards it). Its first layout, when it is shown during the start-up
+    (which runs in ``App.batch_update``), comes before its widgets have had their mount
+    handled, so what those ask for lays it out once more; and a refresh of its compositor
+    during the batch renders every line of a frame for ``App._display`` to drop it. On the
+    start screen that was three layouts and two frames of its 40-odd widgets for the one
+    frame the terminal shows, half the CPU from its compose to that frame.
 
-    Here a Resize to the size the screen was laid out at lays nothing out: what is pending
-    (a layout asked for meanwhile, a repaint) runs now, as the screen's next update would
-    run it (``Screen._on_timer_update``). A compositor refresh during a batch renders
-    nothing: it leaves its regions dirty and counts the screen among the widgets to repaint
-    (``Screen._dirty_widgets``), so the screen's first update after the batch draws them
-    all (at the end of a start-up: the driver's Resize above), in one frame even when that
-    update lays the screen out too. Textual 8.2.8."""
+    Here, while the app batches its updates (the screen on top): a layout is put off to the
+    screen's first update after the batch (``Screen._layout_required``, for the size asked),
+    and a compositor refresh renders nothing, leaving its regions dirty and the screen among
+    the widgets to repaint (``Screen._dirty_widgets``). A Resize to the size the screen was
+    laid out at lays nothing out: it runs the screen's pending update now, as its frame
+    timer would (``Screen._on_timer_update``), so the start-up's last Resize draws the first
+    frame at once, laid out once. Any other Resize lays the screen out as Textual does.
+    Textual 8.2.8."""
+
+    _deferred_size: Size | None = None
+    """The size of the layout put off during a batch (``None``: none is)."""
 
     def _screen_resized(self, size: Size) -> None:
-        if size != self.outer_size:
+        if self._deferred_size is not None:
+            self._deferred_size = size
+        elif size != self.outer_size:
             super()._screen_resized(size)
-        elif self.is_current and not self.app._batch_count:
+            return
+        if self.is_current and not self.app._batch_count:
             self._on_timer_update()
+
+    def _refresh_layout(self, size: Size | None = None, scroll: bool = False) -> None:
+        if self.app._batch_count and self.is_current:
+            self._deferred_size = size or self._deferred_size or self.app.size
+            self._layout_required = True
+            return
+        if self._deferred_size is not None:
+            size = size or self._deferred_size
+            self._deferred_size = None
+            if not self.outer_size:  # its first layout: the frame it draws is the whole screen
+                self._repaint_required = False
+        super()._refresh_layout(size, scroll)
 
     def _compositor_refresh(self) -> None:
         if self.app._batch_count and self.is_current:

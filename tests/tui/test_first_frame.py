@@ -1,7 +1,8 @@
-"""The start screen's first frame (issue 26): laid out once for the terminal's size, and left
-whole on screen. Textual would lay it out again at each Resize of the size it already has (its
-own first layout posts it one, the terminal driver's first size report is another) and render
-a frame during the app's start-up batch only to drop it
+"""The start screen's first frame (issue 26): laid out once, for the terminal's size, after its
+widgets are mounted, and left whole on screen. Textual would lay it out during the app's
+start-up batch, again for what its widgets' mounting asked, and again at each Resize of the
+size it already has (its own first layout posts it one, the terminal driver's first size
+report is another), and render a frame during the batch only to drop it
 (:class:`quiz.tui.textual_internals.DrawsOnlyWhatIsShown`)."""
 
 from __future__ import annotations
@@ -61,3 +62,22 @@ async def test_the_start_screen_is_laid_out_once_for_its_size(sized_layouts: lis
         await until(pilot, lambda: _settled(screen), "the change drawn")
         assert sized_layouts == [Size(100, 30), Size(58, 24)]
         assert str(screen.query_one("#bank-count", Static).content) == "changed"
+
+
+async def test_a_narrow_terminal_styles_the_form_narrow_before_its_one_layout(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    looks: list[tuple[Size | None, bool]] = []  # every layout: its size, and the narrow look
+    real = getattr(Screen, SCREEN_LAYOUT)
+
+    def seeing(self: Screen[Any], size: Size | None = None, scroll: bool = False) -> None:
+        if isinstance(self, StartScreen):
+            looks.append((size, self.has_class("-narrow")))
+        real(self, size, scroll)
+
+    monkeypatch.setattr(Screen, SCREEN_LAYOUT, seeing)
+    app = make_app(make_library(question_data("q1"), question_data("q2")), shuffle=False)
+    async with app.run_test(size=(58, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, StartScreen) and _settled(app.screen),
+                    "the start screen drawn")
+        assert looks[0] == (Size(58, 24), True)
+        assert [size for size, _ in looks if size is not None] == [Size(58, 24)]
