@@ -17,7 +17,6 @@ from textual.widgets import (
     Button,
     Input,
     Label,
-    ProgressBar,
     RadioSet,
     SelectionList,
     Static,
@@ -146,6 +145,9 @@ class StartScreen(HiddenWhenCovered, StyledOnceWhenFirstShown, DrawsOnlyWhatIsSh
         lib = self.library
         yield TitleBar()
         if self.loading_banks and not lib.banks:
+            # Imported only for a load's progress (1.7 ms): a start the cache serves has none.
+            from textual.widgets import ProgressBar
+
             with VerticalScroll(id="start-body", can_focus=False):
                 yield Static(literal("Loading the question banks", "bold"), id="bank-title",
                              markup=False)
@@ -245,6 +247,8 @@ class StartScreen(HiddenWhenCovered, StyledOnceWhenFirstShown, DrawsOnlyWhatIsSh
             return
         text = progress_text(progress)
         if not self.library.banks:
+            from textual.widgets import ProgressBar
+
             bar = self.query_one("#load-bar", ProgressBar)
             bar.update(total=max(progress.total_bytes, 1), progress=progress.done_bytes)
             self.query_one("#load-status", Static).update(text)

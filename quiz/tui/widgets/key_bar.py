@@ -10,7 +10,7 @@ about 25 ms of a screen switch on a 2-core machine, issue 13), it only draws the
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from rich.cells import cell_len
 from textual import events
@@ -25,11 +25,11 @@ DIM = Style(dim=True)
 """How a key whose action waits is drawn."""
 
 
-@dataclass(frozen=True)
-class KeyCell:
+class KeyCell(NamedTuple):
     """One key as drawn: the cells ``start`` to ``end`` (exclusive) of the bar it covers, the
     ``key`` a click presses, what is shown (``display``, ``description``), and whether its
-    action can run now (``enabled``)."""
+    action can run now (``enabled``). (A named tuple: its class is made before the first paint,
+    in a tenth of a frozen dataclass's time.)"""
 
     start: int
     end: int
@@ -147,9 +147,9 @@ class KeyBar(Widget, can_focus=False):
         # and a space.
         room = width if palette is None else max(0, width - palette.end)
         # A key cut off at the edge is clickable on the cells shown.
-        cells = [replace(c, end=min(c.end, room)) for c in left if c.start < room]
+        cells = [c._replace(end=min(c.end, room)) for c in left if c.start < room]
         if palette is not None:
-            cells.append(replace(palette, start=room, end=width))
+            cells.append(palette._replace(start=room, end=width))
         self._cells = cells
         key_style = self.get_visual_style("key-bar--key", partial=True)
         description_style = self.get_visual_style("key-bar--description", partial=True)
