@@ -195,8 +195,9 @@ class DrawsOnlyWhatIsShown(Screen[None]):
     the widgets to repaint (``Screen._dirty_widgets``). A Resize to the size the screen was
     laid out at lays nothing out: it runs the screen's pending update now, as its frame
     timer would (``Screen._on_timer_update``), so the start-up's last Resize draws the first
-    frame at once, laid out once. Any other Resize lays the screen out as Textual does.
-    Textual 8.2.8."""
+    frame at once, laid out once, and once only: the whole-screen repaint the screen's first
+    size asks for (``Screen._repaint_required``) would draw that frame again. Any other
+    Resize lays the screen out as Textual does. Textual 8.2.8."""
 
     _deferred_size: Size | None = None
     """The size of the layout put off during a batch (``None``: none is)."""
@@ -215,12 +216,15 @@ class DrawsOnlyWhatIsShown(Screen[None]):
             self._deferred_size = size or self._deferred_size or self.app.size
             self._layout_required = True
             return
+        first = not self.outer_size
         if self._deferred_size is not None:
             size = size or self._deferred_size
             self._deferred_size = None
-            if not self.outer_size:  # its first layout: the frame it draws is the whole screen
-                self._repaint_required = False
         super()._refresh_layout(size, scroll)
+        if first and self.outer_size and self.is_current and not self.app._batch_count:
+            # Its first layout drew the whole screen: the repaint its new size asked for
+            # (``Widget._size_updated``) would draw the same frame again.
+            self._repaint_required = False
 
     def _compositor_refresh(self) -> None:
         if self.app._batch_count and self.is_current:
