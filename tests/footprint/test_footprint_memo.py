@@ -247,3 +247,45 @@ def test_an_estimate_leaves_no_reference_cycle(data: dict[str, Any]) -> None:
     finally:
         if was:
             gc.enable()
+
+
+@pytest.mark.parametrize("model", ["llama-2-70b", "mixtral-8x7b"])
+@pytest.mark.parametrize("extra", [
+    {}, {"precision": "mixed-fp8"}, {"optimizer": "adam-8bit"}, {"optimizer": "adafactor"},
+    {"optimizer": "sgd-momentum", "precision": "bf16"}, {"optimizer": "sgd"},
+])
+def test_model_states_equal_the_counts_computed_afresh(model: str,
+                                                       extra: dict[str, object]) -> None:
+    # The estimate's ModelStates (one per training spec and model) answers what param_count,
+    # fp8_weight_bytes and the Adafactor split compute one by one, for the layout and for the
+    # whole model a checkpoint saves (the whole_model view's counts).
+    from quiz.footprint.inputs.arch import adafactor_state_values
+    from quiz.footprint.items.fp8 import fp8_weight_bytes
+    from quiz.footprint.items.states import ModelStates
+
+    r = spec(model=model).resolved
+    seen = set()
+    for lay in LAYOUTS:
+        if "ep" in lay and model != "mixtral-8x7b":
+            continue
+        t = spec(model=model, training={**lay, **extra}).training
+        states = ModelStates(t, r)
+        for dp in (1, 2, 8, 64):
+            counts = tuple(ep._param_count(t, r, stage, dp) for stage in (3, 2, 1))
+            assert states.counts(dp) == counts
+            seen.add(counts)
+            assert states.fp8_weights(dp) == fp8_weight_bytes(t, r, dp)
+            n, sb = counts[2], states.state_bytes
+            assert states.optimizer(dp) == {
+                "adamw": 2 * n * sb, "adam-8bit": 2 * (n + -(-n // 256) * 4),
+                "sgd-momentum": n * sb, "sgd": 0,
+                "adafactor": ep.split_count(t, r, sum(adafactor_state_values(r.arch)),
+                                            ep.expert_adafactor_values(r), 1, dp) * sb,
+            }[t.optimizer]
+        whole = whole_model(t)
+        counts = tuple(ep._param_count(whole, r, stage, 1) for stage in (3, 2, 1))
+        assert counts == (r.params,) * 3
+        assert states.whole() == (r.params * states.weight_bytes,
+                                  r.params * 4 if states.master else 0,
+                                  ModelStates(whole, r).optimizer(1))
+    assert len(seen) >= 10  # the layouts do differ, so a wrong rule would be caught

@@ -36,7 +36,6 @@ from quiz.footprint.items import regime as _regime
 from quiz.footprint.items.ep import (
     EP_SRC,
     expert_adafactor_values,
-    param_count,
     split_count,
     uses_ep,
 )
@@ -64,6 +63,7 @@ from quiz.footprint.items.lora import (
     lora_items,
 )
 from quiz.footprint.items.pipeline import UNIFORM_SRC, layers_held, split_text, uneven
+from quiz.footprint.items.states import states_of
 
 if TYPE_CHECKING:
     from quiz.footprint.inputs.arch import Architecture
@@ -94,19 +94,26 @@ _Add = Callable[[str, int, "str | Callable[[], str]", str], None]
 """``add(name, bytes, formula, source)``: appends one item (see :func:`training_items`)."""
 
 
+# The quantities below read the estimate's ModelStates of t and r (quiz.footprint.items.states),
+# which computes each count once for the items, the fewest-GPU search and the notes.
+
+
 def weight_bytes_per_device(t: TrainingSpec, r: ResolvedModel, dp: int) -> int:
     """Bytes of working weights per device with ``dp`` data-parallel devices (ZeRO-3 shards)."""
-    return param_count(t, r, 3, dp) * _BYTES[weight_dtype(t)]
+    states = states_of(t, r)
+    return states.counts(dp)[0] * states.weight_bytes
 
 
 def gradient_bytes_per_device(t: TrainingSpec, r: ResolvedModel, dp: int) -> int:
     """Bytes of gradients per device with ``dp`` data-parallel devices (ZeRO-2 shards)."""
-    return param_count(t, r, 2, dp) * _BYTES[grad_dtype(t)]
+    states = states_of(t, r)
+    return states.counts(dp)[1] * states.grad_bytes
 
 
 def master_bytes_per_device(t: TrainingSpec, r: ResolvedModel, dp: int) -> int:
     """Bytes of the FP32 master copy per device (ZeRO-1 shards); 0 without mixed precision."""
-    return param_count(t, r, 1, dp) * 4 if has_master(t) else 0
+    states = states_of(t, r)
+    return states.counts(dp)[2] * 4 if states.master else 0
 
 
 def optimizer_bytes_per_device(t: TrainingSpec, r: ResolvedModel, dp: int) -> int | None:
@@ -116,23 +123,10 @@ def optimizer_bytes_per_device(t: TrainingSpec, r: ResolvedModel, dp: int) -> in
     :func:`state_bytes`; 8-bit Adam 2 × (1 byte per parameter + one 4-byte FP32 absmax per block
     of :data:`ADAM_8BIT_BLOCK`; Dettmers et al. 2022); Adafactor its factored statistics
     (:func:`~quiz.footprint.inputs.arch.adafactor_state_values`) × :func:`state_bytes`, or
-    ``None`` without an architecture.
+    ``None`` without an architecture (:meth:`~quiz.footprint.items.states.ModelStates.
+    optimizer`).
     """
-    sb = state_bytes(t)
-    opt = t.optimizer
-    if opt == "adafactor":
-        if r.arch is None:
-            return None
-        return split_count(t, r, sum(adafactor_state_values(r.arch)),
-                           expert_adafactor_values(r), 1, dp) * sb
-    n = param_count(t, r, 1, dp)
-    if opt == "sgd":
-        return 0
-    if opt == "sgd-momentum":
-        return n * sb
-    if opt in ("adam", "adamw"):
-        return 2 * n * sb
-    return 2 * (n + -(-n // ADAM_8BIT_BLOCK) * 4)  # adam-8bit
+    return states_of(t, r).optimizer(dp)
 
 
 def state_bytes_by_item(t: TrainingSpec, r: ResolvedModel, dp: int) -> dict[str, int] | None:
@@ -140,17 +134,12 @@ def state_bytes_by_item(t: TrainingSpec, r: ResolvedModel, dp: int) -> dict[str,
     item name (weights, gradients, master_weights, optimizer_states), wherever they live;
     ``None`` when the optimizer state is unknown (Adafactor without an architecture). With
     adapters (``finetune`` lora or qlora), the frozen base, its NF4 constants and the adapters'
-    states (:meth:`quiz.footprint.items.lora.AdapterStates.by_item`)."""
-    if t.finetune != "full":
+    states (:meth:`quiz.footprint.items.lora.AdapterStates.by_item`). The mapping is the
+    estimate's (:meth:`~quiz.footprint.items.states.ModelStates.by_item`): read it, do not
+    change it."""
+    if t.finetune != "full":  # the adapters' own arithmetic (and memo)
         return adapter_states(t, r, dp).by_item()
-    opt = optimizer_bytes_per_device(t, r, dp)
-    if opt is None:
-        return None
-    return {"weights": weight_bytes_per_device(t, r, dp),
-            "fp8_weights": fp8_weight_bytes(t, r, dp),
-            "gradients": gradient_bytes_per_device(t, r, dp),
-            "master_weights": master_bytes_per_device(t, r, dp),
-            "optimizer_states": opt}
+    return states_of(t, r).by_item(dp)
 
 
 def model_state_bytes(t: TrainingSpec, r: ResolvedModel, dp: int) -> int | None:
@@ -401,10 +390,11 @@ def training_items(t: TrainingSpec, r: ResolvedModel) -> tuple[list[Item], list[
         return items, omitted
 
     # Formulas are built when first read (Item), each from the values bound here.
-    n3, n2, n = param_count(t, r, 3, dp), param_count(t, r, 2, dp), param_count(t, r, 1, dp)
-    master = has_master(t)
+    states = states_of(t, r)  # the counts and bytes the fit and the notes read too
+    n3, n2, n = states.counts(dp)
+    master = states.master
     # the bytes below are weight_bytes_per_device, gradient_bytes_per_device and
-    # master_bytes_per_device, from the counts above (each asked once)
+    # master_bytes_per_device, from the counts above
     add(
         "weights",
         n3 * wb,
@@ -412,7 +402,7 @@ def training_items(t: TrainingSpec, r: ResolvedModel) -> tuple[list[Item], list[
         f"{MIXED_SRC}; {ZERO_SRC}" if master else ZERO_SRC,
     )
     if is_fp8(t):
-        add("fp8_weights", fp8_weight_bytes(t, r, dp), lambda: fp8_weight_formula(t, r),
+        add("fp8_weights", states.fp8_weights(dp), lambda: fp8_weight_formula(t, r),
             FP8_SRC)
     add(
         "gradients",

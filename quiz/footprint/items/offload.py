@@ -208,6 +208,19 @@ _PLACES = {(p, o): {**dict.fromkeys(_PARAM_ITEMS, _where(p)),
            for p in ("none", "cpu", "nvme") for o in ("none", "cpu", "nvme")}
 
 
+def _offloaded(name: str, where: str) -> str:
+    """What the source of the item ``name`` gains when it moves to ``where``: ZeRO-Infinity for
+    the 16-bit weights and for NVMe, ZeRO-Offload otherwise."""
+    return f"; offloaded: {INFINITY_SRC if name == 'weights' or where == 'nvme' else OFFLOAD_SRC}"
+
+
+_MOVES = {key: {name: (where, _offloaded(name, where))
+                for name, where in placed.items() if where != "gpu"}
+          for key, placed in _PLACES.items()}
+"""For each ``(offload_params, offload)``: the items that leave the GPU, each with
+``(location, what its source gains)`` (:func:`place`, :func:`_offloaded`)."""
+
+
 def split_items(
     t: TrainingSpec, r: ResolvedModel, items: list[Item], omitted: list[Omitted]
 ) -> dict[str, list[Item]]:
@@ -229,14 +242,16 @@ def split_items(
     if t.offload == "none" and t.offload_params == "none":  # nothing moves
         out["gpu"] = list(items)
         return out
-    where_of = places(t)
+    moves = _MOVES[t.offload_params, t.offload]
+    gpu = out["gpu"]
     for item in items:
-        where = where_of.get(item.name, "gpu")
-        if where != "gpu":
-            src = INFINITY_SRC if item.name == "weights" or where == "nvme" else OFFLOAD_SRC
+        move = moves.get(item.name)
+        if move is None:
+            gpu.append(item)
+        else:
+            where, offloaded = move
             name, value, cell, source, unit = item  # item.with_source(...), inlined
-            item = _new(Item, (name, value, cell, f"{source}; offloaded: {src}", unit))
-        out[where].append(item)
+            out[where].append(_new(Item, (name, value, cell, source + offloaded, unit)))
     return out
 
 

@@ -75,7 +75,21 @@ def shard_count(t: TrainingSpec, n: int, stage: int, dp: int,
     With ``r`` and pipeline stages of different sizes, the tp × pp split is the first stage's
     share (:func:`quiz.footprint.items.pipeline.pp_split`).
 
-    The single home of ZeRO's sharding rule: items, the fewest-GPU search and storage read it.
+    The single home of ZeRO's sharding rule (with :func:`zero_shards`, its three stages at
+    once): items, the fewest-GPU search and storage read it.
     """
     per = -(-n // (t.tp * t.pp)) if r is None else pp_split(t, r, n)
     return -(-per // (dp * t.cp)) if t.zero >= stage else per
+
+
+def zero_shards(t: TrainingSpec, per: int, dp: int) -> tuple[int, int, int]:
+    """``(stage 3, stage 2, stage 1)``: how many of the ``per`` values of one tp × pp rank one
+    device holds when ZeRO partitions a state from stage 3, 2 or 1 on (weights, gradients,
+    master copy and optimizer states) with ``dp`` data-parallel devices: :func:`shard_count`'s
+    rule (over ``dp`` × cp, rounded up, when the ZeRO stage of ``t`` is that stage or
+    higher) for the three stages, from the rank's share computed once."""
+    zero = t.zero
+    if not zero:
+        return per, per, per
+    shard = -(-per // (dp * t.cp))
+    return (shard if zero >= 3 else per, shard if zero >= 2 else per, shard)

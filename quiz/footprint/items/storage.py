@@ -25,11 +25,9 @@ from quiz.footprint.items.lora import PEFT_SAVE_SRC, adapter_states, trainable_p
 from quiz.footprint.items.model_states import (
     _BYTES,
     has_master,
-    master_bytes_per_device,
-    optimizer_bytes_per_device,
-    weight_bytes_per_device,
     weight_dtype,
 )
+from quiz.footprint.items.states import states_of
 from quiz.footprint.quant.schemes import SCHEMES
 
 if TYPE_CHECKING:
@@ -153,20 +151,23 @@ def checkpoint_bytes(spec: FootprintSpec, r: ResolvedModel,
     """Bytes of the checkpoints kept: ``checkpoints`` × (working weights, plus for a full
     checkpoint the FP32 master copy and the optimizer states, of the whole model; gradients are
     not saved). ``None`` for a full Adafactor checkpoint without an architecture. ``whole``:
-    :func:`whole_model` of the training spec, when the caller has it already."""
-    t, st = whole or whole_model(spec.training), spec.storage
-    if t.finetune != "full":  # the adapters only: the frozen base is the published model
-        states = adapter_states(t, r, 1)
+    :func:`whole_model` of the training spec, when the caller has it already (the adapters'
+    states are counted in that layout; a full fine-tuning's are the estimate's
+    :meth:`~quiz.footprint.items.states.ModelStates.whole`)."""
+    st = spec.storage
+    if spec.training.finetune != "full":  # the adapters only: the base is the published model
+        states = adapter_states(whole or whole_model(spec.training), r, 1)
         one = states.adapter
         if st.checkpoint_kind == "full":
             one += states.master + states.optimizer
         return st.checkpoints * one
-    one = weight_bytes_per_device(t, r, 1)
+    # the whole model's weight_bytes_per_device, master_bytes_per_device and
+    # optimizer_bytes_per_device, from the estimate's states of the training spec
+    one, master, opt = states_of(spec.training, r).whole()
     if st.checkpoint_kind == "full":
-        opt = optimizer_bytes_per_device(t, r, 1)
         if opt is None:
             return None
-        one += master_bytes_per_device(t, r, 1) + opt
+        one += master + opt
     return st.checkpoints * one
 
 
@@ -182,7 +183,8 @@ def _checkpoint_item(
     def times() -> str:
         return count_noun(n_ckpt, "checkpoint")
 
-    whole = whole_model(t)
+    adapters = t.finetune != "full"
+    whole = whole_model(t) if adapters else None  # the adapters' layout (checkpoint_bytes)
     total = checkpoint_bytes(spec, r, whole)
     if total is None:
         omitted.append(
@@ -196,7 +198,7 @@ def _checkpoint_item(
             )
         )
         return
-    if t.finetune != "full":
+    if whole is not None:  # adapters
         def adapter_formula() -> str:  # built when first read (Item)
             adapters = count_noun(trainable_params(t, r), "adapter param")
             if st.checkpoint_kind == "weights":
@@ -225,7 +227,7 @@ def _checkpoint_item(
         return
 
     def full_formula() -> str:  # built when first read (Item)
-        opt = optimizer_bytes_per_device(whole, r, 1) or 0
+        opt = states_of(t, r).whole()[2] or 0  # the whole model's optimizer_bytes_per_device
         per_param = wb + (4 if has_master(t) else 0)
         what = f"{wd.upper()} weights" + (" + FP32 master" if has_master(t) else "")
         return (f"{times()} × ({count_noun(psi, 'param')} × {per_param} bytes ({what}) + "
