@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual import events
+from textual.app import App
 from textual.binding import Binding
 
 from quiz.bank.terminal import terminal_safe
@@ -28,12 +29,6 @@ from quiz.tui.commands import AppCommands
 from quiz.tui.content import path_lines
 from quiz.tui.css_cache import keep_parsed, parsed_now, reuse_parsed
 from quiz.tui.loading import LoadsBanks
-from quiz.tui.messages import (
-    OpenQuestion,
-    RetryQuestions,
-    SavingChanged,
-    StartSession,
-)
 from quiz.tui.screens.start import StartScreen
 
 CSS_DIR = Path(__file__).parent
@@ -51,6 +46,7 @@ if TYPE_CHECKING:
     from quiz.study.shown import PreparedQuestions
     from quiz.study.store import Store
     from quiz.tui.loading import LoadFailure
+    from quiz.tui.messages import OpenQuestion, RetryQuestions, SavingChanged, StartSession
 
 
 def utc_now() -> datetime:
@@ -60,7 +56,7 @@ def utc_now() -> datetime:
     return now()
 
 
-class QuizApp(LoadsBanks, AppCommands):
+class QuizApp(LoadsBanks, AppCommands, App[int]):
     """Study a :class:`~quiz.bank.library.Library`: start screen → questions → summary, or an
     exam → its report. With a :class:`~quiz.study.store.Store`, every answer is kept as it is
     given and an interrupted session is offered for resumption at the next start."""
@@ -175,7 +171,7 @@ class QuizApp(LoadsBanks, AppCommands):
         # First of what waits for the first frame: the collector, then the loading worker.
         self.call_after_refresh(self._drawn_first)
         if self.store is not None:  # told when answers cannot be saved, and when they are again
-            self.store.listen(lambda problem: self.post_message(SavingChanged(problem)))
+            self.store.listen(self._saving_changed)
         self._keep_theme_setting()
         if self.loaded:
             # Made terminal-safe here, once: every screen's header shows the app's title.
@@ -377,6 +373,13 @@ class QuizApp(LoadsBanks, AppCommands):
     def on_unmount(self) -> None:
         self._first_frame.set()  # a worker waiting for it goes on (and finds itself cancelled)
         unfreeze()
+
+    def _saving_changed(self, problem: str | None) -> None:
+        """The store's listener: whether answers can be saved changed (``problem``: why not)."""
+        # The app's messages are imported when one is first sent, not before the first paint.
+        from quiz.tui.messages import SavingChanged
+
+        self.post_message(SavingChanged(problem))
 
     def on_saving_changed(self, message: SavingChanged) -> None:
         from quiz.study.store import saving_text

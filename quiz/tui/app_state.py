@@ -1,6 +1,8 @@
 """What the parts of :class:`~quiz.tui.app.QuizApp` share: the attributes and properties the
 app holds, declared once for the type checker (:class:`~quiz.tui.commands.AppCommands` and
-:class:`~quiz.tui.loading.LoadsBanks` build on it)."""
+:class:`~quiz.tui.loading.LoadsBanks` build on it). A part must hold no Textual class
+attributes (``BINDINGS``, ``CSS``, reactives, ``@on`` handlers): at run time it is a plain
+mixin."""
 
 from __future__ import annotations
 
@@ -45,7 +47,9 @@ if TYPE_CHECKING:
             """The study session shown."""
 
 else:
-    # At run time the parts build on App itself: a Textual class of declarations only would
-    # cost its creation before the first paint (0.25 ms: Textual inspects each class it is
-    # given), for nothing.
-    AppState = App
+    # At run time the parts are plain mixins, and QuizApp derives from App itself: Textual
+    # inspects each class derived from App as it is made (0.25 ms each, before the first
+    # paint), and these parts hold none of what it looks for (bindings, CSS, reactives,
+    # handlers decorated with @on; their on_ and action_ methods are found through QuizApp's
+    # MRO), only methods.
+    AppState = object

@@ -13,13 +13,13 @@ from textual.worker import get_current_worker
 
 from quiz.bank.terminal import terminal_safe
 from quiz.tui.app_state import AppState
-from quiz.tui.messages import BanksLoaded, BanksLoading
 from quiz.tui.screens.start import StartScreen
 
 if TYPE_CHECKING:
     from quiz.bank.library import Diagnostic, Library, LoadReport
     from quiz.bank.load_progress import LoadProgress
     from quiz.study.recorder import QuestionIndex
+    from quiz.tui.messages import BanksLoaded, BanksLoading
 
 SHOWN_WAIT_S = 2.0
 """Longest the loading worker waits for the loaded library to be on screen before it writes
@@ -91,6 +91,8 @@ class LoadsBanks(AppState):
         after the start is then served by them). Never raises: an unexpected exception becomes
         an "internal error" diagnostic."""
 
+        from quiz.tui.messages import BanksLoading  # not before the first paint: see QuizApp
+
         def progress(done: LoadProgress) -> None:
             self.post_message(BanksLoading(done))
 
@@ -116,6 +118,8 @@ class LoadsBanks(AppState):
                 f"({type(exc).__name__}: {exc}); please report it ({HINT})")])
             index = None
         shown = threading.Event()
+        from quiz.tui.messages import BanksLoaded
+
         self.post_message(BanksLoaded(report, index, reload, shown))
         # Once the start screen shows the library (not while it draws it), the cache entries
         # of banks loaded in full are written (a few hundred ms for a large bank) and the

@@ -71,3 +71,23 @@ def test_the_progress_bar_is_imported_only_for_a_load() -> None:
         _benchmark_imports()["IMPORT_QUIZ"])
     assert "textual.widgets._progress_bar" in _modules_after(
         _benchmark_imports()["IMPORT_QUIZ"] + "\nfrom textual.widgets import ProgressBar")
+
+
+def test_the_app_parts_are_plain_mixins() -> None:
+    """QuizApp's parts (quiz.tui.app_state) are plain mixins at run time, so that Textual does
+    not make a class of each before the first paint: none may hold what Textual reads from the
+    classes derived from App (it would be ignored on a mixin)."""
+    from textual.app import App
+    from textual.reactive import Reactive
+
+    from quiz.tui.app import QuizApp
+    from quiz.tui.commands import AppCommands
+    from quiz.tui.loading import LoadsBanks
+
+    assert QuizApp.__mro__[1:4] == (LoadsBanks, AppCommands, App)
+    for part in (LoadsBanks, AppCommands):
+        assert not issubclass(part, App)
+        held = [name for name, value in vars(part).items()
+                if name in ("BINDINGS", "CSS", "CSS_PATH", "DEFAULT_CSS", "COMPONENT_CLASSES",
+                            "_decorated_handlers") or isinstance(value, Reactive)]
+        assert held == [], f"{part.__name__} holds {held}: move them to QuizApp"

@@ -25,7 +25,6 @@ from textual.widgets import (
 from textual.widgets.selection_list import Selection
 
 from quiz.tui.content import assemble, literal
-from quiz.tui.messages import StartSession
 from quiz.tui.screens.covered import HiddenWhenCovered
 from quiz.tui.textual_internals import DrawsOnlyWhatIsShown, StyledOnceWhenFirstShown
 from quiz.tui.widgets.key_bar import KeyBar
@@ -431,4 +430,6 @@ class StartScreen(HiddenWhenCovered, StyledOnceWhenFirstShown, DrawsOnlyWhatIsSh
                                    difficulties=config.difficulties)
         # To the app directly: the screen has nothing to add on the way (one hop, not two).
         strict = mode == "exam" and self.query_one("#strict", Switch).value
+        from quiz.tui.messages import StartSession  # with the first Start, not with this module
+
         self.app.post_message(StartSession(config, mode, minutes, strict=strict))
