@@ -7,6 +7,11 @@ the wheel as ``quiz/_bundled_cache``: one validated-bank cache entry per bundled
 keyed by the file's bytes and the loader code's content (see ``quiz/bank/shipped.py``). A
 user's very first start is then served from them. A bundled bank with an error fails the
 build. Editable installs skip it (``python -m quiz.bank.prebuild`` makes a checkout's entries).
+
+It then runs ``python -m quiz.tui.css_prebuild --out FOLDER`` the same way (with Textual, also
+a hook dependency): Textual's parsed CSS of the start screen, for the first start
+(``quiz/tui/css_prebuild.py``). That one only saves time: when it fails, the build says so and
+goes on without it.
 """
 
 from __future__ import annotations
@@ -26,6 +31,8 @@ SHIPPED_AS = "quiz/_bundled_cache"
 
 RUN = ("import sys; sys.path.insert(0, sys.argv[1]); "
        "from quiz.bank.prebuild import main; sys.exit(main(sys.argv[2:]))")
+RUN_CSS = ("import sys; sys.path.insert(0, sys.argv[1]); "
+           "from quiz.tui.css_prebuild import main; sys.exit(main(sys.argv[2:]))")
 
 
 class PrebuiltBanks(BuildHookInterface):
@@ -54,6 +61,13 @@ class PrebuiltBanks(BuildHookInterface):
             raise RuntimeError("quiz: prebuilding the bundled banks failed "
                                f"(exit {done.returncode}):\n{done.stdout}{done.stderr}")
         self.app.display_info(done.stdout.strip())
+        css = subprocess.run([sys.executable, "-c", RUN_CSS, str(root), "--out", str(out)],
+                             env=env, cwd=root, capture_output=True, text=True)
+        if css.returncode == 0:
+            self.app.display_info(css.stdout.strip())
+        else:
+            self.app.display_warning("quiz: Textual's parsed CSS not shipped (a first start "
+                                     f"parses it):\n{css.stdout}{css.stderr}")
         build_data["force_include"][str(out)] = SHIPPED_AS
 
     def finalize(self, version: str, build_data: dict[str, Any], artifact_path: str) -> None:

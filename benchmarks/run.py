@@ -39,7 +39,8 @@ start screen's count of the library, there once the banks are loaded and Start i
 **quiz as installed**: an installed wheel ships the bundled banks validated
 (``quiz/_bundled_cache``, :mod:`quiz.bank.shipped`), so before it measures, the benchmark
 writes the same prebuilt entries into this checkout (``python -m quiz.bank.prebuild``, into
-the git-ignored ``build/bundled-cache``, where ``quiz`` run from the checkout finds them; or,
+the git-ignored ``build/bundled-cache``, where ``quiz`` run from the checkout finds them, with
+the wheel's parsed CSS of the start screen, ``python -m quiz.tui.css_prebuild``; or,
 when ``QUIZ_PREBUILT_DIR`` names a folder, there, where every process finds them: the test
 suite's run, which leaves the checkout alone) and checks that they serve every bundled
 bank. A *first run* starts with the cache folder emptied, as a user's first start after
@@ -560,6 +561,9 @@ def main(argv: list[str] | None = None) -> int:
     # The bundled banks' prebuilt entries, as a wheel ships them (see the module docstring).
     out = ["--out", prebuilt_dir] if prebuilt_dir is not None else []
     subprocess.run([PY, "-m", "quiz.bank.prebuild", *out], check=True,
+                   stdout=subprocess.DEVNULL, env=env)
+    # And Textual's parsed CSS of the start screen, as the wheel ships it too.
+    subprocess.run([PY, "-m", "quiz.tui.css_prebuild", *out], check=True,
                    stdout=subprocess.DEVNULL, env=env)
     prebuilt = prebuilt_served(Path(bundled), work / "prebuilt-check")
     if prebuilt != banks_bundled:

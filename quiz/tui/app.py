@@ -84,6 +84,10 @@ class QuizApp(LoadsBanks, AppCommands, App[int]):
         self._keep_css = keep_css
         """Keep Textual's parsed CSS between runs (:mod:`quiz.tui.css_cache`)."""
         self._css_reused = reuse_parsed(self.stylesheet) if keep_css else 0
+        if keep_css and not self._css_reused:  # a first start: the CSS quiz was built with
+            from quiz.tui.css_prebuilt import reuse_prebuilt
+
+            reuse_prebuilt(self.stylesheet)
         self.loaded = library is not None
         """False while the banks load (the start screen shows the progress; Start waits)."""
         if library is None:
