@@ -3,7 +3,8 @@ widgets are mounted, and left whole on screen. Textual would lay it out during t
 start-up batch, again for what its widgets' mounting asked, and again at each Resize of the
 size it already has (its own first layout posts it one, the terminal driver's first size
 report is another), and render a frame during the batch only to drop it
-(:class:`quiz.tui.textual_internals.DrawsOnlyWhatIsShown`)."""
+(:class:`quiz.tui.textual_internals.DrawsOnlyWhatIsShown`). The exam's own fields, hidden in
+every other mode, are made when first needed, not for that frame."""
 
 from __future__ import annotations
 
@@ -81,3 +82,26 @@ async def test_a_narrow_terminal_styles_the_form_narrow_before_its_one_layout(
                     "the start screen drawn")
         assert looks[0] == (Size(58, 24), True)
         assert [size for size, _ in looks if size is not None] == [Size(58, 24)]
+
+
+async def test_the_exam_fields_are_made_when_first_needed() -> None:
+    from textual.widgets import Input, Switch
+
+    from quiz.study.launch import Launch
+
+    app = make_app(make_library(question_data("q1"), question_data("q2")), shuffle=False,
+                   launch=Launch(minutes=30.0, strict=True))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, StartScreen) and _settled(app.screen),
+                    "the start screen drawn")
+        start = app.screen
+        assert isinstance(start, StartScreen)
+        assert not start.query("#minutes") and not start.query("#strict")  # not in the frame
+        assert not start.query_one("#minutes-row").display
+        await pilot.click("#mode-exam")
+        await until(pilot, lambda: start.mode == "exam" and _settled(start), "Exam shown")
+        assert start.query_one("#minutes-row").display
+        assert start.query_one("#minutes", Input).value == "30"
+        assert start.query_one("#strict", Switch).value is True
+        assert str(start.query_one("#strict-state", Static).content) == "on"
+        assert start.minutes() == 30.0

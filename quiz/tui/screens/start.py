@@ -165,7 +165,6 @@ class StartScreen(HiddenWhenCovered, StyledOnceWhenFirstShown, DrawsOnlyWhatIsSh
             descriptions = [b.header.description for b in lib.banks if b.header.description]
             if len(lib.banks) == 1 and descriptions:
                 yield Prose(descriptions[0], id="bank-description")
-            launch = self.launch
             yield Label("Mode", classes="field-label")
             with RadioSet(id="mode"):
                 for i, (_key, text) in enumerate(MODE_CHOICES):
@@ -186,18 +185,10 @@ class StartScreen(HiddenWhenCovered, StyledOnceWhenFirstShown, DrawsOnlyWhatIsSh
                 yield Input(str(count), type="integer", id="count", max_length=6,
                             placeholder="all", valid_empty=True)
             yield Static(id="count-note", markup=False)
-            # The exam's own settings: shown only while Exam is the mode chosen.
-            with Horizontal(classes="field-row exam-only", id="minutes-row"):
-                yield Label("Exam minutes (empty: bank's limit or 1.2 per question)",
-                            classes="field-label")
-                minutes = launch.minutes if launch is not None and launch.minutes else None
-                yield Input("" if minutes is None else f"{minutes:g}", type="number",
-                            id="minutes", max_length=6, valid_empty=True)
-            with Horizontal(classes="field-row exam-only", id="strict-row"):
-                yield Label("Strict: no pause, the clock runs through a quit",
-                            classes="field-label")
-                yield Switch(value=self.strict, id="strict")
-                yield Label(_on_off(self.strict), id="strict-state")
+            # The exam's own settings: shown only while Exam is the mode chosen, their fields
+            # made when first shown (_exam_fields), not for the first frame.
+            yield Horizontal(classes="field-row exam-only", id="minutes-row")
+            yield Horizontal(classes="field-row exam-only", id="strict-row")
             with Horizontal(classes="field-row"):
                 yield Label("Shuffle questions and options", classes="field-label")
                 yield Switch(value=self.shuffle, id="shuffle")
@@ -235,8 +226,29 @@ class StartScreen(HiddenWhenCovered, StyledOnceWhenFirstShown, DrawsOnlyWhatIsSh
     def _show_exam_fields(self) -> None:
         """The exam's minutes and strict switch show only in Exam mode."""
         exam = self.mode == "exam"
+        if exam:
+            self._exam_fields()
         for row in self.query(".exam-only"):
             row.display = exam
+
+    def _exam_fields(self) -> None:
+        """Put the exam's minutes (the command line's, if given) and strict switch in their
+        rows, the first time they are needed: hidden in every other mode, they are not made
+        for the first frame."""
+        minutes_row = self.query_one("#minutes-row", Horizontal)
+        if minutes_row.children:
+            return
+        launch = self.launch
+        minutes = launch.minutes if launch is not None and launch.minutes else None
+        minutes_row.mount(
+            Label("Exam minutes (empty: bank's limit or 1.2 per question)",
+                  classes="field-label"),
+            Input("" if minutes is None else f"{minutes:g}", type="number", id="minutes",
+                  max_length=6, valid_empty=True))
+        self.query_one("#strict-row", Horizontal).mount(
+            Label("Strict: no pause, the clock runs through a quit", classes="field-label"),
+            Switch(value=self.strict, id="strict"),
+            Label(_on_off(self.strict), id="strict-state"))
 
     # -- loading ------------------------------------------------------------------------------
     def show_progress(self, progress: LoadProgress) -> None:
@@ -391,6 +403,7 @@ class StartScreen(HiddenWhenCovered, StyledOnceWhenFirstShown, DrawsOnlyWhatIsSh
 
     def minutes(self) -> float | None | str:
         """The exam minutes typed, ``None`` when empty, or a message saying what to fix."""
+        self._exam_fields()
         raw = self.query_one("#minutes", Input).value.strip()
         if not raw:
             return None
@@ -429,6 +442,8 @@ class StartScreen(HiddenWhenCovered, StyledOnceWhenFirstShown, DrawsOnlyWhatIsSh
                                    shuffle=config.shuffle, seed=config.seed, tags=config.tags,
                                    difficulties=config.difficulties)
         # To the app directly: the screen has nothing to add on the way (one hop, not two).
+        if mode == "exam":
+            self._exam_fields()
         strict = mode == "exam" and self.query_one("#strict", Switch).value
         from quiz.tui.messages import StartSession  # with the first Start, not with this module
 
