@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from rich.segment import Segment
 from textual.strip import Strip
-from textual.widgets import Checkbox, SelectionList
+from textual.widgets import SelectionList
 from textual.widgets.option_list import OptionDoesNotExist
+
+from quiz.tui.textual_internals import selection_glyph
 
 
 class TopicList(SelectionList[str]):
@@ -20,7 +22,7 @@ class TopicList(SelectionList[str]):
         except OptionDoesNotExist:
             return strip
         segments = list(strip)
-        if len(segments) > 1 and segments[1].text == Checkbox.BUTTON_INNER:
+        if len(segments) > 1 and segments[1].text == selection_glyph():
             mark = "✓" if selection.value in self.selected else " "
             segments[1] = Segment(mark, segments[1].style, segments[1].control)
         return Strip(segments, strip.cell_length)
