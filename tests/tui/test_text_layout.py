@@ -176,3 +176,21 @@ def test_a_numbered_list_item_reflows_like_the_prose_around_it() -> None:
     assert layout(text, 30).split("\n") == [
         "Steps:", "1. Shard the optimizer states", "   over the data-parallel", "   GPUs.",
         "2. Then the gradients."]
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(alphabet="ab -1.\n\tGB中😀e\u0301\u200d", max_size=80),
+       width=st.integers(min_value=1, max_value=40), per_line=st.booleans())
+@example(text="x" * 50 + " y", width=20, per_line=False)
+@example(text="a\tb", width=20, per_line=False)
+def test_a_prose_widget_is_as_tall_as_textual_would_draw_it(text: str, width: int,
+                                                            per_line: bool) -> None:
+    """Prose counts its laid-out lines itself when each fits the width (Textual's wrap would
+    keep them as they are); its height is always the one Textual measures."""
+    from textual.geometry import Size
+
+    from quiz.tui.widgets.prose import Prose
+
+    prose = Prose(text, lines=per_line)
+    height = prose.get_content_height(Size(width, 99), Size(width, 99), width)
+    assert height == prose.visual.get_height(prose.styles, width)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from textual.content import Content
 from textual.geometry import Size
 from textual.visual import Visual
@@ -32,6 +33,8 @@ class Prose(Static):
         self._hang = hang
         self._width: int | None = None
         """The width the text is laid out for (None: not laid out yet)."""
+        self._height: int | None = None
+        """Its lines when each fits that width (None: Textual measures them)."""
         self._laid_out = self._content(None)
         super().__init__(id=id, classes=classes, markup=False)
 
@@ -47,6 +50,7 @@ class Prose(Static):
                 for part in ([line] if width is None else wrap_line(line, width, self._hang)))
         else:
             text = reflow(self.source) if width is None else layout(self.source, width)
+        self._height = _height_if_fitting(text, width)
         content = Content(text)
         return content.stylize(self._text_style) if self._text_style else content
 
@@ -66,6 +70,11 @@ class Prose(Static):
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         if width:
             self._lay_out(width)
+            if (self._height is not None and width == self._width
+                    and self.styles.text_wrap == "wrap" and not self.styles.line_pad):
+                # Each line fits: Textual's wrap would keep them as they are (and count them
+                # again, wrapping every line: the most of a layout of the start screen).
+                return self._height
         return super().get_content_height(container, viewport, width)
 
     def on_resize(self) -> None:
@@ -82,3 +91,12 @@ class Prose(Static):
             self._hang = hang
         self._laid_out = self._content(self._width)
         self.refresh(layout=True)
+
+
+def _height_if_fitting(text: str, width: int | None) -> int | None:
+    """How many lines ``text`` has when each fits in ``width`` cells (no tab, which Textual
+    expands); ``None`` when one does not, when it is empty, or with no width."""
+    if not width or not text or "\t" in text:
+        return None
+    lines = text.split("\n")
+    return len(lines) if all(cell_len(line) <= width for line in lines) else None
