@@ -176,32 +176,30 @@ _uses(Screen, "_on_screen_resume")
 
 
 class DrawsOnlyWhatIsShown(Screen[None]):
-    """A screen laid out and drawn only when that can be seen: once for its size when the app
-    starts, again only when its size or its content changes.
+    """A screen laid out once for its first frame, and again only when its size or its content
+    changes.
 
     Textual lays a screen out whole at each Resize it gets (``Screen._screen_resized``), also
     at one of the size it was laid out at, and a start-up sends it two: its own first layout
     posts the screen a Resize (the screen was just "shown"), and the terminal driver's first
     size report reaches it once the app's start-up is over (``App._on_resize`` keeps it,
-    ``App._on_idle`` forwards it). Its first layout, when it is shown during the start-up
-    (which runs in ``App.batch_update``), comes before its widgets have had their mount
-    handled, so what those ask for lays it out once more; and a refresh of its compositor
-    during the batch renders every line of a frame for ``App._display`` to drop it. On the
-    start screen that was three layouts and two frames of its 40-odd widgets for the one
-    frame the terminal shows, half the CPU from its compose to that frame.
+    ``App._on_idle`` forwards it). A screen shown during the start-up (which runs in
+    ``App.batch_update``) is laid out at once, before its widgets' mount is handled, so what
+    they ask for lays it out again; and the frame of that first layout is rendered for
+    ``App._display`` to drop it. On the start screen that was three layouts and two frames of
+    its 40-odd widgets for the one frame the terminal shows, half the CPU from its compose to
+    that frame.
 
-    Here, while the app batches its updates (the screen on top): a layout is put off to the
-    screen's first update after the batch (``Screen._layout_required``, for the size asked),
-    and a compositor refresh renders nothing, leaving its regions dirty and the screen among
-    the widgets to repaint (``Screen._dirty_widgets``). A Resize to the size the screen was
-    laid out at lays nothing out: it runs the screen's pending update now, as its frame
-    timer would (``Screen._on_timer_update``), so the start-up's last Resize draws the first
-    frame at once, laid out once, and once only: the whole-screen repaint the screen's first
-    size asks for (``Screen._repaint_required``) would draw that frame again. Any other
-    Resize lays the screen out as Textual does. Textual 8.2.8."""
+    Here the screen's first layout, asked for while the app batches its updates, is put off
+    to the screen's first update after the batch (``Screen._layout_required``, for the size
+    asked); it draws the whole screen, so the repaint its first size asks for
+    (``Screen._repaint_required``) is dropped. A Resize to the size the screen was laid out at
+    lays nothing out: it runs the screen's pending update now, as its frame timer would
+    (``Screen._on_timer_update``), so the start-up's last Resize draws the first frame at
+    once. Any other Resize, and every later layout, is Textual's. Textual 8.2.8."""
 
     _deferred_size: Size | None = None
-    """The size of the layout put off during a batch (``None``: none is)."""
+    """The size of the first layout, put off during a batch (``None``: none is)."""
 
     def _screen_resized(self, size: Size) -> None:
         if self._deferred_size is not None:
@@ -213,11 +211,11 @@ class DrawsOnlyWhatIsShown(Screen[None]):
             self._on_timer_update()
 
     def _refresh_layout(self, size: Size | None = None, scroll: bool = False) -> None:
-        if self.app._batch_count and self.is_current:
+        first = not self.outer_size
+        if first and self.app._batch_count and self.is_current:
             self._deferred_size = size or self._deferred_size or self.app.size
             self._layout_required = True
             return
-        first = not self.outer_size
         if self._deferred_size is not None:
             size = size or self._deferred_size
             self._deferred_size = None
@@ -226,12 +224,6 @@ class DrawsOnlyWhatIsShown(Screen[None]):
             # Its first layout drew the whole screen: the repaint its new size asked for
             # (``Widget._size_updated``) would draw the same frame again.
             self._repaint_required = False
-
-    def _compositor_refresh(self) -> None:
-        if self.app._batch_count and self.is_current:
-            self._dirty_widgets.add(self)
-            return
-        super()._compositor_refresh()
 
 
 _uses(Screen, "_screen_resized")
