@@ -30,11 +30,14 @@ from quiz.tui.content import path_lines
 from quiz.tui.css_cache import keep_parsed, parsed_now, reuse_parsed
 from quiz.tui.loading import LoadsBanks
 from quiz.tui.screens.start import StartScreen
+from quiz.tui.textual_internals import StyledOnceWhenFirstShown
 
 CSS_DIR = Path(__file__).parent
 
 if TYPE_CHECKING:
     from datetime import datetime
+
+    from textual.screen import Screen
 
     from quiz.bank.library import Library
     from quiz.footprint import FootprintSpec
@@ -132,6 +135,11 @@ class QuizApp(LoadsBanks, AppCommands, App[int]):
         """The speed layer: screens made ahead of time, the start form's session drawn."""
         self.calculator_spec: FootprintSpec | None = None
         """The calculator's scenario as it was last left (reopened by ``m``)."""
+
+    def get_default_screen(self) -> Screen[Any]:
+        """The screen under every other (Textual's default, ``_default``), styled once when
+        first shown: the start screen covers it from the first frame."""
+        return BaseScreen(id="_default")
 
     @property
     def study(self) -> Lifecycle:
@@ -438,6 +446,12 @@ class QuizApp(LoadsBanks, AppCommands, App[int]):
     def _back_to_start(self) -> None:
         while len(self.screen_stack) > 2:
             self.pop_screen()
+
+
+class BaseScreen(StyledOnceWhenFirstShown):
+    """The app's first screen, under the start screen: as Textual's default screen, but its
+    first showing, at the start-up, does not style its widgets again (they were just styled
+    as they mounted; :class:`~quiz.tui.textual_internals.StyledOnceWhenFirstShown`)."""
 
 
 def fold_case(key: str) -> str:

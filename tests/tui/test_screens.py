@@ -176,11 +176,13 @@ async def test_the_start_screen_is_styled_once_when_first_shown(
     from textual.css.stylesheet import Stylesheet
 
     styled: list[int] = []
+    restyled: set[int] = set()  # ids of the nodes styled again
     real = Stylesheet.update_nodes
 
     def counting(self: Stylesheet, nodes: object, animate: bool = False) -> None:
         listed = list(nodes)  # type: ignore[call-overload]
         styled.append(len(listed))
+        restyled.update(id(node) for node in listed)
         real(self, listed, animate=animate)
 
     monkeypatch.setattr(Stylesheet, "update_nodes", counting)
@@ -195,3 +197,6 @@ async def test_the_start_screen_is_styled_once_when_first_shown(
         # (Textual's ScreenResume would: StyledOnceWhenFirstShown).
         assert whole > 20 and whole not in styled
         assert screen.query_one("#start").has_focus  # its focus styles applied all the same
+        # Nor was the screen under it (Textual's default screen: BaseScreen).
+        base = app.screen_stack[0]
+        assert type(base).__name__ == "BaseScreen" and id(base) not in restyled
