@@ -40,7 +40,7 @@ decode crossover batch
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVarTuple
 
 from quiz.footprint.inputs.lora_targets import active_adapter_params
 from quiz.footprint.inputs.units import count_noun, format_count
@@ -50,6 +50,7 @@ from quiz.footprint.quant.schemes import SCHEMES
 
 if TYPE_CHECKING:
     from quiz.footprint.engine.report import PhaseEstimate
+    from quiz.footprint.inputs.parts import InferenceSpec, TrainingSpec
     from quiz.footprint.inputs.presets import GpuPreset
     from quiz.footprint.inputs.resolve import ResolvedModel
     from quiz.footprint.inputs.spec import FootprintSpec
@@ -92,10 +93,81 @@ _ROOFLINE = ("roofline (Williams, Waterman and Patterson 2009); Pope et al. 2022
              "Scaling Transformer Inference, sec. 2")
 
 
-def _figure(name: str, value: int, formula: str | Callable[[], str], source: str) -> Item:
+Ts = TypeVarTuple("Ts")
+
+
+def _figure(name: str, value: int, source: str, writer: Callable[[*Ts], str],
+            *args: *Ts) -> Item:
     """A compute figure: an :class:`~quiz.footprint.items.item.Item` in its unit
-    (:data:`UNITS`)."""
-    return _new(Item, (name, value, [formula], source, UNITS[name]))  # make_item, inlined
+    (:data:`UNITS`) whose formula ``writer(*args)`` is written when first read."""
+    return _new(Item, (name, value, [writer, *args], source, UNITS[name]))  # lazy_item's
+
+
+# The formulas of the figures (written when first read): N is r.active_params.
+
+def _n_text(r: ResolvedModel) -> str:
+    """N in words: the active parameters (of a mixture of experts) or the parameters."""
+    return count_noun(r.active_params, "active param" if r.active_params != r.params else "param")
+
+
+def _adapter_flops_text(r: ResolvedModel, na: int, d: int) -> str:
+    """Adapter training's model FLOPs, ``(4N + 6Nₐ)D``, ``na`` adapter parameters."""
+    return (f"(4 × {_n_text(r)} + 6 × {count_noun(na, 'adapter param')}) × "
+            f"{count_noun(d, 'token')}: the frozen model runs forward and passes "
+            "gradients back (2N + 2N) but computes no weight gradients")
+
+
+def _flops_text(r: ResolvedModel, d: int) -> str:
+    """Training's model FLOPs, ``6ND``."""
+    return f"6 × {_n_text(r)} × {count_noun(d, 'token')}"
+
+
+def _full_recompute_text(t: TrainingSpec, r: ResolvedModel, d: int, flops: int,
+                         forward: int) -> str:
+    """The hardware FLOPs of full recomputation: ``flops`` plus a second forward pass over
+    ``forward`` parameters."""
+    what = (f"(6 + 2) × {_n_text(r)} × {count_noun(d, 'token')}" if t.finetune == "full" else
+            f"{format_count(flops)} + 2 × {count_noun(forward, 'param')} × "
+            f"{count_noun(d, 'token')}")
+    return f"{what}: full recomputation runs the forward pass twice"
+
+
+def _selective_text(t: TrainingSpec, r: ResolvedModel, d: int) -> str:
+    """The hardware FLOPs of selective recomputation: ``6ND`` plus attention's score products
+    again."""
+    return (f"6 × {_n_text(r)} × {count_noun(d, 'token')} + 4 × "
+            f"{format_count(t.seq_len)} seq × {count_noun(r.heads or 0, 'head')} × "
+            f"{format_count(r.head_dim or 0)} head dim × "
+            f"{count_noun(r.layers or 0, 'layer')} × {count_noun(d, 'token')} "
+            "(QKᵀ and softmax·V again)")
+
+
+def _time_text(t: TrainingSpec, label: str, flops: int, g: int, peak: int) -> str:
+    """The training time: ``flops`` (named by ``label``) over ``g`` GPUs at ``peak`` FLOP/s
+    and the MFU."""
+    return (f"{label} {format_count(flops)} FLOPs ÷ ({count_noun(g, 'GPU')} × "
+            f"{_tera(peak)} {TRAINING_FORMAT[t.precision].upper()} dense × MFU "
+            f"{t.mfu:g}), rounded up")
+
+
+def _prefill_text(r: ResolvedModel, inf: InferenceSpec) -> str:
+    """The prefill FLOPs, ``2N × context × batch``."""
+    return (f"2 × {_n_text(r)} × {count_noun(inf.context, 'token')} × batch "
+            f"{format_count(inf.batch)}")
+
+
+def _decode_text(inf: InferenceSpec, gpus: int, bw: int, read: int) -> str:
+    """The decode upper bound: ``batch × gpus × bw`` over ``read`` bytes a step."""
+    return (f"batch {format_count(inf.batch)} × {count_noun(gpus, 'GPU')} × "
+            f"{_bandwidth(bw)} ÷ {format_count(read)} bytes read per step (weights and KV "
+            "cache), rounded down; an upper bound")
+
+
+def _crossover_text(r: ResolvedModel, weights: int, peak: int, fmt: str, bw: int) -> str:
+    """The decode crossover batch: ``weights`` bytes × ``peak`` over ``2N × bw``."""
+    return (f"{format_count(weights)} weight bytes × {_tera(peak)} "
+            f"{fmt.upper()} ÷ (2 × {_n_text(r)} × {_bandwidth(bw)}), rounded up; "
+            "KV cache reads push it higher")
 
 
 def training_flops(active_params: int, tokens: int) -> int:
@@ -175,9 +247,6 @@ def compute_items(
     omitted: list[Omitted] = []
     n = r.active_params
     moe = r.active_params != r.params
-    def n_text() -> str:
-        return count_noun(n, "active param" if moe else "param")
-
     active_src = ("; N = active parameters of a mixture of experts (Fedus et al. 2022, Switch "
                   "Transformer, sec. 2)" if moe else "")
 
@@ -193,40 +262,25 @@ def compute_items(
                 assert r.arch is not None  # the spec refuses adapters without one
                 na = active_adapter_params(r.arch, t.lora_rank, t.lora_targets)
                 flops, forward, label = adapter_training_flops(t, r, n, d), n + na, "(4N + 6Nₐ)D"
-                items.append(_figure(
-                    "training_flops", flops,
-                    lambda: f"(4 × {n_text()} + 6 × {count_noun(na, 'adapter param')}) × "
-                    f"{count_noun(d, 'token')}: the frozen model runs forward and passes "
-                    "gradients back (2N + 2N) but computes no weight gradients",
-                    f"{ADAPTER_FLOPS_SRC}{active_src}"))
+                items.append(_figure("training_flops", flops, f"{ADAPTER_FLOPS_SRC}{active_src}",
+                                     _adapter_flops_text, r, na, d))
             else:
                 flops, forward = training_flops(n, d), n
                 items.append(_figure("training_flops", flops,
-                                      lambda: f"6 × {n_text()} × {count_noun(d, 'token')}",
-                                      f"{_KAPLAN}; {_CHINCHILLA}{active_src}"))
+                                     f"{_KAPLAN}; {_CHINCHILLA}{active_src}", _flops_text, r, d))
             if t.recompute == "full":
-                def what(flops: int = flops, forward: int = forward) -> str:
-                    return (f"(6 + 2) × {n_text()} × {count_noun(d, 'token')}"
-                            if t.finetune == "full" else
-                            f"{format_count(flops)} + 2 × {count_noun(forward, 'param')} × "
-                            f"{count_noun(d, 'token')}")
-
                 items.append(_figure(
                     "training_hardware_flops", flops + 2 * forward * d,
-                    lambda: f"{what()}: full recomputation runs the forward pass twice",
-                    "Narayanan et al. 2021, Megatron-LM on GPU clusters, sec. 5.1"))
+                    "Narayanan et al. 2021, Megatron-LM on GPU clusters, sec. 5.1",
+                    _full_recompute_text, t, r, d, flops, forward))
             elif t.recompute == "selective":
                 if r.heads and r.head_dim and r.layers:
                     extra = selective_extra_flops(seq_len=t.seq_len, heads=r.heads,
                                                   head_dim=r.head_dim, layers=r.layers, tokens=d)
                     items.append(_figure(
                         "training_hardware_flops", flops + extra,
-                        lambda: f"6 × {n_text()} × {count_noun(d, 'token')} + 4 × "
-                        f"{format_count(t.seq_len)} seq × {count_noun(r.heads or 0, 'head')} × "
-                        f"{format_count(r.head_dim or 0)} head dim × "
-                        f"{count_noun(r.layers or 0, 'layer')} × {count_noun(d, 'token')} "
-                        "(QKᵀ and softmax·V again)",
-                        "Korthikanti et al. 2022, Reducing Activation Recomputation, sec. 5"))
+                        "Korthikanti et al. 2022, Reducing Activation Recomputation, sec. 5",
+                        _selective_text, t, r, d))
                 else:
                     without("training_hardware_flops",
                             "selective recomputation's extra FLOPs need the attention shape")
@@ -234,22 +288,15 @@ def compute_items(
             if peak is not None and gpu is not None:
                 g = t.devices
                 seconds = training_seconds(flops, g, peak, t.mfu)
-                def time_text(label: str = label, flops: int = flops, g: int = g,
-                              peak: int = peak) -> str:
-                    return (f"{label} {format_count(flops)} FLOPs ÷ ({count_noun(g, 'GPU')} × "
-                            f"{_tera(peak)} {TRAINING_FORMAT[t.precision].upper()} dense × MFU "
-                            f"{t.mfu:g}), rounded up")
-
                 items.append(_figure(
-                    "training_time", seconds, time_text,
-                    f"Chowdhery et al. 2022, PaLM, app. B (MFU); {_datasheet(gpu)}"))
+                    "training_time", seconds,
+                    f"Chowdhery et al. 2022, PaLM, app. B (MFU); {_datasheet(gpu)}",
+                    _time_text, t, label, flops, g, peak))
     if inference is not None:
         inf = spec.inference
         tokens = inf.context * inf.batch
-        items.append(_figure(
-            "prefill_flops", 2 * n * tokens,
-            lambda: f"2 × {n_text()} × {count_noun(inf.context, 'token')} × batch "
-            f"{format_count(inf.batch)}", f"{_KAPLAN} (forward pass: 2N per token)"))
+        items.append(_figure("prefill_flops", 2 * n * tokens,
+                             f"{_KAPLAN} (forward pass: 2N per token)", _prefill_text, r, inf))
         fmt = INFERENCE_FORMAT[inf.weights]
         if gpu is not None and gpu.bandwidth is None:
             without("decode_tokens_per_s",
@@ -263,23 +310,13 @@ def compute_items(
                            if i.name in ("weights", "quantization_overhead")])
             gpus = inference.gpus_needed or 1
             rate = inf.batch * gpus * bw // read
-            items.append(_figure(
-                "decode_tokens_per_s", rate,
-                lambda: f"batch {format_count(inf.batch)} × {count_noun(gpus, 'GPU')} × "
-                f"{_bandwidth(bw)} ÷ {format_count(read)} bytes read per step (weights and KV "
-                "cache), rounded down; an upper bound",
-                f"{_ROOFLINE}; {sheet}"))
+            items.append(_figure("decode_tokens_per_s", rate, f"{_ROOFLINE}; {sheet}",
+                                 _decode_text, inf, gpus, bw, read))
             peak = _peak(gpu, fmt, without, "decode_crossover_batch")
             if peak is not None:
                 batch = crossover_batch(weights, n, peak, bw)
-                def crossover_text(peak: int = peak) -> str:
-                    return (f"{format_count(weights)} weight bytes × {_tera(peak)} "
-                            f"{fmt.upper()} ÷ (2 × {n_text()} × {_bandwidth(bw)}), rounded up; "
-                            "KV cache reads push it higher")
-
-                items.append(_figure(
-                    "decode_crossover_batch", batch, crossover_text,
-                    f"{_ROOFLINE}; {sheet}"))
+                items.append(_figure("decode_crossover_batch", batch, f"{_ROOFLINE}; {sheet}",
+                                     _crossover_text, r, weights, peak, fmt, bw))
     return items, omitted
 
 

@@ -25,7 +25,7 @@ from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 from quiz.footprint.inputs.units import count_noun
-from quiz.footprint.items.item import Item, Omitted, make_item
+from quiz.footprint.items.item import Item, Omitted, lazy_item
 from quiz.footprint.items.kv_cache import kv_item
 
 if TYPE_CHECKING:
@@ -60,14 +60,19 @@ def draft_items(spec: InferenceSpec) -> tuple[list[Item], list[Omitted]]:
     if spec.draft_model is None:
         return items, omitted
     d = draft_resolved(spec.draft_model)
-    width = "FP32" if spec.weights == "fp32" else ("FP16" if spec.weights == "fp16" else "BF16")
-    per = 4 if spec.weights == "fp32" else 2
-    items.append(make_item(
-        "draft_weights", draft_weight_bytes(spec, d),
-        lambda: f"draft model {d.name}: {count_noun(d.params, 'param')} × "
-        f"{count_noun(per, 'byte')} ({width}, unquantized in the engine's dtype)", DRAFT_SRC))
+    items.append(lazy_item("draft_weights", draft_weight_bytes(spec, d), DRAFT_SRC,
+                           _draft_weights_text, spec, d))
     kv_item(spec, d, items, omitted, name="draft_kv_cache", prefix=f"draft model {d.name}: ")
     return items, omitted
+
+
+def _draft_weights_text(spec: InferenceSpec, d: ResolvedModel) -> str:
+    """The draft_weights item's formula: the draft model ``d``'s parameters × the bytes of
+    the engine's 16-bit (or FP32) dtype."""
+    width = "FP32" if spec.weights == "fp32" else ("FP16" if spec.weights == "fp16" else "BF16")
+    per = 4 if spec.weights == "fp32" else 2
+    return (f"draft model {d.name}: {count_noun(d.params, 'param')} × "
+            f"{count_noun(per, 'byte')} ({width}, unquantized in the engine's dtype)")
 
 
 def kv_models(spec: InferenceSpec, r: ResolvedModel) -> dict[str, ResolvedModel]:

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 
 from quiz.footprint.inputs.arch import linear_matrices, quant_groups
 from quiz.footprint.inputs.units import count_noun, format_count
-from quiz.footprint.items.item import Item, Omitted, make_item
+from quiz.footprint.items.item import Item, Omitted, lazy_item, make_item
 from quiz.footprint.items.kv_cache import kv_bytes, kv_item
 from quiz.footprint.items.kv_layout import KV_SRC as KV_SRC
 from quiz.footprint.items.kv_layout import kv_dtype as kv_dtype
@@ -44,6 +44,7 @@ from quiz.footprint.quant.plan import WeightPlan, weight_plan
 from quiz.footprint.quant.schemes import SCHEMES
 
 if TYPE_CHECKING:
+    from quiz.footprint.inputs.arch import ParamCount
     from quiz.footprint.inputs.parts import InferenceSpec
     from quiz.footprint.inputs.resolve import ResolvedModel
 
@@ -201,18 +202,8 @@ def inference_items(spec: InferenceSpec, r: ResolvedModel) -> tuple[list[Item], 
             )
         )
     elif r.counts is not None:
-        c = r.counts
-        per = "0.5 byte" if bits == 4 else "1 byte"
-        items.append(
-            make_item(
-                "weights",
-                weights,
-                lambda: f"{count_noun(c.quantizable, 'quantized param')} (attention and MLP "
-                f"matrices) × {per} ({fmt.upper()}) + {count_noun(c.kept_16bit, 'param')} kept "
-                "16-bit (embeddings, LM head, norms, biases, router) × 2 bytes",
-                GPTQ_SRC,
-            )
-        )
+        items.append(lazy_item("weights", weights, GPTQ_SRC, _quantized_weights_text, r.counts,
+                               bits, fmt))
     else:
         per = "0.5 byte" if bits == 4 else "1 byte"
         items.append(
@@ -235,7 +226,7 @@ def _scheme_items(plan: WeightPlan, weights: int, overhead: int | None, items: l
                   omitted: list[Omitted]) -> None:
     """The weights and quantization_overhead items of a named scheme."""
     src = plan.scheme.source
-    items.append(make_item("weights", weights, lambda: values_text(plan), src))
+    items.append(lazy_item("weights", weights, src, values_text, plan))
     if overhead is None:
         omitted.append(
             Omitted(
@@ -248,7 +239,7 @@ def _scheme_items(plan: WeightPlan, weights: int, overhead: int | None, items: l
             )
         )
         return
-    items.append(make_item("quantization_overhead", overhead, lambda: overhead_text(plan), src))
+    items.append(lazy_item("quantization_overhead", overhead, src, overhead_text, plan))
 
 
 def _overhead_item(
@@ -281,38 +272,48 @@ def _overhead_item(
             )
         )
         return
-    g = spec.group_size
-    arch = r.arch
-
-    def formula() -> str:  # built when first read (Item)
-        if arch is not None:
-            groups = quant_groups(arch, g)
-            what = (
-                f"{count_noun(groups, 'group')} (out_features × ⌈in_features / "
-                f"{format_count(g)}⌉ per matrix)"
-            )
-        else:
-            groups = -(-r.params // g)
-            what = (
-                f"{count_noun(groups, 'group')} (⌈{count_noun(r.params, 'param')} / "
-                f"{format_count(g)}⌉)"
-            )
-        scale_bits, zero_bits = group_meta_bits(spec)
-        scale_dtype = (spec.scale_dtype or "fp16").upper()
-        scale = f"{_bytes(scale_bits)} {scale_dtype} scale"
-        if zero_bits:
-            zdtype = (spec.zero_point or fmt).upper()
-            meta = f"{scale} + {_bytes(zero_bits)} {zdtype} zero point"
-        else:
-            meta = f"{scale}, no zero point (symmetric)"
-        partial = "" if arch is None else partial_groups_text(
-            [(inp, n) for _, inp, n in linear_matrices(arch)], g)
-        return f"{what} × ({meta}){partial}"
-
     src = GPTQ_SRC
     if spec.scale_dtype is not None or spec.zero_point is not None:
         src += "; scale dtype and zero point as chosen"
-    items.append(make_item("quantization_overhead", overhead, formula, src))
+    items.append(lazy_item("quantization_overhead", overhead, src, _group_overhead_text, spec, r))
+
+
+def _quantized_weights_text(c: ParamCount, bits: int, fmt: str) -> str:
+    """The weights item's formula for INT8/INT4 weights with the counts ``c``: the quantized
+    matrices at ``bits`` and the rest kept 16-bit."""
+    per = "0.5 byte" if bits == 4 else "1 byte"
+    return (f"{count_noun(c.quantizable, 'quantized param')} (attention and MLP "
+            f"matrices) × {per} ({fmt.upper()}) + {count_noun(c.kept_16bit, 'param')} kept "
+            "16-bit (embeddings, LM head, norms, biases, router) × 2 bytes")
+
+
+def _group_overhead_text(spec: InferenceSpec, r: ResolvedModel) -> str:
+    """The quantization_overhead item's formula for INT8/INT4 groups: the groups × their
+    scale and zero point."""
+    fmt, g, arch = spec.weights, spec.group_size, r.arch
+    if arch is not None:
+        groups = quant_groups(arch, g)
+        what = (
+            f"{count_noun(groups, 'group')} (out_features × ⌈in_features / "
+            f"{format_count(g)}⌉ per matrix)"
+        )
+    else:
+        groups = -(-r.params // g)
+        what = (
+            f"{count_noun(groups, 'group')} (⌈{count_noun(r.params, 'param')} / "
+            f"{format_count(g)}⌉)"
+        )
+    scale_bits, zero_bits = group_meta_bits(spec)
+    scale_dtype = (spec.scale_dtype or "fp16").upper()
+    scale = f"{_bytes(scale_bits)} {scale_dtype} scale"
+    if zero_bits:
+        zdtype = (spec.zero_point or fmt).upper()
+        meta = f"{scale} + {_bytes(zero_bits)} {zdtype} zero point"
+    else:
+        meta = f"{scale}, no zero point (symmetric)"
+    partial = "" if arch is None else partial_groups_text(
+        [(inp, n) for _, inp, n in linear_matrices(arch)], g)
+    return f"{what} × ({meta}){partial}"
 
 
 def _bytes(bits: int) -> str:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from quiz.footprint.inputs.units import count_noun, format_count
-from quiz.footprint.items.item import Item, Omitted, make_item
+from quiz.footprint.items.item import Item, Omitted, lazy_item, make_item
 from quiz.footprint.items.kv_layout import (
     KV_FORMATS,
     KV_SRC,
@@ -161,4 +161,9 @@ def kv_item(spec: InferenceSpec, r: ResolvedModel, items: list[Item],
             )
         )
         return
-    items.append(make_item(name, n_bytes, lambda: prefix + kv_formula(spec, r), kv_source(spec, r)))
+    items.append(lazy_item(name, n_bytes, kv_source(spec, r), _kv_text, prefix, spec, r))
+
+
+def _kv_text(prefix: str, spec: InferenceSpec, r: ResolvedModel) -> str:
+    """A KV cache item's formula (:func:`kv_formula`) after ``prefix``."""
+    return prefix + kv_formula(spec, r)

@@ -61,7 +61,7 @@ from quiz.footprint.inputs.lora_targets import (
     targets_of,
 )
 from quiz.footprint.inputs.units import count_noun, format_count
-from quiz.footprint.items.item import Item, make_item
+from quiz.footprint.items.item import Item, lazy_item
 from quiz.footprint.items.pipeline import layers_held, uneven
 from quiz.footprint.items.regime import (
     _BYTES,
@@ -437,70 +437,26 @@ def lora_items(t: TrainingSpec, r: ResolvedModel) -> list[Item]:
     arch = _arch(r)
     states = adapter_states(t, r, t.dp)
     n = _whole(t, r)[0]  # trainable_params, without hashing the architecture again
-    wd, gd = weight_dtype(t), grad_dtype(t)
-    wb, gb = _BYTES[wd], _BYTES[gd]
     items: list[Item] = []
-    # Every formula below is a function: Item writes it when first read, so an estimate whose
-    # formulas nobody shows (the fewest-GPU search, a bank's figure check) does not format them.
-
-    def split(stage: int) -> str:
-        parts = []
-        if uneven(t, r):
-            from quiz.footprint.items.pipeline import split_text
-
-            parts.append(split_text(t, r).strip())
-        elif t.tp * t.pp > 1:
-            parts.append(f"÷ {format_count(t.tp * t.pp)} (tp × pp)")
-        if t.zero >= stage and t.dp > 1:
-            parts.append(f"÷ {format_count(t.dp)} (ZeRO-{t.zero} over dp {format_count(t.dp)})")
-        return (" " + " ".join(parts) + ", largest shard") if parts else ""
-
-    def adapters() -> str:
-        return count_noun(n, "adapter param")
-
+    # Each formula is a writer and its arguments: Item writes it when first read, so an estimate
+    # whose formulas nobody shows (the fewest-GPU search, a bank's figure check) does not
+    # format them.
     if t.finetune == "lora":
-        items.append(make_item(
-            "weights", states.base,
-            lambda: f"frozen base: {count_noun(r.params, 'param')} × {wb} bytes "
-            f"({wd.upper()}){split(3)}; no gradients or optimizer states",
-            f"{LORA_SRC}; {ZERO_SRC}"))
+        items.append(lazy_item("weights", states.base, f"{LORA_SRC}; {ZERO_SRC}",
+                               _lora_base_text, t, r))
     else:
         base = qlora_base(arch, t.double_quant)
-        items.append(make_item(
-            "weights", states.base,
-            lambda: f"frozen base: {count_noun(base.values, 'weight')} of the linear layers in "
-            f"NF4 × ½ byte + {count_noun(base.kept, 'param')} (embeddings, LM head, norms) × "
-            f"{wb} bytes ({wd.upper()}){split(3)}",
-            f"{QLORA_SRC}; {BNB_LOAD_SRC}"))
-
-        def constants() -> str:
-            tensors = count_noun(base.tensors, "tensor")
-            if t.double_quant:
-                const = (f"{count_noun(base.blocks, 'block')} of 64 × 1 byte (8-bit absmax) + "
-                         f"an FP32 scale per 256 blocks, and for each of {tensors} an FP32 "
-                         "offset and the 16- and 256-entry FP32 code tables")
-            else:
-                const = (f"{count_noun(base.blocks, 'block')} of 64 × 4 bytes (FP32 absmax) + "
-                         f"the 16-entry FP32 code table of each of {tensors}")
-            return f"NF4 constants: {const}{split(3)}"
-
-        items.append(make_item("quantization_overhead", states.constants, constants, NF4_SRC))
-    items.append(make_item(
-        "adapter_weights", states.adapter,
-        lambda: f"{adapters()} = {adapter_shapes_text(t, r)} × {wb} bytes ({wd.upper()})"
-        f"{split(3)}",
-        f"{LORA_SRC}; {PEFT_SRC}"))
-    items.append(make_item(
-        "gradients", states.gradients,
-        lambda: f"{adapters()} × {gb} bytes ({gd.upper()} gradients; none for the frozen base)"
-        f"{split(2)}", f"{LORA_SRC}; {ZERO_SRC}"))
+        items.append(lazy_item("weights", states.base, f"{QLORA_SRC}; {BNB_LOAD_SRC}",
+                               _qlora_base_text, t, r, base))
+        items.append(lazy_item("quantization_overhead", states.constants, NF4_SRC,
+                               _nf4_constants_text, t, r, base))
+    items.append(lazy_item("adapter_weights", states.adapter, f"{LORA_SRC}; {PEFT_SRC}",
+                           _adapter_weights_text, t, r, n))
+    items.append(lazy_item("gradients", states.gradients, f"{LORA_SRC}; {ZERO_SRC}",
+                           _adapter_gradients_text, t, r, n))
     if has_master(t):
-        items.append(make_item(
-            "master_weights", states.master,
-            lambda: f"{adapters()} × 4 bytes (FP32 master copy of the adapters){split(1)}",
-            f"{MIXED_SRC}; {ZERO_SRC}"))
-    sb = state_bytes(t)
-    dtype = "FP32" if sb == 4 else "BF16"
+        items.append(lazy_item("master_weights", states.master, f"{MIXED_SRC}; {ZERO_SRC}",
+                               _adapter_master_text, t, r, n))
     opt = t.optimizer
     if opt == "sgd":
         source = "PyTorch torch.optim.SGD"
@@ -512,24 +468,96 @@ def lora_items(t: TrainingSpec, r: ResolvedModel) -> list[Item]:
         source = ADAM_8BIT_SRC
     else:
         source = "Shazeer & Stern 2018, Adafactor, sec. 3 (Algorithm 4)"
-
-    def optimizer() -> str:
-        if opt == "sgd":
-            formula = "plain SGD keeps no optimizer state"
-        elif opt == "sgd-momentum":
-            formula = f"{adapters()} × {sb} bytes ({dtype} momentum)"
-        elif opt in ("adam", "adamw"):
-            formula = f"{adapters()} × {2 * sb} bytes ({dtype} momentum {sb} + variance {sb})"
-        elif opt == "adam-8bit":
-            blocks = -(-n // ADAM_8BIT_BLOCK)
-            formula = (f"2 states × ({adapters()} × 1 byte + {count_noun(blocks, 'block')} of "
-                       f"{format_count(ADAM_8BIT_BLOCK)} × 4-byte FP32 absmax)")
-        else:
-            formula = (f"row and column statistics of each A (r × d_in) and B (d_out × r) × "
-                       f"{sb} bytes ({dtype})")
-        return f"adapters only: {formula}{split(1)}"
-
-    items.append(make_item("optimizer_states", states.optimizer, optimizer, source))
+    items.append(lazy_item("optimizer_states", states.optimizer, source,
+                           _adapter_optimizer_text, t, r, n))
     return items
+
+
+# The formulas of lora_items' items (written when first read); n is Pₐ, the adapters' params.
+
+def _split_text(t: TrainingSpec, r: ResolvedModel, stage: int) -> str:
+    """How a state is split over the devices: tp × pp (or the uneven stages), and dp from the
+    ZeRO ``stage`` that shards it; ``""`` when it is not."""
+    parts = []
+    if uneven(t, r):
+        from quiz.footprint.items.pipeline import split_text
+
+        parts.append(split_text(t, r).strip())
+    elif t.tp * t.pp > 1:
+        parts.append(f"÷ {format_count(t.tp * t.pp)} (tp × pp)")
+    if t.zero >= stage and t.dp > 1:
+        parts.append(f"÷ {format_count(t.dp)} (ZeRO-{t.zero} over dp {format_count(t.dp)})")
+    return (" " + " ".join(parts) + ", largest shard") if parts else ""
+
+
+def _lora_base_text(t: TrainingSpec, r: ResolvedModel) -> str:
+    """LoRA's frozen base: every parameter in the weight dtype."""
+    wd = weight_dtype(t)
+    return (f"frozen base: {count_noun(r.params, 'param')} × {_BYTES[wd]} bytes "
+            f"({wd.upper()}){_split_text(t, r, 3)}; no gradients or optimizer states")
+
+
+def _qlora_base_text(t: TrainingSpec, r: ResolvedModel, base: Nf4Base) -> str:
+    """QLoRA's frozen base: the linear layers' NF4 values and the parameters kept 16-bit."""
+    wd = weight_dtype(t)
+    return (f"frozen base: {count_noun(base.values, 'weight')} of the linear layers in "
+            f"NF4 × ½ byte + {count_noun(base.kept, 'param')} (embeddings, LM head, norms) × "
+            f"{_BYTES[wd]} bytes ({wd.upper()}){_split_text(t, r, 3)}")
+
+
+def _nf4_constants_text(t: TrainingSpec, r: ResolvedModel, base: Nf4Base) -> str:
+    """QLoRA's NF4 constants: the absmax of each block (double-quantized or not) and the code
+    tables."""
+    tensors = count_noun(base.tensors, "tensor")
+    if t.double_quant:
+        const = (f"{count_noun(base.blocks, 'block')} of 64 × 1 byte (8-bit absmax) + "
+                 f"an FP32 scale per 256 blocks, and for each of {tensors} an FP32 "
+                 "offset and the 16- and 256-entry FP32 code tables")
+    else:
+        const = (f"{count_noun(base.blocks, 'block')} of 64 × 4 bytes (FP32 absmax) + "
+                 f"the 16-entry FP32 code table of each of {tensors}")
+    return f"NF4 constants: {const}{_split_text(t, r, 3)}"
+
+
+def _adapter_weights_text(t: TrainingSpec, r: ResolvedModel, n: int) -> str:
+    """The adapters' weights: their shapes × the weight dtype's bytes."""
+    wd = weight_dtype(t)
+    return (f"{count_noun(n, 'adapter param')} = {adapter_shapes_text(t, r)} × {_BYTES[wd]} "
+            f"bytes ({wd.upper()}){_split_text(t, r, 3)}")
+
+
+def _adapter_gradients_text(t: TrainingSpec, r: ResolvedModel, n: int) -> str:
+    """The adapters' gradients (the frozen base has none)."""
+    gd = grad_dtype(t)
+    return (f"{count_noun(n, 'adapter param')} × {_BYTES[gd]} bytes ({gd.upper()} gradients; "
+            f"none for the frozen base){_split_text(t, r, 2)}")
+
+
+def _adapter_master_text(t: TrainingSpec, r: ResolvedModel, n: int) -> str:
+    """The adapters' FP32 master copy."""
+    return (f"{count_noun(n, 'adapter param')} × 4 bytes (FP32 master copy of the "
+            f"adapters){_split_text(t, r, 1)}")
+
+
+def _adapter_optimizer_text(t: TrainingSpec, r: ResolvedModel, n: int) -> str:
+    """The optimizer's states of the adapters only."""
+    opt = t.optimizer
+    sb = state_bytes(t)
+    dtype = "FP32" if sb == 4 else "BF16"
+    adapters = count_noun(n, "adapter param")
+    if opt == "sgd":
+        formula = "plain SGD keeps no optimizer state"
+    elif opt == "sgd-momentum":
+        formula = f"{adapters} × {sb} bytes ({dtype} momentum)"
+    elif opt in ("adam", "adamw"):
+        formula = f"{adapters} × {2 * sb} bytes ({dtype} momentum {sb} + variance {sb})"
+    elif opt == "adam-8bit":
+        blocks = -(-n // ADAM_8BIT_BLOCK)
+        formula = (f"2 states × ({adapters} × 1 byte + {count_noun(blocks, 'block')} of "
+                   f"{format_count(ADAM_8BIT_BLOCK)} × 4-byte FP32 absmax)")
+    else:
+        formula = (f"row and column statistics of each A (r × d_in) and B (d_out × r) × "
+                   f"{sb} bytes ({dtype})")
+    return f"adapters only: {formula}{_split_text(t, r, 1)}"
 
 

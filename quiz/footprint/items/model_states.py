@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeVarTuple
 
 from quiz.footprint.inputs.arch import adafactor_state_values
 from quiz.footprint.inputs.units import count_noun, format_count, format_number
@@ -89,9 +89,14 @@ weight_dtype = _regime.weight_dtype
 CP_SRC = ("Megatron-LM docs, Context parallelism (--context-parallel-size): each rank keeps the "
           "activations of s/cp tokens; K and V are exchanged in a ring")
 KORTHIKANTI_SRC = "Korthikanti et al. 2022, Reducing Activation Recomputation, Table 2"
+Ts = TypeVarTuple("Ts")
 
-_Add = Callable[[str, int, "str | Callable[[], str]", str], None]
-"""``add(name, bytes, formula, source)``: appends one item (see :func:`training_items`)."""
+class _Add(Protocol):
+    """``add(name, bytes, source, formula, *args)``: appends one item whose formula is the text
+    ``formula`` or ``formula(*args)``, written when first read (see :func:`training_items`)."""
+
+    def __call__(self, name: str, n_bytes: int, source: str,
+                 formula: str | Callable[[*Ts], str], *args: *Ts) -> None: ...
 
 
 # The quantities below read the estimate's ModelStates of t and r (quiz.footprint.items.states),
@@ -371,7 +376,7 @@ def training_items(t: TrainingSpec, r: ResolvedModel) -> tuple[list[Item], list[
     Returns:
         ``(items, omitted)``: items in display order; omitted items with their reasons.
     """
-    m, dp = t.tp * t.pp, t.dp
+    dp = t.dp
     items: list[Item] = []
     omitted: list[Omitted] = []
     wd, gd = weight_dtype(t), grad_dtype(t)
@@ -379,48 +384,81 @@ def training_items(t: TrainingSpec, r: ResolvedModel) -> tuple[list[Item], list[
 
     ep_src = f"; {EP_SRC}" if uses_ep(t, r) else ""
 
-    def add(name: str, n_bytes: int, formula: str | Callable[[], str], source: str) -> None:
+    def add(name: str, n_bytes: int, source: str, formula: str | Callable[[*Ts], str],
+            *args: *Ts) -> None:
         if ep_src and name != "activations":
             source += ep_src
-        items.append(_new(Item, (name, n_bytes, [formula], source, "bytes")))  # make_item
+        items.append(_new(Item, (name, n_bytes, [formula, *args], source, "bytes")))  # lazy_item
 
     if t.finetune != "full":  # adapters on a frozen base
         items.extend(lora_items(t, r))
         _activation_item(t, r, add, omitted)
         return items, omitted
 
-    # Formulas are built when first read (Item), each from the values bound here.
+    # Formulas are written when first read (Item), each by its writer from the values given.
     states = states_of(t, r)  # the counts and bytes the fit and the notes read too
     n3, n2, n = states.counts(dp)
     master = states.master
     # the bytes below are weight_bytes_per_device, gradient_bytes_per_device and
     # master_bytes_per_device, from the counts above
-    add(
-        "weights",
-        n3 * wb,
-        lambda: f"{_ptext(r, m, t, t.zero >= 3, n3)} × {wb} bytes ({wd.upper()})",
-        f"{MIXED_SRC}; {ZERO_SRC}" if master else ZERO_SRC,
-    )
+    add("weights", n3 * wb, f"{MIXED_SRC}; {ZERO_SRC}" if master else ZERO_SRC,
+        _weights_formula, t, r, n3)
     if is_fp8(t):
-        add("fp8_weights", states.fp8_weights(dp), lambda: fp8_weight_formula(t, r),
-            FP8_SRC)
-    add(
-        "gradients",
-        n2 * gb,
-        lambda: f"{_ptext(r, m, t, t.zero >= 2, n2)} × {gb} bytes ({gd.upper()} "
-                "gradients)",
-        ZERO_SRC,
-    )
+        add("fp8_weights", states.fp8_weights(dp), FP8_SRC, fp8_weight_formula, t, r)
+    add("gradients", n2 * gb, ZERO_SRC, _gradients_formula, t, r, n2)
     if master:
-        add(
-            "master_weights",
-            n * 4,
-            lambda: f"{_ptext(r, m, t, t.zero >= 1, n)} × 4 bytes (FP32 master copy)",
-            f"{MIXED_SRC}; {ZERO_SRC}",
-        )
+        add("master_weights", n * 4, f"{MIXED_SRC}; {ZERO_SRC}", _master_formula, t, r, n)
     _optimizer_item(t, r, n, add, omitted)
     _activation_item(t, r, add, omitted)
     return items, omitted
+
+
+def _weights_formula(t: TrainingSpec, r: ResolvedModel, n3: int) -> str:
+    """The weights item's formula: ``n3`` parameters per device (sharded from ZeRO-3) × the
+    bytes of a weight."""
+    wd = weight_dtype(t)
+    return f"{_ptext(r, t.tp * t.pp, t, t.zero >= 3, n3)} × {_BYTES[wd]} bytes ({wd.upper()})"
+
+
+def _gradients_formula(t: TrainingSpec, r: ResolvedModel, n2: int) -> str:
+    """The gradients item's formula: ``n2`` parameters per device (sharded from ZeRO-2) × the
+    bytes of a gradient."""
+    gd = grad_dtype(t)
+    return (f"{_ptext(r, t.tp * t.pp, t, t.zero >= 2, n2)} × {_BYTES[gd]} bytes "
+            f"({gd.upper()} gradients)")
+
+
+def _master_formula(t: TrainingSpec, r: ResolvedModel, n: int) -> str:
+    """The master weights item's formula: ``n`` parameters per device (sharded from ZeRO-1)
+    × 4 bytes."""
+    return f"{_ptext(r, t.tp * t.pp, t, t.zero >= 1, n)} × 4 bytes (FP32 master copy)"
+
+
+def _state_dtype(t: TrainingSpec) -> tuple[int, str]:
+    """The bytes of one optimizer state value and its dtype's name."""
+    sb = state_bytes(t)
+    return sb, "FP32" if sb == 4 else "BF16"
+
+
+def _momentum_formula(t: TrainingSpec, r: ResolvedModel, n: int) -> str:
+    """SGD with momentum's state: ``n`` parameters per device × one buffer value."""
+    sb, dtype = _state_dtype(t)
+    return f"{_ptext(r, t.tp * t.pp, t, t.zero >= 1, n)} × {sb} bytes ({dtype} momentum buffer)"
+
+
+def _adam_formula(t: TrainingSpec, r: ResolvedModel, n: int) -> str:
+    """Adam's states: ``n`` parameters per device × (momentum + variance)."""
+    sb, dtype = _state_dtype(t)
+    return (f"{_ptext(r, t.tp * t.pp, t, t.zero >= 1, n)} × {2 * sb} bytes ({dtype} momentum "
+            f"{sb} + variance {sb})")
+
+
+def _adam_8bit_formula(t: TrainingSpec, r: ResolvedModel, n: int) -> str:
+    """8-bit Adam's states: two 1-byte states per parameter and an FP32 absmax per block."""
+    blocks = -(-n // ADAM_8BIT_BLOCK)
+    return (f"2 states × ({_ptext(r, t.tp * t.pp, t, t.zero >= 1, n)} × 1 byte + "
+            f"{count_noun(blocks, 'block')} of {format_count(ADAM_8BIT_BLOCK)} × 4-byte FP32 "
+            "absmax)")
 
 
 def _optimizer_item(
@@ -440,45 +478,24 @@ def _optimizer_item(
             )
         )
         return
-    sb = state_bytes(t)
-    dtype = "FP32" if sb == 4 else "BF16"
-    m = t.tp * t.pp
-
-    def ptext() -> str:
-        return _ptext(r, m, t, t.zero >= 1, n)
-
     opt = t.optimizer
     if opt == "sgd":
-        add(
-            "optimizer_states",
-            n_bytes,
-            "plain SGD keeps no optimizer state (0 bytes per parameter)",
+        add("optimizer_states", n_bytes,
             "Robbins & Monro 1951; PyTorch torch.optim.SGD with momentum=0",
-        )
+            "plain SGD keeps no optimizer state (0 bytes per parameter)")
     elif opt == "sgd-momentum":
-        add(
-            "optimizer_states",
-            n_bytes,
-            lambda: f"{ptext()} × {sb} bytes ({dtype} momentum buffer)",
+        add("optimizer_states", n_bytes,
             "Sutskever et al. 2013; PyTorch torch.optim.SGD momentum_buffer",
-        )
+            _momentum_formula, t, r, n)
     elif opt in ("adam", "adamw"):
-        add(
-            "optimizer_states",
-            n_bytes,
-            lambda: f"{ptext()} × {2 * sb} bytes ({dtype} momentum {sb} + variance {sb})",
+        add("optimizer_states", n_bytes,
             f"Kingma & Ba 2015 (Adam), Loshchilov & Hutter 2019 (AdamW); {ZERO_SRC}",
-        )
+            _adam_formula, t, r, n)
     elif opt == "adam-8bit":
-        blocks = -(-n // ADAM_8BIT_BLOCK)
-        add(
-            "optimizer_states",
-            n_bytes,
-            lambda: f"2 states × ({ptext()} × 1 byte + {count_noun(blocks, 'block')} of "
-                    f"{format_count(ADAM_8BIT_BLOCK)} × 4-byte FP32 absmax)",
-            ADAM_8BIT_SRC,
-        )
+        add("optimizer_states", n_bytes, ADAM_8BIT_SRC, _adam_8bit_formula, t, r, n)
     else:
+        sb, dtype = _state_dtype(t)
+        m = t.tp * t.pp
         assert r.arch is not None  # optimizer_bytes_per_device returned a size
         mats, vectors = adafactor_state_values(r.arch)
         shard_n = split_count(t, r, mats + vectors, expert_adafactor_values(r), 1, t.dp)
@@ -493,10 +510,10 @@ def _optimizer_item(
         add(
             "optimizer_states",
             n_bytes,
+            "Shazeer & Stern 2018, Adafactor, sec. 3 (Algorithm 4) and sec. 7 (beta1 = 0)",
             f"({count_noun(mats, 'row and column statistic')} of the weight matrices + "
             f"{count_noun(vectors, 'vector parameter')}){split} × {sb} bytes ({dtype}); "
             "no first moment (beta1 = 0)",
-            "Shazeer & Stern 2018, Adafactor, sec. 3 (Algorithm 4) and sec. 7 (beta1 = 0)",
         )
 
 
@@ -542,22 +559,6 @@ def _activation_item(
     if uneven(t, r):
         source += f" — with uneven stages p × ⌈L/p⌉ = {format_count(layers)}; {UNIFORM_SRC}"
     moe = r.arch is not None and r.arch.experts > 1 and t.recompute != "full"
-
-    def formula() -> str:
-        if family and r.arch is not None:
-            text = layer_formula(r.arch, layers, t.seq_len // t.cp * t.micro_batch, t.seq_len, e,
-                                 t.attention_kernel, t.recompute, t.tp,
-                                 t.sequence_parallel and t.tp > 1, is_fp8(t))
-        else:
-            text = _activation_formula(t, layers, hidden, heads, e)
-        if t.finetune != "full":
-            text += activation_change_text(t, r)
-        if moe:
-            from quiz.footprint.items.moe import moe_formula
-
-            text += moe_formula(t, r)
-        return text
-
     if t.finetune != "full":
         source += f"; frozen layers: {AUTOGRAD_SRC}"
     if moe:
@@ -566,7 +567,28 @@ def _activation_item(
         source += f"; {MOE_SRC}"
     if t.cp > 1:
         source += f"; {CP_SRC}"
-    add("activations", n_bytes, formula, source)
+    add("activations", n_bytes, source, _activations_text, t, r, family, layers, hidden, heads,
+        e, moe)
+
+
+def _activations_text(t: TrainingSpec, r: ResolvedModel, family: bool, layers: int,
+                      hidden: int, heads: int, e: int, moe: bool) -> str:
+    """The activations item's formula: the model family's per-layer sum (``family``) or
+    Korthikanti et al.'s, for ``layers`` layers of ``e``-byte values, with what adapters and a
+    mixture of experts (``moe``) change."""
+    if family and r.arch is not None:
+        text = layer_formula(r.arch, layers, t.seq_len // t.cp * t.micro_batch, t.seq_len, e,
+                             t.attention_kernel, t.recompute, t.tp,
+                             t.sequence_parallel and t.tp > 1, is_fp8(t))
+    else:
+        text = _activation_formula(t, layers, hidden, heads, e)
+    if t.finetune != "full":
+        text += activation_change_text(t, r)
+    if moe:
+        from quiz.footprint.items.moe import moe_formula
+
+        text += moe_formula(t, r)
+    return text
 
 
 def _places(x: Fraction) -> int:

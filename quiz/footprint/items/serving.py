@@ -40,7 +40,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from quiz.footprint.inputs.units import count_noun, format_count
-from quiz.footprint.items.item import Item, Omitted, make_item
+from quiz.footprint.items.item import Item, Omitted, lazy_item
 from quiz.footprint.items.model_states import activation_value_bytes
 
 if TYPE_CHECKING:
@@ -165,46 +165,54 @@ def serving_items(spec: InferenceSpec, r: ResolvedModel,
             "inference", "the working memory needs the hidden size, MLP size and attention heads",
             ("model", "hidden", "ffn", "heads")))
     else:
-        attention, mlp, fixed = parts
-
-        def working() -> str:  # written when first read (Item)
-            e = activation_value_bytes(spec.weights)
-            chunk = prefill_chunk(spec, gpu)
-            t = step_tokens(spec, gpu)
-            if spec.prefill_chunk is None:
-                where = " on this GPU" if gpu is not None else ""
-                budget = f"vLLM's default max_num_batched_tokens{where}"
-            else:
-                budget = "the prefill chunk"
-            if t == spec.batch * spec.context:
-                why = (f"the {count_noun(t, 'token')} of batch × context, all in one step "
-                       f"(within {budget}, {format_count(chunk)})")
-            elif t == chunk:
-                why = f"{count_noun(t, 'token')} per step ({budget})"
-            else:
-                why = (f"{count_noun(t, 'token')} per step: one per sequence of the batch, "
-                       f"more than {budget} ({format_count(chunk)})")
-            peak = "MLP" if mlp >= attention else "attention"
-            extra = f" + {fixed} bytes of routing weights and ids" if fixed else ""
-            return (f"one layer at a time, one forward step: {why} × ({e} bytes × "
-                    f"{format_count(max(attention, mlp))} values at the {peak} peak{extra})")
-
-        items.append(make_item("activations", act, working, WORKING_SRC))
+        items.append(lazy_item("activations", act, WORKING_SRC, _working_text, spec, gpu,
+                               parts))
     logits = sampling_logits_bytes(spec, r)
     if logits is None:
         omitted.append(Omitted(
             "logits", "the logits need the vocabulary size: give a model preset or --vocab",
             "inference", "the logits need the vocabulary size", ("model", "vocab")))
     else:
-        def sampled() -> str:  # written when first read (Item)
-            e = activation_value_bytes(spec.weights)
-            per = 4 if e == 4 else e + 4
-            kept = "FP32 logits" if e == 4 else f"{e}-byte logits + the sampler's FP32 copy"
-            return (f"{count_noun(spec.batch, 'sequence')} sampling × "
-                    f"{count_noun(r.vocab or 0, 'vocabulary entry', 'vocabulary entries')} × "
-                    f"{per} bytes ({kept})")
-
-        items.append(make_item("logits", logits, sampled, SAMPLER_SRC))
+        items.append(lazy_item("logits", logits, SAMPLER_SRC, _sampled_text, spec, r))
     return items, omitted
+
+
+def _working_text(spec: InferenceSpec, gpu: GpuPreset | None,
+                  parts: tuple[int, int, int]) -> str:
+    """The inference activations item's formula: the tokens of one forward step × the
+    values of one layer's peak (``parts``: attention's and the MLP's values per token, and the
+    fixed bytes of routing)."""
+    attention, mlp, fixed = parts
+    e = activation_value_bytes(spec.weights)
+    chunk = prefill_chunk(spec, gpu)
+    t = step_tokens(spec, gpu)
+    if spec.prefill_chunk is None:
+        where = " on this GPU" if gpu is not None else ""
+        budget = f"vLLM's default max_num_batched_tokens{where}"
+    else:
+        budget = "the prefill chunk"
+    if t == spec.batch * spec.context:
+        why = (f"the {count_noun(t, 'token')} of batch × context, all in one step "
+               f"(within {budget}, {format_count(chunk)})")
+    elif t == chunk:
+        why = f"{count_noun(t, 'token')} per step ({budget})"
+    else:
+        why = (f"{count_noun(t, 'token')} per step: one per sequence of the batch, "
+               f"more than {budget} ({format_count(chunk)})")
+    peak = "MLP" if mlp >= attention else "attention"
+    extra = f" + {fixed} bytes of routing weights and ids" if fixed else ""
+    return (f"one layer at a time, one forward step: {why} × ({e} bytes × "
+            f"{format_count(max(attention, mlp))} values at the {peak} peak{extra})")
+
+
+def _sampled_text(spec: InferenceSpec, r: ResolvedModel) -> str:
+    """The logits item's formula: the sequences sampling × the vocabulary × the bytes each
+    logit takes."""
+    e = activation_value_bytes(spec.weights)
+    per = 4 if e == 4 else e + 4
+    kept = "FP32 logits" if e == 4 else f"{e}-byte logits + the sampler's FP32 copy"
+    return (f"{count_noun(spec.batch, 'sequence')} sampling × "
+            f"{count_noun(r.vocab or 0, 'vocabulary entry', 'vocabulary entries')} × "
+            f"{per} bytes ({kept})")
 
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, cast
 from quiz.footprint.inputs.units import count_noun, format_count
 from quiz.footprint.inputs.views import with_values
 from quiz.footprint.items.inference import WEIGHT_BITS, weight_bytes
-from quiz.footprint.items.item import Item, Omitted, make_item
+from quiz.footprint.items.item import Item, Omitted, lazy_item, make_item
 from quiz.footprint.items.lora import PEFT_SAVE_SRC, adapter_states, trainable_params
 from quiz.footprint.items.model_states import (
     _BYTES,
@@ -68,25 +68,14 @@ def storage_items(spec: FootprintSpec, r: ResolvedModel) -> tuple[list[Item], li
         given = bpt is not None
         if bpt is None:
             bpt = default_bytes_per_token(r.vocab) if r.vocab is not None else 4
-        tokens, per, vocab = st.dataset_tokens, bpt, r.vocab
-
-        def dataset_formula() -> str:  # built when first read (Item)
-            if given:
-                why = "as given"
-            elif vocab is not None:
-                kind, rel = ("uint16", "<") if per == 2 else ("int32", "≥")
-                why = f"{kind} token ids, vocabulary {format_count(vocab)} {rel} 65,500"
-            else:
-                why = "int32 token ids, vocabulary unknown"
-            return f"{count_noun(tokens, 'token')} × {count_noun(per, 'byte')} per token ({why})"
-
+        tokens = st.dataset_tokens
         items.append(
-            make_item(
+            lazy_item(
                 "dataset",
-                tokens * per,
-                dataset_formula,
+                tokens * bpt,
                 "Megatron-LM indexed dataset (megatron/core/datasets/indexed_dataset.py, "
                 "DType.optimal_dtype)",
+                _dataset_text, tokens, bpt, r.vocab, given,
             )
         )
     else:
@@ -106,21 +95,38 @@ def storage_items(spec: FootprintSpec, r: ResolvedModel) -> tuple[list[Item], li
                    "hyperparameters): about a megabyte for a 32k vocabulary")
         else:
             src = "the served checkpoint (e.g. safetensors) holds the weights and their scales"
-
-        def artifact() -> str:  # built when first read (Item)
-            extra = ""
-            if overhead:
-                extra = f" + {count_noun(overhead, 'byte')} of quantization scales and zero points"
-            if scheme is None:
-                what = f"{fmt.upper()} weights{extra} ({WEIGHT_BITS[fmt]}-bit format"
-            elif scheme.layout is None:
-                what = f"{scheme.label} tensors{extra} (GGUF file, without its metadata"
-            else:
-                what = f"{scheme.label} weights{extra} ({WEIGHT_BITS[fmt]}-bit values"
-            return f"{count_noun(weights, 'byte')} of {what}, as in the inference phase)"
-
-        items.append(make_item("inference_artifact", weights + (overhead or 0), artifact, src))
+        items.append(lazy_item("inference_artifact", weights + (overhead or 0), src,
+                               _artifact_text, fmt, weights, overhead))
     return items, omitted
+
+
+def _dataset_text(tokens: int, per: int, vocab: int | None, given: bool) -> str:
+    """The dataset item's formula: ``tokens`` × ``per`` bytes a token, and why that many
+    (``given``, or the token id type the vocabulary size ``vocab`` needs)."""
+    if given:
+        why = "as given"
+    elif vocab is not None:
+        kind, rel = ("uint16", "<") if per == 2 else ("int32", "≥")
+        why = f"{kind} token ids, vocabulary {format_count(vocab)} {rel} 65,500"
+    else:
+        why = "int32 token ids, vocabulary unknown"
+    return f"{count_noun(tokens, 'token')} × {count_noun(per, 'byte')} per token ({why})"
+
+
+def _artifact_text(fmt: str, weights: int, overhead: int | None) -> str:
+    """The inference artifact's formula: ``weights`` bytes in the weight format ``fmt`` and
+    ``overhead`` bytes of scales and zero points."""
+    scheme = SCHEMES.get(fmt)
+    extra = ""
+    if overhead:
+        extra = f" + {count_noun(overhead, 'byte')} of quantization scales and zero points"
+    if scheme is None:
+        what = f"{fmt.upper()} weights{extra} ({WEIGHT_BITS[fmt]}-bit format"
+    elif scheme.layout is None:
+        what = f"{scheme.label} tensors{extra} (GGUF file, without its metadata"
+    else:
+        what = f"{scheme.label} weights{extra} ({WEIGHT_BITS[fmt]}-bit values"
+    return f"{count_noun(weights, 'byte')} of {what}, as in the inference phase)"
 
 
 _WHOLE = {"dp": 1, "tp": 1, "pp": 1, "cp": 1, "ep": 1, "zero": 0}
@@ -175,14 +181,7 @@ def _checkpoint_item(
     spec: FootprintSpec, r: ResolvedModel, items: list[Item], omitted: list[Omitted]
 ) -> None:
     t, st = spec.training, spec.storage
-    psi = r.params
-    wd = weight_dtype(t)
-    wb = _BYTES[wd]
     n_ckpt = st.checkpoints
-
-    def times() -> str:
-        return count_noun(n_ckpt, "checkpoint")
-
     adapters = t.finetune != "full"
     whole = whole_model(t) if adapters else None  # the adapters' layout (checkpoint_bytes)
     total = checkpoint_bytes(spec, r, whole)
@@ -198,47 +197,60 @@ def _checkpoint_item(
             )
         )
         return
+    kind = st.checkpoint_kind
     if whole is not None:  # adapters
-        def adapter_formula() -> str:  # built when first read (Item)
-            adapters = count_noun(trainable_params(t, r), "adapter param")
-            if st.checkpoint_kind == "weights":
-                what = f"{adapters} × {wb} bytes ({wd.upper()} adapters only)"
-            else:
-                opt = adapter_states(whole, r, 1).optimizer
-                per_param = wb + (4 if has_master(t) else 0)
-                kind = f"{wd.upper()} adapters" + (" + FP32 master" if has_master(t) else "")
-                what = (f"{adapters} × {per_param} bytes ({kind}) + {count_noun(opt, 'byte')} "
-                        f"of {t.optimizer} states")
-            return (f"{times()} × ({what}); the frozen base is not saved (it is the published "
-                    "model)")
-
-        items.append(make_item("checkpoints", total, adapter_formula, PEFT_SAVE_SRC))
+        items.append(lazy_item("checkpoints", total, PEFT_SAVE_SRC, _adapter_checkpoint_text, t,
+                               r, whole, n_ckpt, kind))
         return
-    if st.checkpoint_kind == "weights":
-        items.append(
-            make_item(
-                "checkpoints",
-                total,
-                lambda: f"{times()} × {count_noun(psi, 'param')} × {wb} bytes ({wd.upper()} "
-                "weights only)",
-                "weights-only export (e.g. safetensors of the model state dict)",
-            )
-        )
+    if kind == "weights":
+        items.append(lazy_item("checkpoints", total,
+                               "weights-only export (e.g. safetensors of the model state dict)",
+                               _weights_checkpoint_text, t, r, n_ckpt))
         return
-
-    def full_formula() -> str:  # built when first read (Item)
-        opt = states_of(t, r).whole()[2] or 0  # the whole model's optimizer_bytes_per_device
-        per_param = wb + (4 if has_master(t) else 0)
-        what = f"{wd.upper()} weights" + (" + FP32 master" if has_master(t) else "")
-        return (f"{times()} × ({count_noun(psi, 'param')} × {per_param} bytes ({what}) + "
-                f"{count_noun(opt, 'byte')} of {t.optimizer} states); gradients are not saved")
-
     items.append(
-        make_item(
+        lazy_item(
             "checkpoints",
             total,
-            full_formula,
             "full training state as saved by DeepSpeed / Megatron-LM to resume: model weights, "
             "FP32 master copy and optimizer states",
+            _full_checkpoint_text, t, r, n_ckpt,
         )
     )
+
+
+def _adapter_checkpoint_text(t: TrainingSpec, r: ResolvedModel, whole: TrainingSpec,
+                             n_ckpt: int, kind: str) -> str:
+    """The checkpoints item's formula for adapters: ``n_ckpt`` saves of the adapters (and for
+    ``kind`` ``"full"`` their master copy and optimizer states, in the layout ``whole``)."""
+    wd = weight_dtype(t)
+    wb = _BYTES[wd]
+    adapters = count_noun(trainable_params(t, r), "adapter param")
+    if kind == "weights":
+        what = f"{adapters} × {wb} bytes ({wd.upper()} adapters only)"
+    else:
+        opt = adapter_states(whole, r, 1).optimizer
+        per_param = wb + (4 if has_master(t) else 0)
+        held = f"{wd.upper()} adapters" + (" + FP32 master" if has_master(t) else "")
+        what = (f"{adapters} × {per_param} bytes ({held}) + {count_noun(opt, 'byte')} "
+                f"of {t.optimizer} states")
+    return (f"{count_noun(n_ckpt, 'checkpoint')} × ({what}); the frozen base is not saved (it "
+            "is the published model)")
+
+
+def _weights_checkpoint_text(t: TrainingSpec, r: ResolvedModel, n_ckpt: int) -> str:
+    """The checkpoints item's formula for a weights-only save: ``n_ckpt`` × every weight."""
+    wd = weight_dtype(t)
+    return (f"{count_noun(n_ckpt, 'checkpoint')} × {count_noun(r.params, 'param')} × "
+            f"{_BYTES[wd]} bytes ({wd.upper()} weights only)")
+
+
+def _full_checkpoint_text(t: TrainingSpec, r: ResolvedModel, n_ckpt: int) -> str:
+    """The checkpoints item's formula for a full save: ``n_ckpt`` × (the weights, the master
+    copy and the optimizer states of the whole model)."""
+    wd = weight_dtype(t)
+    opt = states_of(t, r).whole()[2] or 0  # the whole model's optimizer_bytes_per_device
+    per_param = _BYTES[wd] + (4 if has_master(t) else 0)
+    what = f"{wd.upper()} weights" + (" + FP32 master" if has_master(t) else "")
+    return (f"{count_noun(n_ckpt, 'checkpoint')} × ({count_noun(r.params, 'param')} × "
+            f"{per_param} bytes ({what}) + {count_noun(opt, 'byte')} of {t.optimizer} states); "
+            "gradients are not saved")
