@@ -20,7 +20,6 @@ inference
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from quiz.footprint.compute.figures import compute_items
@@ -28,6 +27,7 @@ from quiz.footprint.engine.capacity import capacity
 from quiz.footprint.engine.fit import fewest_training_gpus, usable_memory
 from quiz.footprint.engine.report import (
     ITEM_NAMES,
+    Later,
     ModelSummary,
     Notes,
     PhaseEstimate,
@@ -47,7 +47,7 @@ from quiz.footprint.inputs.views import spec_view
 from quiz.footprint.items.activations import EXTRA_ITEMS, extra_activation_items
 from quiz.footprint.items.draft import draft_items
 from quiz.footprint.items.inference import inference_items, scheme_plan
-from quiz.footprint.items.item import VALUE, Item, Omitted, make_item
+from quiz.footprint.items.item import VALUE, Item, Omitted, lazy_item, make_item
 from quiz.footprint.items.memo import new_estimate
 from quiz.footprint.items.model_states import (
     training_items,
@@ -113,7 +113,7 @@ def estimate(spec: FootprintSpec) -> Report:
         inference=inference,
         storage=storage,
         omitted=omitted,
-        conventions=Notes(lambda: conventions(spec, r, gpu)),
+        conventions=Notes(conventions, spec, r, gpu),
         gpu=gpu,
         units=spec.units,
         spec=given,
@@ -261,11 +261,14 @@ def overhead_item(overhead: int, gpus: int = 1) -> Item:
                     "per-GPU framework overhead as set (CUDA context, allocator fragmentation)",
                     OVERHEAD_SRC)
 
-    def formula() -> str:  # written when first read (Item)
-        return (f"{count_noun(overhead, 'byte')} per GPU × {count_noun(gpus, 'GPU')} "
-                "(CUDA context, allocator fragmentation)")
+    return lazy_item("framework_overhead", overhead * gpus, OVERHEAD_SRC, _overhead_text,
+                     overhead, gpus)
 
-    return make_item("framework_overhead", overhead * gpus, formula, OVERHEAD_SRC)
+
+def _overhead_text(overhead: int, gpus: int) -> str:
+    """The framework-overhead item's formula over ``gpus`` GPUs."""
+    return (f"{count_noun(overhead, 'byte')} per GPU × {count_noun(gpus, 'GPU')} "
+            "(CUDA context, allocator fragmentation)")
 
 
 def _training(
@@ -287,31 +290,30 @@ def _training(
         items.append(overhead_item(overhead))
     total = sum(map(VALUE, items))
     needed = headroom = None
-    advice: str | Callable[[], str] = ""
+    advice: str | Later = ""
     usable = None
     if gpu is not None:
         usable = usable_memory(gpu.memory_bytes, "training", util, gpu.unified)
         headroom = usable - total
         needed = fewest_training_gpus(t, r, usable - overhead, activations)
-        room = usable - overhead
-
-        def advice() -> str:  # written when first read (PhaseEstimate.fit_advice)
-            text = training_fit_advice(t, needed)
-            if t.finetune != "full" and needed is None:
-                from quiz.footprint.words.lora_notes import fit_advice
-
-                text = fit_advice(t, r, room, units) or text
-            return text
-
-    def convention() -> str:  # written when first read (PhaseEstimate.convention)
-        return training_convention(t, r, has_activations)
-
-    def setup() -> str:  # written when first read (PhaseEstimate.setup)
-        return training_setup(t, r)
-
-    return PhaseEstimate("training", items, total, t.devices, needed, headroom, convention, setup,
+        advice = (_training_advice, t, r, needed, usable - overhead, units)
+    # the texts are written when first read (PhaseEstimate.convention, .setup, .fit_advice)
+    return PhaseEstimate("training", items, total, t.devices, needed, headroom,
+                         (training_convention, t, r, has_activations), (training_setup, t, r),
                          advice, {"cpu": placed["cpu"], "nvme": placed["nvme"]},
                          not_estimated=_not_estimated(omitted, "training"), usable_bytes=usable)
+
+
+def _training_advice(t: TrainingSpec, r: ResolvedModel, needed: int | None, room: int,
+                     units: str) -> str:
+    """The training phase's fit advice (``needed`` GPUs of ``room`` bytes each; adapters that
+    fit on none get their own advice)."""
+    text = training_fit_advice(t, needed)
+    if t.finetune != "full" and needed is None:
+        from quiz.footprint.words.lora_notes import fit_advice
+
+        text = fit_advice(t, r, room, units) or text
+    return text
 
 
 def _inference(
@@ -358,17 +360,10 @@ def _inference(
         items.append(overhead_item(overhead, needed or 1))
         total += overhead * (needed or 1)
 
-    def texts() -> tuple[str, str]:  # written when first read (PhaseEstimate)
-        return inference_texts(inf, r, gpu)
-
-    def convention() -> str:
-        return texts()[0]
-
-    def setup() -> str:
-        return texts()[1]
-
     plan = scheme_plan(inf, r)
-    phase = PhaseEstimate("inference", items, total, 1, needed, headroom, convention, setup,
+    # the texts are written when first read (PhaseEstimate.convention, .setup)
+    phase = PhaseEstimate("inference", items, total, 1, needed, headroom,
+                          (_inference_text, 0, inf, r, gpu), (_inference_text, 1, inf, r, gpu),
                           advice, {"cpu": cpu, "nvme": []},
                           quantization=None if plan is None else lambda: plan_json(plan),
                           not_estimated=_not_estimated(omitted, "inference"),
@@ -377,6 +372,13 @@ def _inference(
         # given the phase when first read (PhaseEstimate.capacity): no reference cycle
         object.__setattr__(phase, "capacity_of", lambda of: capacity(inf, r, gpu, of))
     return phase
+
+
+def _inference_text(which: int, inf: InferenceSpec, r: ResolvedModel,
+                    gpu: GpuPreset | None) -> str:
+    """The inference phase's convention (``which`` 0) or setup (1) line
+    (:func:`~quiz.footprint.words.headlines.inference_texts`)."""
+    return inference_texts(inf, r, gpu)[which]
 
 
 def _not_estimated(omitted: list[Omitted], phase: str) -> tuple[str, ...]:

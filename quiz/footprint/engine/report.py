@@ -80,13 +80,28 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple, overload
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVarTuple, overload
 
 from quiz.footprint.items.frozen import fast_init
 from quiz.footprint.items.item import Item, Omitted
 
 _set = object.__setattr__
 """Sets a slot of an immutable object (bound once)."""
+
+Ts = TypeVarTuple("Ts")
+
+Later = tuple[Callable[..., str], *tuple[Any, ...]]
+"""A text written when first read, as ``(writer, *args)``: ``writer(*args)``. Cheaper to make
+than a closure (a tuple, no function object and cells), for a text an estimate may never show.
+"""
+
+
+def _written(text: Later | Callable[[], str]) -> str:
+    """The text of a :data:`Later` or of a function that writes it."""
+    if isinstance(text, tuple):
+        writer, *args = text
+        return writer(*args)
+    return text()
 
 if TYPE_CHECKING:
     from quiz.footprint.inputs.presets import GpuPreset
@@ -172,15 +187,16 @@ class Notes(Sequence[str]):
     """The conventions notes of a report, written when first read (rendering reads them; the
     fewest-GPU search, a bank's figure check and the JSON do not)."""
 
-    __slots__ = ("_build", "_notes")
+    __slots__ = ("_args", "_build", "_notes")
 
-    def __init__(self, build: Callable[[], list[str]]) -> None:
-        self._build = build
+    def __init__(self, build: Callable[[*Ts], list[str]], *args: *Ts) -> None:
+        self._build: Callable[..., list[str]] = build
+        self._args: tuple[Any, ...] = args
         self._notes: list[str] | None = None
 
     def _all(self) -> list[str]:
         if self._notes is None:
-            self._notes = self._build()
+            self._notes = self._build(*self._args)
         return self._notes
 
     @overload
@@ -231,7 +247,8 @@ class PhaseEstimate:
         setup: one line describing the scenario (layout, precision, batch).
         fit_advice: with a GPU preset, what ``gpus_needed`` keeps fixed, or what to change when
             no number of GPUs is enough (empty without a GPU preset); given as
-            ``fit_advice_text``, text or a function that writes it when first read.
+            ``fit_advice_text``, text, or a :data:`Later` or a function that writes it when
+            first read (so are ``convention_text`` and ``setup_text``).
         host: training only: the offloaded items per device by location, ``{"cpu": [...],
             "nvme": [...]}`` (:mod:`quiz.footprint.items.offload`); empty lists without offload. Not
             part of ``items`` or ``total_bytes``, which are GPU memory.
@@ -254,9 +271,9 @@ class PhaseEstimate:
     devices: int
     gpus_needed: int | None
     headroom: int | None
-    convention_text: str | Callable[[], str]
-    setup_text: str | Callable[[], str]
-    fit_advice_text: str | Callable[[], str] = ""
+    convention_text: str | Later | Callable[[], str]
+    setup_text: str | Later | Callable[[], str]
+    fit_advice_text: str | Later | Callable[[], str] = ""
     host: dict[str, list[Item]] = field(default_factory=dict)
     quantization: dict[str, Any] | Callable[[], dict[str, Any]] | None = None
     not_estimated: tuple[str, ...] = ()
@@ -292,7 +309,7 @@ class PhaseEstimate:
         read)."""
         text = self.convention_text
         if not isinstance(text, str):
-            text = text()
+            text = _written(text)
             _set(self, "convention_text", text)
         return text
 
@@ -302,7 +319,7 @@ class PhaseEstimate:
         like ``convention``)."""
         text = self.fit_advice_text
         if not isinstance(text, str):
-            text = text()
+            text = _written(text)
             _set(self, "fit_advice_text", text)
         return text
 
@@ -311,7 +328,7 @@ class PhaseEstimate:
         """The scenario in one line (given as text, or as a function, like ``convention``)."""
         text = self.setup_text
         if not isinstance(text, str):
-            text = text()
+            text = _written(text)
             _set(self, "setup_text", text)
         return text
 

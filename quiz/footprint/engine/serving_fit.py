@@ -15,14 +15,13 @@ the number of heads.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from quiz.footprint.engine.fit import inference_gpus, tensor_parallel_fits
 from quiz.footprint.engine.report import Unused
 from quiz.footprint.inputs.units import count_noun, format_count
 from quiz.footprint.items.draft import kv_models as kv_models
-from quiz.footprint.items.item import Item, make_item
+from quiz.footprint.items.item import Item, lazy_item
 from quiz.footprint.items.kv_layout import (
     Replication,
     kv_group_heads,
@@ -105,19 +104,18 @@ def replicated_items(items: list[Item], models: dict[str, ResolvedModel],
         if not rep.replicated:
             out.append(i)
             continue
-        out.append(make_item(i.name, replicated(i.bytes, rep.kv_heads, tp),
-                        _copies_formula(i, rep), f"{i.source}; {REPLICATION_SRC}"))
+        out.append(lazy_item(i.name, replicated(i.bytes, rep.kv_heads, tp),
+                             f"{i.source}; {REPLICATION_SRC}", _copies_text, i, rep))
     return out
 
 
-def _copies_formula(item: Item, rep: Replication) -> Callable[[], str]:
-    def formula() -> str:
-        keeps = ("the MLA latent is one KV head: each GPU keeps all of it" if rep.mla
-                 else f"{count_noun(rep.kv_heads, 'KV head')}: each GPU keeps "
-                 f"{count_noun(rep.per_gpu, 'KV head')}")
-        return (f"({item.formula}) × {rep.copies} copies (tensor parallelism over "
-                f"{format_count(rep.tp)} GPUs, {keeps})")
-    return formula
+def _copies_text(item: Item, rep: Replication) -> str:
+    """A replicated KV item's formula: ``item``'s × the copies tensor parallelism keeps."""
+    keeps = ("the MLA latent is one KV head: each GPU keeps all of it" if rep.mla
+             else f"{count_noun(rep.kv_heads, 'KV head')}: each GPU keeps "
+             f"{count_noun(rep.per_gpu, 'KV head')}")
+    return (f"({item.formula}) × {rep.copies} copies (tensor parallelism over "
+            f"{format_count(rep.tp)} GPUs, {keeps})")
 
 
 def kv_unused(spec: InferenceSpec) -> list[Unused]:

@@ -37,7 +37,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from quiz.footprint.inputs.units import count_noun, format_count
-from quiz.footprint.items.item import Item, Omitted, make_item
+from quiz.footprint.items.item import Item, Omitted, lazy_item, make_item
 from quiz.footprint.items.layer_activations import FAMILY_SRC, gpt_style
 from quiz.footprint.items.model_states import activation_bytes
 from quiz.footprint.items.moe import _sp, _split, _tokens
@@ -146,18 +146,8 @@ def extra_activation_items(
     omitted: list[Omitted] = []
     if not (r.layers and r.hidden and r.heads):
         return items, omitted
-    s, b, h = t.seq_len // t.cp, t.micro_batch, r.hidden
     e = activation_value_bytes(t.precision)
-    sp = _sp(t)
-    # The formulas are written when first read (Item): these build their parts.
-    def per_t() -> str:
-        return f" / t ({format_count(t.tp)}, sequence parallel)" if sp else ""
-
-    def where() -> str:
-        text = f"s = {format_count(s)}"
-        if t.cp > 1:
-            text += f" ({format_count(t.seq_len)} / cp {format_count(t.cp)})"
-        return text + f", b = {format_count(b)}, h = {format_count(h)}"
+    # The formulas are written when first read (Item), by the writers below.
 
     emb = embedding_activation_bytes(t, r)
     assert emb is not None
@@ -174,13 +164,8 @@ def extra_activation_items(
             "dropout keeps no mask",
             SEC_4_3 + " (embedding dropout, sbhp/t, needed only for the embedding's gradient)"))
     else:
-        items.append(make_item(
-            "embedding_activations", emb,
-            lambda: f"sbhp{'/t' if sp else ''}: the embedding's 1-byte dropout mask for "
-            f"{count_noun(t.pp, 'micro-batch', 'micro-batches')} in flight "
-            f"(p = {format_count(t.pp)}) with {where()}: "
-            f"{format_count(s * b * h)} × {format_count(t.pp)}{per_t()}",
-            SEC_4_3 + " (embedding dropout, sbhp/t)"))
+        items.append(lazy_item("embedding_activations", emb,
+                               SEC_4_3 + " (embedding dropout, sbhp/t)", _embedding_text, t, r))
     if t.pp > 1:
         last = (f"0 on the first pipeline stage, which this estimate describes: with pp "
                 f"{format_count(t.pp)} the final norm, the output projection and the logits "
@@ -191,21 +176,15 @@ def extra_activation_items(
     out = output_activation_bytes(t, r)
     assert out is not None
     if frozen:
-        items.append(make_item(
+        items.append(lazy_item(
             "output_activations", out,
-            lambda: f"{e}sbh{'/t' if sp else ''}: the input of the final norm, {e} bytes, "
-            f"with {where()}: {e} × {format_count(s * b * h)}{per_t()}; the frozen output "
-            "projection keeps no input (its weight needs no gradient)",
             SEC_4_3 + " (2sbh/t + 2sbh/t at 16 bits, the second for the output projection's "
-            "weight gradient)"))
+            "weight gradient)", _frozen_output_text, t, r))
     else:
-        items.append(make_item(
+        items.append(lazy_item(
             "output_activations", out,
-            lambda: f"{2 * e}sbh{'/t' if sp else ''}: the inputs of the final norm and of the "
-            f"output projection, {e} bytes each, with {where()}: 2 × {e} × "
-            f"{format_count(s * b * h)}{per_t()}",
             SEC_4_3 + (" (2sbh/t + 2sbh/t at 16 bits)" if e == 2 else
-                       " re-derived for 4-byte activations")))
+                       " re-derived for 4-byte activations"), _output_text, t, r))
     lg = logits_bytes(t, r)
     if lg is None:
         omitted.append(Omitted(
@@ -213,23 +192,71 @@ def extra_activation_items(
             "the logits need the vocabulary size: give a model preset or --vocab",
             "training", "the logits need the vocabulary size", ("model", "vocab")))
         return items, omitted
-    v = r.vocab or 0
-
-    def logits_formula() -> str:
-        if e == 4:
-            kept = "FP32 logits (no copy: .float() returns them)"
-        elif logit_value_bytes(t) == 4:
-            kept = "the FP32 copy for cross-entropy alone, as Korthikanti et al. count it"
-        else:
-            kept = f"{e}-byte logits + 4-byte FP32 copy for cross-entropy"
-        tp_text = (f" / t ({format_count(t.tp)}, vocabulary-parallel output layer)"
-                   if t.tp > 1 else "")
-        return (f"sbv{'/t' if t.tp > 1 else ''} × {logit_value_bytes(t)} bytes ({kept}) with "
-                f"{where().split(', h =')[0]}, v = {format_count(v)}: "
-                f"{format_count(s * b * v)} × {logit_value_bytes(t)}{tp_text}")
-
-    items.append(make_item("logits", lg, logits_formula, LOGITS_SRC))
+    items.append(lazy_item("logits", lg, LOGITS_SRC, _logits_text, t, r))
     return items, omitted
+
+
+# The formulas of extra_activation_items' items (s, b, h: tokens a sequence holds on a rank,
+# micro-batch, hidden size; e: bytes of an activation value).
+
+def _per_t(t: TrainingSpec) -> str:
+    """``" / t (…, sequence parallel)"``, or ``""`` without sequence parallelism."""
+    return f" / t ({format_count(t.tp)}, sequence parallel)" if _sp(t) else ""
+
+
+def _where(t: TrainingSpec, r: ResolvedModel) -> str:
+    """``"s = …, b = …, h = …"`` (s after context parallelism)."""
+    text = f"s = {format_count(t.seq_len // t.cp)}"
+    if t.cp > 1:
+        text += f" ({format_count(t.seq_len)} / cp {format_count(t.cp)})"
+    return text + f", b = {format_count(t.micro_batch)}, h = {format_count(r.hidden or 0)}"
+
+
+def _sbh(t: TrainingSpec, r: ResolvedModel) -> str:
+    """s × b × h as a number."""
+    return format_count(t.seq_len // t.cp * t.micro_batch * (r.hidden or 0))
+
+
+def _embedding_text(t: TrainingSpec, r: ResolvedModel) -> str:
+    """The embedding's dropout mask: sbhp/t, one byte a value for p micro-batches."""
+    return (f"sbhp{'/t' if _sp(t) else ''}: the embedding's 1-byte dropout mask for "
+            f"{count_noun(t.pp, 'micro-batch', 'micro-batches')} in flight "
+            f"(p = {format_count(t.pp)}) with {_where(t, r)}: "
+            f"{_sbh(t, r)} × {format_count(t.pp)}{_per_t(t)}")
+
+
+def _frozen_output_text(t: TrainingSpec, r: ResolvedModel) -> str:
+    """The output activations of adapters: the final norm's input only."""
+    e = activation_value_bytes(t.precision)
+    return (f"{e}sbh{'/t' if _sp(t) else ''}: the input of the final norm, {e} bytes, "
+            f"with {_where(t, r)}: {e} × {_sbh(t, r)}{_per_t(t)}; the frozen output "
+            "projection keeps no input (its weight needs no gradient)")
+
+
+def _output_text(t: TrainingSpec, r: ResolvedModel) -> str:
+    """The output activations: the inputs of the final norm and of the output projection."""
+    e = activation_value_bytes(t.precision)
+    return (f"{2 * e}sbh{'/t' if _sp(t) else ''}: the inputs of the final norm and of the "
+            f"output projection, {e} bytes each, with {_where(t, r)}: 2 × {e} × "
+            f"{_sbh(t, r)}{_per_t(t)}")
+
+
+def _logits_text(t: TrainingSpec, r: ResolvedModel) -> str:
+    """The logits: sbv/t values and what precision they are kept in."""
+    e = activation_value_bytes(t.precision)
+    v = r.vocab or 0
+    if e == 4:
+        kept = "FP32 logits (no copy: .float() returns them)"
+    elif logit_value_bytes(t) == 4:
+        kept = "the FP32 copy for cross-entropy alone, as Korthikanti et al. count it"
+    else:
+        kept = f"{e}-byte logits + 4-byte FP32 copy for cross-entropy"
+    tp_text = (f" / t ({format_count(t.tp)}, vocabulary-parallel output layer)"
+               if t.tp > 1 else "")
+    return (f"sbv{'/t' if t.tp > 1 else ''} × {logit_value_bytes(t)} bytes ({kept}) with "
+            f"{_where(t, r).split(', h =')[0]}, v = {format_count(v)}: "
+            f"{format_count(t.seq_len // t.cp * t.micro_batch * v)} × "
+            f"{logit_value_bytes(t)}{tp_text}")
 
 
 __all__ = [

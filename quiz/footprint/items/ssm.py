@@ -17,10 +17,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from quiz.footprint.inputs.units import count_noun, format_count
-from quiz.footprint.items.item import Item, make_item
+from quiz.footprint.items.item import Item, lazy_item
 from quiz.footprint.items.regime import activation_value_bytes
 
 if TYPE_CHECKING:
+    from quiz.footprint.inputs.arch import Architecture
     from quiz.footprint.inputs.parts import InferenceSpec
     from quiz.footprint.inputs.resolve import ResolvedModel
 
@@ -42,15 +43,16 @@ def ssm_items(spec: InferenceSpec, r: ResolvedModel) -> list[Item]:
     per = ssm_sequence_bytes(spec, r)
     if not per:
         return []
-    a = r.arch
-    assert a is not None
+    assert r.arch is not None
+    return [lazy_item("ssm_state", spec.batch * per, SSM_SRC, _ssm_text, spec, r.arch)]
+
+
+def _ssm_text(spec: InferenceSpec, a: Architecture) -> str:
+    """The ssm_state item's formula: the sequences × the Mamba layers' state values × the
+    bytes of one."""
     e = activation_value_bytes(spec.weights)
-
-    def formula() -> str:
-        layers = count_noun(a.mamba_layers, "Mamba layer")
-        return (f"{count_noun(spec.batch, 'sequence')} × {layers} × "
-                f"{format_count(a.ssm_inner)} d_inner × ({format_count(a.ssm_conv)} conv + "
-                f"{format_count(a.ssm_state)} state) × {count_noun(e, 'byte')}: a fixed state per "
-                "sequence, whatever the context length")
-
-    return [make_item("ssm_state", spec.batch * per, formula, SSM_SRC)]
+    layers = count_noun(a.mamba_layers, "Mamba layer")
+    return (f"{count_noun(spec.batch, 'sequence')} × {layers} × "
+            f"{format_count(a.ssm_inner)} d_inner × ({format_count(a.ssm_conv)} conv + "
+            f"{format_count(a.ssm_state)} state) × {count_noun(e, 'byte')}: a fixed state per "
+            "sequence, whatever the context length")
