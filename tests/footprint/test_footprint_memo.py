@@ -21,7 +21,7 @@ from quiz.footprint.inputs.spec import FootprintSpec
 from quiz.footprint.inputs.views import spec_view, with_values
 from quiz.footprint.items import ep
 from quiz.footprint.items.activations import training_activation_bytes
-from quiz.footprint.items.frozen import fast_init
+from quiz.footprint.items.frozen import DATACLASS_INIT, fast_init
 from quiz.footprint.items.inference import weight_bytes
 from quiz.footprint.items.memo import new_estimate, per_estimate
 from quiz.footprint.items.storage import whole_model
@@ -153,7 +153,7 @@ def test_fast_init_builds_the_frozen_instance_the_dataclass_would(
         cls: type[Any], args: tuple[object, ...], kwargs: dict[str, object]) -> None:
     made = cls(*args, **kwargs)
     reference: Any = object.__new__(cls)
-    vars(cls)["__init__"](reference, *args, **kwargs)  # the dataclass's own (frozen) __init__
+    DATACLASS_INIT[cls](reference, *args, **kwargs)  # the dataclass's own (frozen) __init__
     assert type(made) is cls and made == reference
     for f in dataclasses.fields(cls):
         assert getattr(made, f.name) == getattr(reference, f.name)
@@ -167,6 +167,10 @@ def test_fast_init_builds_the_frozen_instance_the_dataclass_would(
             setattr(again, dataclasses.fields(cls)[0].name, None)
     with pytest.raises(TypeError, match="missing"):
         cls(*args[:1])
+    with pytest.raises(TypeError, match="unexpected keyword argument 'nothing'"):
+        cls(*args, **kwargs, nothing=1)
+    with pytest.raises(TypeError, match="positional argument"):
+        cls(*args, *([None] * len(dataclasses.fields(cls))))
 
 
 def test_fast_init_default_factories_give_each_instance_its_own() -> None:
