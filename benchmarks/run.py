@@ -78,10 +78,14 @@ a progress store in the benchmark's folder (the fsrs review of the question's ca
 transaction with the answer and the card), the median of 200 answers per round: absolute, as
 the issue states its target (≤ 1 ms).
 
-*Imports* — in a fresh process, the time to import what the app needs before its first paint
-(``quiz.cli`` and ``quiz.tui.app``) against importing ``textual.app`` with the widgets and
-containers of the start screen (its form and its load progress). quiz's modules are compiled
-to bytecode first, as installing a wheel does.
+*Imports* — in a fresh process, the time to import every module that ``quiz`` has imported
+by its first paint (a start on the bundled bank, served by its validated entries: whatever the
+code imports there, at the top of a module or inside a function that runs before the paint),
+against importing every module a bare Textual app has imported by its first paint, with the
+widgets and containers of the start screen (its form and its load progress). The two lists are
+taken once per run, from the two programs started in the pseudo-terminal until their first
+frame (:data:`MODULES_AT_PAINT`). quiz's modules are compiled to bytecode first, as installing
+a wheel does.
 
 *One footprint estimate* — :func:`quiz.footprint.estimate` of a scenario with every option on
 (and the same with QLoRA and GPTQ weights), each estimate given a spec object of its own, as
@@ -184,6 +188,65 @@ import quiz.cli
 import quiz.cli.study
 import quiz.tui.app
 """
+"""What the app's modules import at their top (the rest comes from functions that run)."""
+
+MODULES_AT_PAINT = """
+import os, sys
+_out = sys.argv.pop(1)
+
+def written(*_):
+    with open(_out, "w") as file:
+        file.write("\\n".join(sys.modules))
+    os.write(1, b"MODULES-WRITTEN")
+    os._exit(0)
+{body}
+"""
+"""``python -c MODULES_AT_PAINT OUT ARGS`` runs ``body`` (a program that calls ``written``
+right after its first frame is on the terminal) and writes the names in ``sys.modules`` at
+that moment to the file OUT, then says so (:data:`WRITTEN_MARKER`) and exits."""
+WRITTEN_MARKER = b"MODULES-WRITTEN"
+QUIZ_AT_PAINT = IMPORT_QUIZ + """
+quiz.tui.app.QuizApp._drawn_first = written  # called after the app's first frame
+from quiz.cli import main
+main(sys.argv[1:])
+"""
+FLOOR_AT_PAINT = IMPORT_FLOOR + """
+from textual.app import App
+from textual.widgets import Static
+
+class FloorA(App):
+    def compose(self):
+        yield Static("Start")
+
+    def on_mount(self):
+        self.call_after_refresh(written)
+
+FloorA().run()
+"""
+IMPORT_NAMES = """
+import importlib
+for _name in {names!r}:
+    try:
+        importlib.import_module(_name)
+    except Exception:
+        pass
+"""
+"""Import each of ``names`` (in the order a program imported them; one that cannot be imported
+on its own, such as a test double, is passed over)."""
+
+
+def modules_at_paint(body: str, args: list[str], env: dict[str, str], work: Path) -> list[str]:
+    """The modules the program ``body`` (see :data:`MODULES_AT_PAINT`) has imported by its first
+    frame, in the order imported; ``__main__`` left out."""
+    out = work / "modules-at-paint.txt"
+    out.unlink(missing_ok=True)
+    run = run_in_pty([PY, "-c", MODULES_AT_PAINT.format(body=body), str(out), *args],
+                     (WRITTEN_MARKER,), env)
+    if WRITTEN_MARKER not in run.seen or not out.exists():
+        tail = run.output[-400:].decode(errors="replace")
+        raise RuntimeError(f"the modules at the first paint were not written; last output: "
+                           f"{tail!r}")
+    return [name for name in out.read_text().split() if not name.endswith("__main__")]
 
 
 # -- measuring processes ------------------------------------------------------------------------
@@ -585,6 +648,9 @@ def main(argv: list[str] | None = None) -> int:
         return run
 
     loaded = {n: load_in_process(libraries[n]) for n in sizes}
+    floor_modules = IMPORT_NAMES.format(names=modules_at_paint(FLOOR_AT_PAINT, [], env, work))
+    quiz_modules = IMPORT_NAMES.format(names=modules_at_paint(QUIZ_AT_PAINT, [bundled], env,
+                                                               work))
     footprint = _footprint_case(EVERY_OPTION)
     footprint_adapters = _footprint_case(EVERY_OPTION_ADAPTERS)
     for round_ in range(ns.rounds):
@@ -629,7 +695,7 @@ def main(argv: list[str] | None = None) -> int:
                                    "when its lint cache served it")
             add(f"validate later {n}", seconds)
             add(f"validate later rss {n}", peak)
-        for key, body in (("import floor", IMPORT_FLOOR), ("import quiz", IMPORT_QUIZ)):
+        for key, body in (("import floor", floor_modules), ("import quiz", quiz_modules)):
             _, out = run_plain([PY, "-c", IMPORT_TIMER.format(body=body)], env)
             seconds, pydantic = out.split()
             add(key, float(seconds))
