@@ -88,6 +88,7 @@ own (:attr:`quiz.footprint.quant.schemes.Scheme.matmul`: FP8 for FP8 per-channel
 LLM.int8(), 16-bit for the weight-only ones)."""
 
 _KAPLAN = "Kaplan et al. 2020, Scaling Laws for Neural Language Models, sec. 2.1"
+_PREFILL_SRC = f"{_KAPLAN} (forward pass: 2N per token)"
 _CHINCHILLA = "Hoffmann et al. 2022, Training Compute-Optimal LLMs, app. F"
 _ROOFLINE = ("roofline (Williams, Waterman and Patterson 2009); Pope et al. 2022, Efficiently "
              "Scaling Transformer Inference, sec. 2")
@@ -296,7 +297,7 @@ def compute_items(
         inf = spec.inference
         tokens = inf.context * inf.batch
         items.append(_figure("prefill_flops", 2 * n * tokens,
-                             f"{_KAPLAN} (forward pass: 2N per token)", _prefill_text, r, inf))
+                             _PREFILL_SRC, _prefill_text, r, inf))
         fmt = INFERENCE_FORMAT[inf.weights]
         if gpu is not None and gpu.bandwidth is None:
             without("decode_tokens_per_s",

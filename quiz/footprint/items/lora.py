@@ -67,7 +67,8 @@ from quiz.footprint.items.regime import (
     _BYTES,
     ADAM_8BIT_BLOCK,
     ADAM_8BIT_SRC,
-    MIXED_SRC,
+    ADAM_SRC,
+    MIXED_ZERO_SRC,
     ZERO_SRC,
     activation_value_bytes,
     grad_dtype,
@@ -94,6 +95,9 @@ PEFT_SAVE_SRC = ("PEFT PeftModel.save_pretrained (adapter weights only); a Train
                  "adds the adapters' optimizer states")
 AUTOGRAD_SRC = ("PyTorch autograd (MmBackward0 saves the input only when the weight needs a "
                 "gradient); bitsandbytes MatMul4Bit saves the 4-bit weight, not the input")
+_LORA_ZERO_SRC = f"{LORA_SRC}; {ZERO_SRC}"
+_QLORA_BASE_SRC = f"{QLORA_SRC}; {BNB_LOAD_SRC}"
+_ADAPTER_SRC = f"{LORA_SRC}; {PEFT_SRC}"
 
 
 ADAPTER_FLOPS_SRC = ("Kaplan et al. 2020, sec. 2.1 (2N per token forward; the backward pass "
@@ -442,20 +446,20 @@ def lora_items(t: TrainingSpec, r: ResolvedModel) -> list[Item]:
     # whose formulas nobody shows (the fewest-GPU search, a bank's figure check) does not
     # format them.
     if t.finetune == "lora":
-        items.append(lazy_item("weights", states.base, f"{LORA_SRC}; {ZERO_SRC}",
+        items.append(lazy_item("weights", states.base, _LORA_ZERO_SRC,
                                _lora_base_text, t, r))
     else:
         base = qlora_base(arch, t.double_quant)
-        items.append(lazy_item("weights", states.base, f"{QLORA_SRC}; {BNB_LOAD_SRC}",
+        items.append(lazy_item("weights", states.base, _QLORA_BASE_SRC,
                                _qlora_base_text, t, r, base))
         items.append(lazy_item("quantization_overhead", states.constants, NF4_SRC,
                                _nf4_constants_text, t, r, base))
-    items.append(lazy_item("adapter_weights", states.adapter, f"{LORA_SRC}; {PEFT_SRC}",
+    items.append(lazy_item("adapter_weights", states.adapter, _ADAPTER_SRC,
                            _adapter_weights_text, t, r, n))
-    items.append(lazy_item("gradients", states.gradients, f"{LORA_SRC}; {ZERO_SRC}",
+    items.append(lazy_item("gradients", states.gradients, _LORA_ZERO_SRC,
                            _adapter_gradients_text, t, r, n))
     if has_master(t):
-        items.append(lazy_item("master_weights", states.master, f"{MIXED_SRC}; {ZERO_SRC}",
+        items.append(lazy_item("master_weights", states.master, MIXED_ZERO_SRC,
                                _adapter_master_text, t, r, n))
     opt = t.optimizer
     if opt == "sgd":
@@ -463,7 +467,7 @@ def lora_items(t: TrainingSpec, r: ResolvedModel) -> list[Item]:
     elif opt == "sgd-momentum":
         source = "Sutskever et al. 2013; PyTorch torch.optim.SGD momentum_buffer"
     elif opt in ("adam", "adamw"):
-        source = f"Kingma & Ba 2015 (Adam), Loshchilov & Hutter 2019 (AdamW); {ZERO_SRC}"
+        source = ADAM_SRC
     elif opt == "adam-8bit":
         source = ADAM_8BIT_SRC
     else:

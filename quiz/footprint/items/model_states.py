@@ -78,6 +78,7 @@ ADAM_8BIT_BLOCK = _regime.ADAM_8BIT_BLOCK
 ADAM_8BIT_PAPER_BLOCK = _regime.ADAM_8BIT_PAPER_BLOCK
 ADAM_8BIT_SRC = _regime.ADAM_8BIT_SRC
 MIXED_SRC = _regime.MIXED_SRC
+MIXED_ZERO_SRC = _regime.MIXED_ZERO_SRC
 ZERO_SRC = _regime.ZERO_SRC
 activation_value_bytes = _regime.activation_value_bytes
 grad_dtype = _regime.grad_dtype
@@ -401,13 +402,13 @@ def training_items(t: TrainingSpec, r: ResolvedModel) -> tuple[list[Item], list[
     master = states.master
     # the bytes below are weight_bytes_per_device, gradient_bytes_per_device and
     # master_bytes_per_device, from the counts above
-    add("weights", n3 * wb, f"{MIXED_SRC}; {ZERO_SRC}" if master else ZERO_SRC,
+    add("weights", n3 * wb, MIXED_ZERO_SRC if master else ZERO_SRC,
         _weights_formula, t, r, n3)
     if is_fp8(t):
         add("fp8_weights", states.fp8_weights(dp), FP8_SRC, fp8_weight_formula, t, r)
     add("gradients", n2 * gb, ZERO_SRC, _gradients_formula, t, r, n2)
     if master:
-        add("master_weights", n * 4, f"{MIXED_SRC}; {ZERO_SRC}", _master_formula, t, r, n)
+        add("master_weights", n * 4, MIXED_ZERO_SRC, _master_formula, t, r, n)
     _optimizer_item(t, r, n, add, omitted)
     _activation_item(t, r, add, omitted)
     return items, omitted
@@ -489,7 +490,7 @@ def _optimizer_item(
             _momentum_formula, t, r, n)
     elif opt in ("adam", "adamw"):
         add("optimizer_states", n_bytes,
-            f"Kingma & Ba 2015 (Adam), Loshchilov & Hutter 2019 (AdamW); {ZERO_SRC}",
+            _regime.ADAM_SRC,
             _adam_formula, t, r, n)
     elif opt == "adam-8bit":
         add("optimizer_states", n_bytes, ADAM_8BIT_SRC, _adam_8bit_formula, t, r, n)

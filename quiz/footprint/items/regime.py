@@ -19,6 +19,10 @@ if TYPE_CHECKING:
 
 ZERO_SRC = "Rajbhandari et al. 2020, ZeRO, sec. 3.1 and 5 (Fig. 1)"
 MIXED_SRC = "Micikevicius et al. 2018, Mixed Precision Training, sec. 3.1"
+MIXED_ZERO_SRC = f"{MIXED_SRC}; {ZERO_SRC}"
+"""The sources of a master copy (and of weights kept beside one), sharded by ZeRO."""
+ADAM_SRC = f"Kingma & Ba 2015 (Adam), Loshchilov & Hutter 2019 (AdamW); {ZERO_SRC}"
+"""The sources of Adam's and AdamW's states, sharded by ZeRO."""
 ADAM_8BIT_BLOCK = 256
 """Block size of bitsandbytes' block-wise 8-bit optimizers: one FP32 absolute-maximum per block
 of 256 values per state (bitsandbytes ``bitsandbytes/optim/optimizer.py``,
