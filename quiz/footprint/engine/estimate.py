@@ -47,7 +47,7 @@ from quiz.footprint.inputs.views import spec_view
 from quiz.footprint.items.activations import EXTRA_ITEMS, extra_activation_items
 from quiz.footprint.items.draft import draft_items
 from quiz.footprint.items.inference import inference_items, scheme_plan
-from quiz.footprint.items.item import VALUE, Item, Omitted, lazy_item, make_item
+from quiz.footprint.items.item import NAME, VALUE, Item, Omitted, lazy_item, make_item
 from quiz.footprint.items.memo import new_estimate
 from quiz.footprint.items.model_states import (
     training_items,
@@ -216,10 +216,10 @@ def unused(spec: FootprintSpec) -> list[Unused]:
             out.append(Unused("training.zero", "ZeRO partitions over data-parallel devices, and "
                               "data parallelism is 1"))
         if t.finetune == "full":
-            out += [Unused(f"training.{k}", "the adapter settings apply to LoRA and QLoRA "
-                           "fine-tuning, and every weight is trained")
-                    for k in ("lora_rank", "lora_alpha", "lora_targets", "double_quant")
-                    if k in t_set]
+            for k in ("lora_rank", "lora_alpha", "lora_targets", "double_quant"):
+                if k in t_set:
+                    out.append(Unused(f"training.{k}", "the adapter settings apply to LoRA and "
+                                      "QLoRA fine-tuning, and every weight is trained"))
         elif t.finetune == "lora" and "double_quant" in t_set:
             out.append(Unused("training.double_quant", "double quantization applies to "
                               "QLoRA's 4-bit base, and LoRA keeps the base 16-bit"))
@@ -278,12 +278,14 @@ def _training(
     paper, missing = training_items(t, r)
     omitted.extend(missing)
     activations = 0  # every activation item's bytes (training_activation_bytes)
-    has_activations = "activations" in [i.name for i in paper]  # they stay on the GPU
+    has_activations = "activations" in map(NAME, paper)  # they stay on the GPU
     if has_activations:
         extra, missing = extra_activation_items(t, r)
         paper.extend(extra)
         omitted.extend(missing)
-        activations = sum([i.value for i in paper if i.name in ACTIVATION_ITEMS])
+        for i in paper:  # a loop: a comprehension is a function made and called
+            if i.name in ACTIVATION_ITEMS:
+                activations += i.value
     placed = split_items(t, r, paper, omitted)
     items = placed["gpu"]
     if overhead:

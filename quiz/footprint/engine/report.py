@@ -428,7 +428,12 @@ class Report:
     @property
     def phases(self) -> list[PhaseEstimate]:
         """The memory phases present, training first."""
-        return [p for p in (self.training, self.inference) if p is not None]
+        phases = []  # not a comprehension: that is a function made and called each time
+        if self.training is not None:
+            phases.append(self.training)
+        if self.inference is not None:
+            phases.append(self.inference)
+        return phases
 
     def figure(self, name: str) -> int | None:
         """One named figure of this estimate, exactly as every view shows it: the stable way to

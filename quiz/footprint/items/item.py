@@ -109,6 +109,10 @@ class Item(_Fields):
                 "formula": self.formula, "source": self.source}
 
 
+NAME: Callable[[Item], str] = itemgetter(0)
+"""An item's ``name`` as a C function: ``"activations" in map(NAME, items)`` looks for a name
+without a Python-level loop or comprehension."""
+
 VALUE: Callable[[Item], int] = itemgetter(1)
 """An item's ``value`` (its tuple's second field) as a C function: ``sum(map(VALUE, items))``
 adds the values of ``items`` without a Python-level loop."""

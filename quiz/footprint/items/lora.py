@@ -229,7 +229,10 @@ class AdapterStates:
         named = {"weights": self.base, "quantization_overhead": self.constants,
                  "adapter_weights": self.adapter, "gradients": self.gradients,
                  "master_weights": self.master, "optimizer_states": self.optimizer}
-        return {k: v for k, v in named.items() if v or k in ("weights", "optimizer_states")}
+        for k in ("quantization_overhead", "adapter_weights", "gradients", "master_weights"):
+            if not named[k]:  # (a loop: a comprehension is a function made and called)
+                del named[k]
+        return named
 
     @property
     def total(self) -> int:

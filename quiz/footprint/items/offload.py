@@ -347,7 +347,11 @@ def gpu_state_bytes(t: TrainingSpec, r: ResolvedModel, dp: int,
     if t.offload == "none" and t.offload_params == "none":
         return sum(parts.values())
     where_of = places(t)
-    return sum([v for k, v in parts.items() if where_of.get(k, "gpu") == "gpu"])
+    on_gpu = 0  # a loop: a comprehension is a function made and called on each search step
+    for k, v in parts.items():
+        if where_of.get(k, "gpu") == "gpu":
+            on_gpu += v
+    return on_gpu
 
 
 def convention_head(t: TrainingSpec) -> str | None:
