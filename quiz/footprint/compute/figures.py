@@ -40,7 +40,7 @@ decode crossover batch
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVarTuple
+from typing import TYPE_CHECKING, TypeVarTuple
 
 from quiz.footprint.inputs.lora_targets import active_adapter_params
 from quiz.footprint.inputs.units import count_noun, format_count
@@ -251,9 +251,6 @@ def compute_items(
     active_src = ("; N = active parameters of a mixture of experts (Fedus et al. 2022, Switch "
                   "Transformer, sec. 2)" if moe else "")
 
-    def without(name: str, reason: str) -> None:
-        omitted.append(Omitted(name, reason, "compute"))
-
     if training is not None:
         t = spec.training
         d = t.train_tokens if t.train_tokens is not None else spec.storage.dataset_tokens
@@ -283,9 +280,11 @@ def compute_items(
                         "Korthikanti et al. 2022, Reducing Activation Recomputation, sec. 5",
                         _selective_text, t, r, d))
                 else:
-                    without("training_hardware_flops",
-                            "selective recomputation's extra FLOPs need the attention shape")
-            peak = _peak(gpu, TRAINING_FORMAT[t.precision], without, "training_time")
+                    omitted.append(Omitted(
+                        "training_hardware_flops",
+                        "selective recomputation's extra FLOPs need the attention shape",
+                        "compute"))
+            peak = _peak(gpu, TRAINING_FORMAT[t.precision], omitted, "training_time")
             if peak is not None and gpu is not None:
                 g = t.devices
                 seconds = training_seconds(flops, g, peak, t.mfu)
@@ -300,8 +299,9 @@ def compute_items(
                              _PREFILL_SRC, _prefill_text, r, inf))
         fmt = INFERENCE_FORMAT[inf.weights]
         if gpu is not None and gpu.bandwidth is None:
-            without("decode_tokens_per_s",
-                    f"the {gpu.name} preset has no datasheet memory bandwidth")
+            omitted.append(Omitted("decode_tokens_per_s",
+                                   f"the {gpu.name} preset has no datasheet memory bandwidth",
+                                   "compute"))
         elif gpu is not None and gpu.bandwidth is not None:
             bw = gpu.bandwidth
             sheet = _datasheet(gpu)
@@ -317,7 +317,7 @@ def compute_items(
             rate = inf.batch * gpus * bw // read
             items.append(_figure("decode_tokens_per_s", rate, f"{_ROOFLINE}; {sheet}",
                                  _decode_text, inf, gpus, bw, read))
-            peak = _peak(gpu, fmt, without, "decode_crossover_batch")
+            peak = _peak(gpu, fmt, omitted, "decode_crossover_batch")
             if peak is not None:
                 batch = crossover_batch(weights, n, peak, bw)
                 items.append(_figure("decode_crossover_batch", batch, f"{_ROOFLINE}; {sheet}",
@@ -353,14 +353,16 @@ def _datasheet(gpu: GpuPreset) -> str:
     return f"{gpu.name} datasheet figures (see Conventions)"
 
 
-def _peak(gpu: GpuPreset | None, fmt: str, without: Any, name: str) -> int | None:
-    """The GPU's peak dense FLOP/s in ``fmt``, or ``None`` (recorded as omitted) without one."""
+def _peak(gpu: GpuPreset | None, fmt: str, omitted: list[Omitted], name: str) -> int | None:
+    """The GPU's peak dense FLOP/s in ``fmt``, or ``None`` without one (the figure ``name``
+    recorded in ``omitted`` when the GPU has no such peak)."""
     if gpu is None:
         return None
     peak = gpu.peak_flops.get(fmt)
     if peak is None:
         if gpu.peak_flops:
-            without(name, f"the {gpu.name} preset has no datasheet peak for {fmt.upper()}")
+            reason = f"the {gpu.name} preset has no datasheet peak for {fmt.upper()}"
         else:
-            without(name, f"the {gpu.name} preset has no datasheet compute figures")
+            reason = f"the {gpu.name} preset has no datasheet compute figures"
+        omitted.append(Omitted(name, reason, "compute"))
     return peak
