@@ -22,7 +22,8 @@ from quiz.bank.library import LoadReport
 
 if TYPE_CHECKING:
     from quiz.bank.cache import BankCache
-    from quiz.bank.load import _FileResult
+    from quiz.bank.load_results import _FileResult
+    from quiz.bank.model import BankInfo, Question
 
 FIRST_FRAME_BYTES = 16 * 2**20
 """Most bytes of bank files whose cached library is read before the first paint (the bundled
@@ -74,9 +75,10 @@ def library_from_cache(paths: Sequence[str | os.PathLike[str]], *,
         sizes.append(info)
         if not stat.S_ISREG(info.st_mode) or total > max_bytes:
             return None
-    # Imported only now: a library too large for the first frame is told in a few stats.
+    # Imported only now: a library too large for the first frame is told in a few stats. The
+    # full loader (quiz.bank.load) is not: it is for files that are not served.
     from quiz.bank.cache import BankCache
-    from quiz.bank.load import _report
+    from quiz.bank.load_results import _report
     from quiz.bank.shipped import default_entries
 
     if cache_dir is None:
@@ -98,7 +100,7 @@ def library_from_cache(paths: Sequence[str | os.PathLike[str]], *,
 
 def _served(path: Path, info: os.stat_result, bank_cache: BankCache) -> _FileResult | None:
     """The result of ``path`` (its ``stat`` ``info``) served by ``bank_cache``, or ``None``."""
-    from quiz.bank.load import _from_cache
+    from quiz.bank.load_results import _from_cache
 
     try:
         # O_NONBLOCK: should the path become a named pipe after the stat, opening it must not
@@ -110,4 +112,12 @@ def _served(path: Path, info: os.stat_result, bank_cache: BankCache) -> _FileRes
             stored, _ = bank_cache.get(path.resolve(), info, file)
     except OSError:
         return None
-    return None if stored is None else _from_cache(path, stored)
+    return None if stored is None else _from_cache(path, stored, _reload)
+
+
+def _reload(path: Path, ids: tuple[str, ...]) -> tuple[BankInfo, tuple[Question, ...]]:
+    """The models of ``path`` loaded in full again (:func:`quiz.bank.load._reload`), should its
+    cache entry's payload not read back when its questions are first read."""
+    from quiz.bank.load import _reload as reload_in_full
+
+    return reload_in_full(path, ids)

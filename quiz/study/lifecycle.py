@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from quiz.bank.library import Library
-from quiz.bank.load import StoredBankError
+from quiz.bank.load_results import StoredBankError
 from quiz.study.launch import Launch
 from quiz.study.mode import Mode
 from quiz.study.recorder import Interrupted, QuestionIndex, Recorder, cram_ids, interrupted_sessions

@@ -160,7 +160,7 @@ def test_a_payload_that_fails_to_read_later_means_a_full_load_then(
 
 def test_a_payload_lost_and_a_file_changed_since_the_start_is_an_error_naming_the_file(
         bank: Path, tmp_path: Path) -> None:
-    from quiz.bank.load import StoredBankError
+    from quiz.bank.load_results import StoredBankError
 
     folder = tmp_path / "cache"
     load_library([bank], cache_dir=folder)
