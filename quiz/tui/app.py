@@ -29,6 +29,7 @@ from quiz.tui.commands import AppCommands
 from quiz.tui.content import path_lines
 from quiz.tui.css_cache import keep_parsed, parsed_now, reuse_parsed
 from quiz.tui.loading import LoadsBanks
+from quiz.tui.screens import MIN_COLUMNS, MIN_ROWS
 from quiz.tui.screens.start import StartScreen
 from quiz.tui.textual_internals import StyledOnceWhenFirstShown
 
@@ -127,6 +128,8 @@ class QuizApp(LoadsBanks, AppCommands, App[int]):
         self._load_lock = threading.Lock()
         self._first_frame = threading.Event()
         """Set once the first frame is drawn."""
+        self._too_small = False
+        """A "make the window larger" screen was pushed and may still be in the stack."""
         self._collector_paused = collector_paused
         """The garbage collector was paused for the start-up (by ``quiz``'s command line):
         resumed once the first frame is drawn."""
@@ -217,7 +220,8 @@ class QuizApp(LoadsBanks, AppCommands, App[int]):
         self._show_start()
         self._say_loaded(served)
         self.call_after_refresh(self._library_ready)
-        self._decode_served(self.library, self._first_frame)
+        # Its thread starts once the first frame is drawn: nothing of it is in that frame.
+        self.call_after_refresh(self._decode_served, self.library, self._first_frame)
         return True
 
     def _drawn_first(self) -> None:
@@ -285,16 +289,20 @@ class QuizApp(LoadsBanks, AppCommands, App[int]):
     def _fit_to_size(self) -> None:
         """Below the smallest usable size, cover the app with a "make the window larger"
         notice; take it away when the window is large enough again."""
-        from quiz.tui.screens.too_small import MIN_COLUMNS, MIN_ROWS, TooSmallScreen
-
         small = self.size.width < MIN_COLUMNS or self.size.height < MIN_ROWS
+        if not small and not self._too_small:
+            return  # nothing to cover or uncover: the notice's screen is not even imported
+        from quiz.tui.screens.too_small import TooSmallScreen
+
         covered = isinstance(self.screen, TooSmallScreen)
         if small and not covered:
             self.push_screen(TooSmallScreen())
+            self._too_small = True
         elif not small:
             for screen in [s for s in self.screen_stack if isinstance(s, TooSmallScreen)]:
                 if screen is self.screen:
                     self.pop_screen()
+            self._too_small = any(isinstance(s, TooSmallScreen) for s in self.screen_stack)
 
     async def on_event(self, event: events.Event) -> None:
         """Every key reaches the screens in lower case when it is a single capital letter, so

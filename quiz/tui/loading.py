@@ -157,13 +157,14 @@ class LoadsBanks(AppState):
         (:func:`quiz.bank.load.load_for_study` does the same for the worker's load). A reload
         waits for this. A decode that fails costs the first session a full load of that file
         (:class:`~quiz.bank.library.LoadedBank`), nothing else."""
-        from quiz.bank.load import _decode_and_freeze
-
         with self._load_lock:
             shown.wait(SHOWN_WAIT_S)
             if get_current_worker().is_cancelled:  # the app ends: nothing to decode for
                 return
             try:
+                # Imported only now: the full loader is no part of the first frame.
+                from quiz.bank.load import _decode_and_freeze
+
                 _decode_and_freeze(library)
             except Exception as exc:
                 from quiz.debug import show_traceback

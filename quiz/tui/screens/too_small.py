@@ -6,10 +6,7 @@ from textual.app import ComposeResult
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-MIN_COLUMNS = 40
-"""Narrower than this, the app shows :class:`TooSmallScreen` instead of fragments."""
-MIN_ROWS = 12
-"""Shorter than this, the app shows :class:`TooSmallScreen` instead of fragments."""
+from quiz.tui.screens import MIN_COLUMNS, MIN_ROWS
 
 
 def notice(width: int, height: int) -> str:
