@@ -28,7 +28,8 @@ from quiz.study.start_settings import (
     settings_for_form,
     settings_key,
 )
-from quiz.study.store import SessionRecord, Store, damage_text, utc_now
+from quiz.study.store import Store, damage_text, utc_now
+from quiz.study.store_records import SessionRecord
 
 # The sessions (and with them the bank's pydantic models, about 90 ms) are imported when a
 # session is first drawn, not here: the app reads the remembered settings and the session to

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 from quiz.bank.library import Library
 from quiz.study import owners
 from quiz.study.mode import Mode
-from quiz.study.store import AnswerRecord, SessionRecord, Store, StoredCard, utc_now
+from quiz.study.store import Store, utc_now
+from quiz.study.store_records import AnswerRecord, SessionRecord, StoredCard
 
 if TYPE_CHECKING:
     from fsrs import Scheduler

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from fsrs import Card, Rating, Scheduler, State
 
-from quiz.study.store import QuestionTally, StoredCard
+from quiz.study.store_records import QuestionTally, StoredCard
 
 if TYPE_CHECKING:  # only named: quiz stats reads the schedule without pydantic
     from quiz.bank.model import Question

@@ -37,7 +37,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from quiz.study import owners
 from quiz.study.store_open import (
@@ -49,11 +49,7 @@ from quiz.study.store_open import (
     set_aside,
 )
 from quiz.study.store_rows import (
-    AnswerRecord,
     DamagedRow,
-    QuestionTally,
-    SessionRecord,
-    StoredCard,
     answer_fields,
     card_fields,
     from_text,
@@ -74,9 +70,11 @@ from quiz.study.store_schema import (
 )
 from quiz.study.store_writer import PENDING, Writer, fault_of
 
-__all__ = ["APPLICATION_ID", "MIGRATIONS", "SCHEMA_VERSION", "AnswerRecord", "QuestionTally",
-           "SessionRecord", "Store", "StoreError", "StoredCard", "damage_text", "from_text",
-           "saving_text", "to_text", "utc_now"]
+if TYPE_CHECKING:
+    from quiz.study.store_records import AnswerRecord, QuestionTally, SessionRecord, StoredCard
+
+__all__ = ["APPLICATION_ID", "MIGRATIONS", "SCHEMA_VERSION", "Store", "StoreError", "damage_text",
+           "from_text", "saving_text", "to_text", "utc_now"]
 
 
 
@@ -247,6 +245,8 @@ class Store:
             self._unsaved.pop(provisional, None)
             owners.claim(self.path, session_id)  # this process studies it: quiz.study.owners
             return session_id
+
+        from quiz.study.store_records import SessionRecord
 
         self._unsaved[provisional] = SessionRecord(provisional, mode, tuple(bank_ids), seed,
                                                    dict(plan), {}, started, None, "open")
@@ -424,6 +424,8 @@ class Store:
 
     def answers(self, session_id: int | None = None) -> list[AnswerRecord]:
         """Answers of one session (or all), oldest first."""
+        from quiz.study.store_records import AnswerRecord
+
         sql = ("SELECT session_id, question_id, bank_id, content_hash, chosen, correct, seconds, "
                "answered_at, rating, scheduled, variant FROM answers")
         args: tuple[Any, ...] = ()
@@ -444,6 +446,8 @@ class Store:
 
     def tallies(self) -> dict[str, QuestionTally]:
         """Right and wrong counts per question id over every recorded answer."""
+        from quiz.study.store_records import QuestionTally
+
         rows = self._db.execute(
             "SELECT question_id, sum(correct), sum(1 - correct), max(id) FROM answers "
             "GROUP BY question_id").fetchall()
@@ -614,11 +618,15 @@ _SESSION_COLUMNS = "id, mode, bank_ids, seed, plan, state, started_at, ended_at,
 
 def _session(row: tuple[Any, ...]) -> SessionRecord:
     """A checked ``sessions`` row. Raises DamagedRow."""
+    from quiz.study.store_records import SessionRecord
+
     return SessionRecord(**session_fields(row))
 
 
 def _card(row: tuple[Any, ...]) -> StoredCard:
     """A checked ``cards`` row. Raises DamagedRow."""
+    from quiz.study.store_records import StoredCard
+
     return StoredCard(**card_fields(row))
 
 

@@ -15,7 +15,7 @@ from quiz.tui.app_state import AppState
 from quiz.tui.textual_internals import driver_of
 
 if TYPE_CHECKING:
-    from quiz.study.store_rows import SessionRecord
+    from quiz.study.store_records import SessionRecord
     from quiz.tui.screens.footprint import FootprintScreen
     from quiz.tui.screens.start import StartScreen
 

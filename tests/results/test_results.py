@@ -17,7 +17,8 @@ from quiz.results.analysis import analyze
 from quiz.results.export import collect, learner_id, to_json
 from quiz.results.report import render
 from quiz.results.xapi import duration, statement
-from quiz.study.store import AnswerRecord, Store
+from quiz.study.store import Store
+from quiz.study.store_records import AnswerRecord
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 KEYS: dict[str, list[str]] = {f"q{i}": ["B"] for i in range(1, 6)} | {"q6": ["A", "C"]}

@@ -18,11 +18,10 @@ from quiz.study import store as store_mod
 from quiz.study.store import (
     APPLICATION_ID,
     SCHEMA_VERSION,
-    AnswerRecord,
     Store,
-    StoredCard,
     StoreError,
 )
+from quiz.study.store_records import AnswerRecord, StoredCard
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 ROOT = Path(__file__).resolve().parents[2]
@@ -201,7 +200,8 @@ CHILD = textwrap.dedent("""
     import sys, time
     from datetime import UTC, datetime
     from pathlib import Path
-    from quiz.study.store import AnswerRecord, Store
+    from quiz.study.store import Store
+    from quiz.study.store_records import AnswerRecord
     st = Store.open(Path(sys.argv[1]))
     sid = st.start_session("practice", ("b",), None, {"questions": []})
     for i in range(int(sys.argv[2])):

@@ -17,7 +17,8 @@ import pytest
 from quiz.study.recorder import QuestionIndex, interrupted_sessions
 from quiz.study.scheduling import review_queue
 from quiz.study.stats import compute
-from quiz.study.store import AnswerRecord, Store, StoredCard
+from quiz.study.store import Store
+from quiz.study.store_records import AnswerRecord, StoredCard
 from tests.conftest import SEED_BANK
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)

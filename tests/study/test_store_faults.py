@@ -24,7 +24,8 @@ from pathlib import Path
 import pytest
 
 from quiz.study import store_open, store_writer
-from quiz.study.store import AnswerRecord, Store, StoredCard
+from quiz.study.store import Store
+from quiz.study.store_records import AnswerRecord, StoredCard
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 CARD = {"card_id": 1, "state": 2, "step": None, "stability": 3.5, "difficulty": 5.0,

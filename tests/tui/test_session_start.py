@@ -281,7 +281,8 @@ def test_a_practice_session_whose_plan_was_never_written_is_not_offered(tmp_path
     from datetime import UTC, datetime
 
     from quiz.study.recorder import interrupted_sessions
-    from quiz.study.store import AnswerRecord, Store
+    from quiz.study.store import Store
+    from quiz.study.store_records import AnswerRecord
 
     with Store.open(tmp_path / "p.db") as store:
         unplanned = store.start_session("practice", ("b",), None, {"pid": 2 ** 22 + 12345})
