@@ -7,7 +7,6 @@ importing the loader (its YAML reader, models and progress are for files loaded 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,25 +27,37 @@ if TYPE_CHECKING:
     :class:`StoredBankError` when it no longer has them)."""
 
 
-@dataclass
 class _FileResult:
-    """One file's outcome: its problems, its validated bank, and its question ids with marks."""
+    """One file's outcome: its problems, its validated bank, and its question ids with marks.
 
-    path: str
-    problems: list[Problem] = field(default_factory=list)
-    bank: BankFile | None = None
-    ids: list[tuple[str, int, int]] = field(default_factory=list)
-    bank_id: tuple[str, int, int] | None = None
-    """``bank: id:`` with the line:column of its value, when it is text."""
-    topics: list[tuple[str, str, int, int]] = field(default_factory=list)
-    """``bank: topics:`` as (key, display name, line, column of the name), where both are text."""
-    hashes: tuple[str, ...] = ()
-    """Each question's content hash (:mod:`quiz.bank.identity`), once the bank is valid."""
-    stored: LoadedBank | None = None
-    """The bank served by the validated-bank cache (its models decoded when first read);
-    ``bank`` is then ``None``."""
-    parsed: Parsed | None = None
-    """A valid bank's parse, until :func:`load_library` lets it go."""
+    A plain class rather than a dataclass (a dataclass takes about 0.5 ms to create, at every
+    start, served by the cache or not); nothing compares, copies or prints one."""
+
+    __slots__ = ("path", "problems", "bank", "ids", "bank_id", "topics", "hashes", "stored",
+                 "parsed")
+
+    def __init__(self, path: str, problems: list[Problem] | None = None,
+                 bank: BankFile | None = None, ids: list[tuple[str, int, int]] | None = None,
+                 bank_id: tuple[str, int, int] | None = None,
+                 topics: list[tuple[str, str, int, int]] | None = None,
+                 hashes: tuple[str, ...] = (), stored: LoadedBank | None = None,
+                 parsed: Parsed | None = None) -> None:
+        self.path = path
+        self.problems: list[Problem] = [] if problems is None else problems
+        self.bank = bank
+        self.ids: list[tuple[str, int, int]] = [] if ids is None else ids
+        self.bank_id = bank_id
+        """``bank: id:`` with the line:column of its value, when it is text."""
+        self.topics: list[tuple[str, str, int, int]] = [] if topics is None else topics
+        """``bank: topics:`` as (key, display name, line, column of the name), where both are
+        text."""
+        self.hashes = hashes
+        """Each question's content hash (:mod:`quiz.bank.identity`), once the bank is valid."""
+        self.stored = stored
+        """The bank served by the validated-bank cache (its models decoded when first read);
+        ``bank`` is then ``None``."""
+        self.parsed = parsed
+        """A valid bank's parse, until :func:`load_library` lets it go."""
 
     def let_go(self) -> None:
         """Let the parse go (:attr:`parsed`)."""
