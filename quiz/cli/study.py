@@ -242,24 +242,29 @@ def open_store(data_dir: Path | None) -> Store | None:
     return store
 
 
-def launch_from(ns: argparse.Namespace, mode: str | None) -> Launch | str:
+def launch_from(ns: argparse.Namespace, mode: str | None) -> Launch | str | None:
     """The :class:`~quiz.study.launch.Launch` the options ask for, or a usage message (the
-    checks
-    that need no library; :func:`topic_problem` checks ``--topic`` once the banks are loaded)."""
-    from quiz.study.launch import Launch
-    from quiz.study.mode import Mode
-
+    checks that need no library; :func:`topic_problem` checks ``--topic`` once the banks are
+    loaded); ``None`` when they ask for nothing in particular (the start screen, as
+    ``Launch()``: the app makes that one when it is first needed, after its first paint)."""
     if ns.count is not None and ns.count < 1:
         return "--count must be at least 1"
     minutes = getattr(ns, "minutes", None)
     if minutes is not None and not 0 < minutes <= 1440:
         return "--minutes must be more than 0 and at most 1440"
+    strict = bool(getattr(ns, "strict", False))
+    if mode is None and not (ns.topic or ns.tag or ns.difficulty) and ns.count is None \
+            and minutes is None and not strict:
+        return None
+    from quiz.study.launch import Launch
+    from quiz.study.mode import Mode
+
     return Launch(mode=Mode(mode) if mode is not None else None,
                   topics=frozenset(ns.topic) if ns.topic else None,
                   tags=frozenset(ns.tag) if ns.tag else None,
                   difficulties=frozenset(ns.difficulty) if ns.difficulty else None,
                   count=ns.count, minutes=minutes,
-                  strict=bool(getattr(ns, "strict", False)))
+                  strict=strict)
 
 
 def topic_problem(topics: Sequence[str] | None, library: Library) -> str | None:

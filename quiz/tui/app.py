@@ -108,13 +108,9 @@ class QuizApp(LoadsBanks, AppCommands, App[int]):
         self.seed = seed
         self.shuffle = shuffle
         self.store = store
-        if launch is None:
-            from quiz.study.launch import Launch
-
-            launch = Launch()
-        self.launch: Launch = launch
-        """What the command line asked for (``Launch()``: nothing in particular, the start
-        screen)."""
+        self._launch_asked = launch
+        """What the command line asked for (``None``: nothing in particular, the start
+        screen); :attr:`launch` gives it as a :class:`~quiz.study.launch.Launch`."""
         self.clock = clock
         self.now = now
         self.check = check
@@ -143,6 +139,17 @@ class QuizApp(LoadsBanks, AppCommands, App[int]):
         """The screen under every other (Textual's default, ``_default``), styled once when
         first shown: the start screen covers it from the first frame."""
         return BaseScreen(id="_default")
+
+    @property
+    def launch(self) -> Launch:
+        """What the command line asked for (``Launch()``: nothing in particular, the start
+        screen); the default made when first asked (after the first paint: the start screen is
+        given ``None`` for it, and reads it the same way)."""
+        if self._launch_asked is None:
+            from quiz.study.launch import Launch
+
+            self._launch_asked = Launch()
+        return self._launch_asked
 
     @property
     def study(self) -> Lifecycle:
@@ -200,7 +207,7 @@ class QuizApp(LoadsBanks, AppCommands, App[int]):
         # Paint first: the start screen shows the progress; the worker starts after the first
         # frame is drawn.
         self.push_screen(StartScreen(None, shuffle=self.shuffle, seed=self.seed,
-                                     launch=self.launch))
+                                     launch=self._launch_asked))
         self.call_after_refresh(self._fit_to_size)
         self.call_after_refresh(self._load_banks, self.paths, False)
 
@@ -242,7 +249,7 @@ class QuizApp(LoadsBanks, AppCommands, App[int]):
     def _show_start(self) -> None:
         """Show the start screen with the library (its form as last used with it)."""
         self.push_screen(StartScreen(self.library, shuffle=self.shuffle, seed=self.seed,
-                                     launch=self.launch, remembered=self._remembered()))
+                                     launch=self._launch_asked, remembered=self._remembered()))
         self.call_after_refresh(self._fit_to_size)
 
     def _library_ready(self) -> None:
