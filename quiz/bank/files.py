@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 import re
-import secrets
 import stat
 from collections.abc import Iterable
 from pathlib import Path
@@ -77,6 +76,8 @@ def write_atomic(path: Path, data: bytes) -> None:
     keeps the old one's permission bits (a new file gets read-write for all, less the umask).
     Raises ``OSError`` (no space, a file-size limit, no permission ...); the old file is then
     unchanged and no temporary file is left."""
+    import secrets  # only here: a start reads bank files (quiz.bank.bank_paths), writes none
+
     target = Path(os.path.realpath(path))
     remove_stale(target)
     try:

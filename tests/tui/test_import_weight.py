@@ -9,6 +9,7 @@ is imported where it is used; the row counts it too when that runs before the fi
 from __future__ import annotations
 
 import ast
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -94,3 +95,37 @@ def test_the_app_parts_are_plain_mixins() -> None:
                 if name in ("BINDINGS", "CSS", "CSS_PATH", "DEFAULT_CSS", "COMPONENT_CLASSES",
                             "_decorated_handlers") or isinstance(value, Reactive)]
         assert held == [], f"{part.__name__} holds {held}: move them to QuizApp"
+
+
+PUT_OFF_UNTIL_AFTER_PAINT = ("quiz.bank.load", "quiz.bank.load_progress", "quiz.bank.model",
+                             "quiz.study.store_records", "quiz.study.launch", "quiz.study.mode",
+                             "quiz.study.lifecycle", "quiz.tui.screens.too_small",
+                             "concurrent.futures.thread", "secrets", "pydantic", "yaml")
+"""What a start served by the cache does not import before its first paint, though it runs
+(the full loader, the store's records, the default launch, the decoding worker's thread, the
+"make the window larger" screen): the benchmark's row counts every module at the paint."""
+
+
+def test_a_cached_start_puts_off_what_its_first_frame_does_not_need(tmp_path: Path) -> None:
+    """The modules a start of the bundled bank served by its prebuilt entries has imported by
+    its first frame (recorded in a pseudo-terminal at ``QuizApp._drawn_first``, as the
+    benchmark does): the store (the start form's remembered settings) and the cache's index
+    reader are there, none of :data:`PUT_OFF_UNTIL_AFTER_PAINT`."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import run as bench
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    prebuilt = tmp_path / "prebuilt"
+    env = {**os.environ, "TERM": "xterm-256color", "QUIZ_PREBUILT_DIR": str(prebuilt),
+           "QUIZ_CACHE_DIR": str(tmp_path / "cache"), "QUIZ_DATA_DIR": str(tmp_path / "data"),
+           "PYTHONPATH": str(ROOT)}
+    subprocess.run([sys.executable, "-m", "quiz.bank.prebuild", "--out", str(prebuilt)],
+                   check=True, stdout=subprocess.DEVNULL, env=env, cwd=ROOT)
+    modules = set(bench.modules_at_paint(bench.QUIZ_AT_PAINT, [str(ROOT / "question_bank")],
+                                         env, tmp_path))
+    assert {"quiz.bank.cached_start", "quiz.study.store", "quiz.study.start_settings",
+            "quiz.tui.screens.start"} <= modules
+    imported = sorted(m for m in modules
+                      if any(m == n or m.startswith(n + ".") for n in PUT_OFF_UNTIL_AFTER_PAINT))
+    assert imported == []
