@@ -207,6 +207,11 @@ class ScreensAhead:
             self._calculator_mounted = None
         return screen
 
+    @property
+    def drawn(self) -> PreparedQuestions | None:
+        """The start form's session drawn ahead (``None`` until one is)."""
+        return self._drawn
+
     # -- the start form's session ---------------------------------------------------------------
     def draw_soon(self) -> None:
         """The start screen's form is shown or changed: draw its session a moment later, once
