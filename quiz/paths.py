@@ -120,6 +120,25 @@ def checkout_prebuilt_dir() -> Path:
     return Path(__file__).resolve().parent.parent.joinpath(*CHECKOUT_PREBUILT)
 
 
+def prebuild_out(out: Path | None) -> Path:
+    """The folder a prebuild (``python -m quiz.bank.prebuild``, ``python -m
+    quiz.tui.css_prebuild``) writes: ``out`` (its ``--out``), else the source checkout's
+    :func:`checkout_prebuilt_dir`.
+
+    Raises:
+        ValueError: no ``out``, and quiz is not run from a source checkout (no
+            ``pyproject.toml`` beside the package); the message says to give ``--out``.
+    """
+    if out is not None:
+        return out
+    out = checkout_prebuilt_dir()
+    if not (out.parent.parent / "pyproject.toml").is_file():
+        raise ValueError(f"quiz is not run from a source checkout ({out.parent.parent} has no "
+                         "pyproject.toml): give --out (an installed wheel ships what it "
+                         "writes)")
+    return out
+
+
 PROGRESS_DB = "progress.db"
 """File name of the progress database inside the data folder."""
 

@@ -73,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     """The command line (see the module docstring)."""
     import argparse
 
-    from quiz.paths import bundled_bank_dir, checkout_prebuilt_dir
+    from quiz.paths import bundled_bank_dir, prebuild_out
 
     parser = argparse.ArgumentParser(
         prog="python -m quiz.tui.css_prebuild",
@@ -82,12 +82,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="the folder to write (default: build/bundled-cache in this "
                         "source checkout, where quiz finds it)")
     ns = parser.parse_args(argv)
-    out: Path | None = ns.out
-    if out is None:
-        out = checkout_prebuilt_dir()
-        if not (out.parent.parent / "pyproject.toml").is_file():
-            parser.error(f"quiz is not run from a source checkout ({out.parent.parent} has no "
-                         "pyproject.toml): give --out (an installed wheel ships its file)")
+    try:
+        out = prebuild_out(ns.out)
+    except ValueError as exc:
+        parser.error(str(exc))
     try:
         count = prebuild(bundled_bank_dir(), out)
     except (RuntimeError, OSError) as exc:
