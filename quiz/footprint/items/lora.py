@@ -73,6 +73,7 @@ from quiz.footprint.items.regime import (
     activation_value_bytes,
     grad_dtype,
     has_master,
+    per_value_optimizer_bytes,
     shard_count,
     state_bytes,
     weight_dtype,
@@ -195,16 +196,11 @@ def adapter_optimizer_bytes(t: TrainingSpec, r: ResolvedModel) -> int:
     counted over all adapter values as
     :func:`~quiz.footprint.items.model_states.optimizer_bytes_per_device`
     counts a model's); Adafactor r + c statistics for each r × c matrix."""
-    arch, sb, opt = _arch(r), state_bytes(t), t.optimizer
-    n = trainable_params(t, r)
-    if opt == "sgd":
-        return 0
-    if opt == "sgd-momentum":
-        return n * sb
-    if opt in ("adam", "adamw"):
-        return 2 * n * sb
-    if opt == "adam-8bit":  # as for full fine-tuning: the blocks over all values at once
-        return 2 * (n + -(-n // ADAM_8BIT_BLOCK) * 4)
+    arch, sb = _arch(r), state_bytes(t)
+    # As for full fine-tuning (8-bit Adam: the blocks over all adapter values at once).
+    per_value = per_value_optimizer_bytes(t.optimizer, trainable_params(t, r), sb)
+    if per_value is not None:
+        return per_value
     # adafactor: A is stored as r × d_in, B as d_out × r (nn.Linear weights)
     stats = sum(m.count * ((t.lora_rank + m.d_in) + (m.d_out + t.lora_rank))
                 for m in adapted_matrices(arch, t.lora_targets))

@@ -55,6 +55,23 @@ def state_bytes(t: TrainingSpec) -> int:
     return 2 if t.precision == "bf16" else 4
 
 
+def per_value_optimizer_bytes(optimizer: str, n: int, value_bytes: int) -> int | None:
+    """Optimizer-state bytes of ``n`` parameters for the optimizers whose states are per value:
+    SGD none; momentum 1 and Adam/AdamW 2 values per parameter of ``value_bytes`` each
+    (:func:`state_bytes`); 8-bit Adam 2 × (1 byte per value + a 4-byte FP32 absmax per block
+    of :data:`ADAM_8BIT_BLOCK`, counted over the ``n`` values at once). ``None`` for Adafactor,
+    whose factored statistics depend on the matrices' shapes (the caller counts them)."""
+    if optimizer == "sgd":
+        return 0
+    if optimizer == "sgd-momentum":
+        return n * value_bytes
+    if optimizer in ("adam", "adamw"):
+        return 2 * n * value_bytes
+    if optimizer == "adam-8bit":
+        return 2 * (n + -(-n // ADAM_8BIT_BLOCK) * 4)
+    return None
+
+
 def has_master(t: TrainingSpec) -> bool:
     """Whether an FP32 master copy of the weights is kept (the mixed-precision regimes)."""
     return t.precision.startswith("mixed")

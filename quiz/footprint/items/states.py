@@ -27,9 +27,9 @@ from quiz.footprint.items.memo import per_estimate
 from quiz.footprint.items.pipeline import pp_split
 from quiz.footprint.items.regime import (
     _BYTES,
-    ADAM_8BIT_BLOCK,
     grad_dtype,
     has_master,
+    per_value_optimizer_bytes,
     state_bytes,
     weight_dtype,
     zero_shards,
@@ -123,20 +123,13 @@ class ModelStates:
         statistics split as ``t`` (and ``dp``) splits them, or unsplit for the ``whole``
         model."""
         t, r, sb = self.t, self.r, self.state_bytes
-        opt = t.optimizer
-        if opt == "adafactor":
-            if r.arch is None:
-                return None
-            stats = sum(adafactor_state_values(r.arch))
-            return (stats if whole else split_count(t, r, stats, expert_adafactor_values(r), 1,
-                                                    dp)) * sb
-        if opt == "sgd":
-            return 0
-        if opt == "sgd-momentum":
-            return n * sb
-        if opt in ("adam", "adamw"):
-            return 2 * n * sb
-        return 2 * (n + -(-n // ADAM_8BIT_BLOCK) * 4)  # adam-8bit
+        if t.optimizer != "adafactor":
+            return per_value_optimizer_bytes(t.optimizer, n, sb)
+        if r.arch is None:
+            return None
+        stats = sum(adafactor_state_values(r.arch))
+        return (stats if whole else split_count(t, r, stats, expert_adafactor_values(r), 1,
+                                                dp)) * sb
 
     def fp8_weights(self, dp: int) -> int:
         """Bytes of the FP8 weight copies per device (:func:`~quiz.footprint.items.fp8.
