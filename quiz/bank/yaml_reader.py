@@ -257,29 +257,10 @@ class _Builder:
             return True
 
         def alias(anchor: str, start: Any, end: Any) -> bool:
-            nonlocal key
-            value = "*" + anchor
+            # Reported, then placed as the text "*anchor" (a scalar of that name, quoted so
+            # that no trailing comment is recorded for it) so that the rest reads on.
             self.problem(start, yaml_messages.alias_message(anchor, self.lines, start))
-            if is_map:
-                if key is _AWAIT_KEY:
-                    if value in cur:
-                        key = _DISCARD
-                        self._duplicate(value, kmarks[value], start)
-                    else:
-                        key = value
-                        kmarks[value] = start
-                    return True
-                if key is not _DISCARD:
-                    cur[key] = value
-                    vmarks[key] = start
-                key = _AWAIT_KEY
-            elif cur is not None:
-                cur.append(value)
-                vmarks.append(start)
-            elif documents == 1:
-                doc.value = value
-                doc.start = start
-            return True
+            return scalar(None, None, None, "*" + anchor, start, end, "'")
 
         def opened(anchor: str | None, tag: str | None, start: Any, mapping: bool) -> bool:
             nonlocal depth, cur, is_map, key, kmarks, vmarks
