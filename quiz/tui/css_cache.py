@@ -35,19 +35,24 @@ FILE = "textual-css.cache"
 MAGIC = b"quiz-textual-css 1\n"
 
 
+def variables_digest(variables: dict[str, str]) -> str:
+    """A digest of the CSS variables (the theme) rules were parsed with: 32 hex digits."""
+    import hashlib  # imported when a key line is made, not with the module (see _key_line)
+
+    return hashlib.blake2b(repr(sorted(variables.items())).encode(),
+                           digest_size=16).hexdigest()
+
+
 def _key_line(variables: dict[str, str]) -> bytes:
     """What the parsed rules were made for: this Textual (:func:`_textual_stamps`), this
     Python, the variables."""
     # Imported here, not with the module: the app imports this module before its first paint,
     # and needs these only once it reads or writes the file (json: the progress store has
     # imported it by then).
-    import hashlib
     import json
 
-    digest = hashlib.blake2b(repr(sorted(variables.items())).encode(),
-                             digest_size=16).hexdigest()
     return json.dumps({"textual": _textual_stamps(), "python": sys.implementation.cache_tag,
-                       "variables": digest}).encode()
+                       "variables": variables_digest(variables)}).encode()
 
 
 @cache

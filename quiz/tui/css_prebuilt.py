@@ -73,13 +73,12 @@ def textual_identity() -> str | None:
 def key_line(variables: dict[str, str]) -> bytes | None:
     """The key line for CSS parsed with ``variables`` by this Textual and this Python
     (``None`` when Textual's identity is unknown)."""
-    import hashlib
-
     identity = textual_identity()
     if identity is None:
         return None
-    digest = hashlib.blake2b(repr(sorted(variables.items())).encode(),
-                             digest_size=16).hexdigest()
+    from quiz.tui.css_cache import variables_digest
+
+    digest = variables_digest(variables)
     # Three hex digests and a cache tag: no JSON library needed to write or compare it.
     return (f'{{"textual": "{identity}", "python": "{sys.implementation.cache_tag}", '
             f'"variables": "{digest}"}}').encode()
