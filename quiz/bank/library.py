@@ -8,10 +8,9 @@ from __future__ import annotations
 import threading
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 if TYPE_CHECKING:  # not imported at run time: the study app paints before pydantic is loaded
     from quiz.bank.model import BankInfo, Question
@@ -45,12 +44,14 @@ def _unprintable(c: str) -> bool:
     return c < " " or "\x7f" <= c <= "\x9f" or c in "\u2028\u2029" or "\udc80" <= c <= "\udcff"
 
 
-@dataclass(frozen=True)
-class Diagnostic:
+class Diagnostic(NamedTuple):
     """One problem found in a bank file.
 
     ``line`` and ``column`` are 1-based; 0 means "the whole file" (an unreadable file, say).
     ``str()`` gives the ``path:line:col: severity: message`` form that editors and CI understand.
+    Immutable; ``d._replace(severity="error")`` is a changed copy. (A named tuple, not a frozen
+    dataclass: this module is imported before the study app's first frame, and making the
+    dataclass took 0.5 ms of it.)
     """
 
     path: str
@@ -71,20 +72,20 @@ class Diagnostic:
         return f"{where}: {self.severity}: {rule}{self.message}"
 
 
-@dataclass(frozen=True)
-class BankHeader:
+class BankHeader(NamedTuple):
     """A bank's ``bank:`` header as plain values (no pydantic model): what the start screen and
     :class:`Library` read, available before a cached bank's questions are decoded.
 
     ``pass_mark`` is a fraction 0–1, ``time_limit`` exam minutes (``None``: not given),
-    ``topics`` topic key → display name."""
+    ``topics`` topic key → display name. Every field is given (:meth:`of` builds it). A named
+    tuple, immutable, for the reason :class:`Diagnostic` is one."""
 
     id: str
     title: str
-    description: str | None = None
-    pass_mark: float = 0.7
-    time_limit: float | None = None
-    topics: dict[str, str] = field(default_factory=dict)
+    description: str | None
+    pass_mark: float
+    time_limit: float | None
+    topics: dict[str, str]
 
     @classmethod
     def of(cls, info: BankInfo) -> BankHeader:
@@ -184,16 +185,29 @@ class LoadedBank:
                 f"{len(self.question_ids)} questions)")
 
 
-@dataclass(frozen=True)
 class Library:
     """All banks of a study run. Question ids are unique across the library.
 
     ``topics`` maps topic key → display name over every bank (the first bank to name a topic wins);
-    a topic used by a question but not declared anywhere shows under its key.
+    a topic used by a question but not declared anywhere shows under its key. Two libraries are
+    equal when their banks and topics are; a library is not hashable. (A plain class, not a
+    frozen dataclass: this module is imported before the study app's first frame, and making
+    the dataclass took 0.3 ms of it.)
     """
 
-    banks: tuple[LoadedBank, ...]
-    topics: dict[str, str] = field(default_factory=dict)
+    __hash__ = None  # type: ignore[assignment]  # its topics are a dict, as the dataclass's were
+
+    def __init__(self, banks: tuple[LoadedBank, ...], topics: dict[str, str] | None = None) -> None:
+        self.banks = banks
+        self.topics: dict[str, str] = {} if topics is None else topics
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Library):
+            return NotImplemented
+        return (self.banks, self.topics) == (other.banks, other.topics)
+
+    def __repr__(self) -> str:
+        return f"Library(banks={self.banks!r}, topics={self.topics!r})"
 
     @cached_property
     def questions(self) -> list[Question]:
@@ -261,17 +275,33 @@ class Library:
         return bank.questions[position]
 
 
-@dataclass
 class LoadReport:
     """What loading produced: the library (None when any error was found) and every diagnostic,
-    errors and warnings, in file order."""
+    errors and warnings, in file order.
 
-    library: Library | None
-    diagnostics: list[Diagnostic]
-    notes: list[str] = field(default_factory=list)
-    """What the validated-bank cache refused and why (an entry or folder others can write, a
-    link, a named pipe: :attr:`quiz.bank.cache.BankCache.notes`): said to the user, never an
-    error (the banks were loaded in full instead)."""
+    ``notes``: what the validated-bank cache refused and why (an entry or folder others can
+    write, a link, a named pipe: :attr:`quiz.bank.cache.BankCache.notes`): said to the user,
+    never an error (the banks were loaded in full instead). Equal when every field is. (A
+    plain class, for the reason :class:`Library` is one.)"""
+
+    __slots__ = ("library", "diagnostics", "notes")
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def __init__(self, library: Library | None, diagnostics: list[Diagnostic],
+                 notes: list[str] | None = None) -> None:
+        self.library = library
+        self.diagnostics = diagnostics
+        self.notes: list[str] = [] if notes is None else notes
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, LoadReport):
+            return NotImplemented
+        return ((self.library, self.diagnostics, self.notes)
+                == (other.library, other.diagnostics, other.notes))
+
+    def __repr__(self) -> str:
+        return (f"LoadReport(library={self.library!r}, diagnostics={self.diagnostics!r}, "
+                f"notes={self.notes!r})")
 
     @property
     def errors(self) -> list[Diagnostic]:

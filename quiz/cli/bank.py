@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -109,7 +108,7 @@ def run_validate(argv: Sequence[str]) -> int:
         if enabled:
             gc.enable()
     if ns.strict:
-        diagnostics = [replace(d, severity="error") for d in diagnostics]
+        diagnostics = [d._replace(severity="error") for d in diagnostics]
     shown = [d for d in diagnostics if d.severity == "error" or not ns.quiet]
     n_err = sum(d.severity == "error" for d in diagnostics)
     n_warn = len(diagnostics) - n_err
