@@ -229,3 +229,27 @@ def test_output_cut_short_by_its_reader_ends_quietly(tmp_path: Path) -> None:
     assert proc.wait(timeout=60) == 141
     assert first.startswith(str(bank).encode()) and b"error" in first
     assert "Traceback" not in err and "BrokenPipeError" not in err
+
+
+@pytest.mark.parametrize("mode", [None, "exam", "review"])
+@pytest.mark.parametrize("argv", [[], ["bank.yaml"], ["a.yaml", "folder", "with space/b.yaml"],
+                                  ["", "x-y.yaml"]])
+def test_paths_only_gives_what_argparse_gives(mode: str | None, argv: list[str]) -> None:
+    """The usual start skips argparse (:func:`quiz.cli.study.paths_only`): its options must be
+    argparse's own for the same arguments, every default included (an option added to the
+    parser and not here fails this)."""
+    from quiz.cli.study import paths_only, study_parser
+
+    fast = paths_only(argv, mode)
+    assert fast is not None
+    assert vars(fast) == vars(study_parser(mode).parse_args(argv))
+
+
+@pytest.mark.parametrize("argv", [["--topic", "memory"], ["bank.yaml", "--seed", "3"], ["-"],
+                                  ["--", "bank.yaml"], ["-h"]])
+def test_arguments_with_options_go_to_argparse(argv: list[str]) -> None:
+    from quiz.cli.study import paths_only
+
+    assert paths_only(argv, None) is None
+    assert paths_only(argv, "exam") is None
+
