@@ -38,8 +38,6 @@ as :attr:`~quiz.bank.library.LoadReport.notes`), and the bank is loaded in full.
 from __future__ import annotations
 
 import gc
-import hashlib
-import hmac
 import importlib.util
 import json
 import os
@@ -54,6 +52,7 @@ from pathlib import Path
 from typing import IO, Any, Protocol
 
 from quiz import __version__
+from quiz.digest import blake2b, compare_digest
 from quiz.paths import make_private_dirs
 
 FORMAT = 5
@@ -110,10 +109,14 @@ def hashing(data: bytes) -> Callable[[], str]:
 
 
 def _sha1(data: bytes | memoryview) -> bytes:
+    import hashlib  # OpenSSL's SHA-1: not before the first frame (see quiz.digest)
+
     return hashlib.sha1(data, usedforsecurity=False).digest()
 
 
 def _combine(first: bytes, second: bytes) -> str:
+    import hashlib
+
     return hashlib.sha1(first + second, usedforsecurity=False).hexdigest()
 
 
@@ -179,7 +182,7 @@ def code_fingerprint() -> str:
     parts.append(("yamlio.py", info.st_size, info.st_mtime_ns))
     for package in ("bank", "footprint"):
         _source_stamps(os.path.join(root, package), package, parts)
-    return hashlib.blake2b(repr(parts).encode(), digest_size=16).hexdigest()
+    return blake2b(repr(parts).encode(), digest_size=16).hexdigest()
 
 
 _SOURCE_SUFFIXES = (".py", ".yaml", ".json")
@@ -291,7 +294,7 @@ def _read_section(file: IO[bytes], head: bytes, mac: Any, name: bytes) -> bytes:
     if length > os.fstat(file.fileno()).st_size:  # a forged length must not allocate 2**60 bytes
         raise ValueError("a cache entry's section is longer than the entry")
     data = file.read(length)
-    if len(data) != length or not hmac.compare_digest(_check(mac, name, data), head[:_CHECK]):
+    if len(data) != length or not compare_digest(_check(mac, name, data), head[:_CHECK]):
         raise ValueError("a cache entry's section fails its check")
     return data
 
@@ -369,7 +372,7 @@ def read_index(file: IO[bytes], entry: Path, header: bytes, key: bytes,
 
 def _keyed(key: bytes, header: bytes) -> Any:
     """A BLAKE2b MAC keyed with ``key`` and fed with an entry's key line ``header``."""
-    mac = hashlib.blake2b(key=key, digest_size=_CHECK)
+    mac = blake2b(key=key, digest_size=_CHECK)
     mac.update(header)
     return mac
 
@@ -531,8 +534,7 @@ class BankCache:
                    "QUIZ_CACHE_DIR to a folder you can write")
 
     def _entry(self, path: Path) -> Path:
-        name = hashlib.blake2b(str(path).encode("utf-8", "surrogatepass"),
-                               digest_size=16).hexdigest()
+        name = blake2b(str(path).encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
         return self.folder / f"{name}.bank"
 
     def _usable_key(self, *, create: bool, make_key: bool = True) -> bytes | None:

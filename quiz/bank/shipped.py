@@ -30,9 +30,6 @@ a damaged or edited entry is never served, and the bank loads in full.
 
 from __future__ import annotations
 
-import hashlib
-import importlib.util
-import json
 import os
 import stat
 import sys
@@ -66,6 +63,8 @@ def entry_name(size: int, digest: str) -> str:
 def entry_key(size: int, digest: str) -> bytes:
     """The key line (JSON, no line break) of the entry for a bank file of ``size`` bytes and
     content hash ``digest``, made by the code running now."""
+    import json  # a start served by the user cache never looks here: not before a paint
+
     return json.dumps({"size": size, "content": digest, "code": fingerprint()}).encode()
 
 
@@ -79,6 +78,9 @@ def fingerprint() -> str:
     (``sys.implementation.cache_tag``, e.g. ``cpython-311``). Unlike the user cache's
     :func:`~quiz.bank.cache.code_fingerprint`, no time stamp: a wheel's files are written at
     install time. About 2.5 ms (109 files, 1.1 MB, read and hashed); nothing is imported."""
+    import hashlib  # as json above
+    import importlib.util
+
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     digest = hashlib.blake2b(digest_size=16)
     digest.update(repr((FORMAT, SHIPPED_FORMAT, __version__,

@@ -27,6 +27,7 @@ from typing import Any
 import textual
 from textual.css.stylesheet import Stylesheet
 
+from quiz.digest import blake2b
 from quiz.tui.textual_internals import css_variables, parsed_css, reuse_parsed_css
 
 FILE = "textual-css.cache"
@@ -37,10 +38,7 @@ MAGIC = b"quiz-textual-css 1\n"
 
 def variables_digest(variables: dict[str, str]) -> str:
     """A digest of the CSS variables (the theme) rules were parsed with: 32 hex digits."""
-    import hashlib  # imported when a key line is made, not with the module (see _key_line)
-
-    return hashlib.blake2b(repr(sorted(variables.items())).encode(),
-                           digest_size=16).hexdigest()
+    return blake2b(repr(sorted(variables.items())).encode(), digest_size=16).hexdigest()
 
 
 def _key_line(variables: dict[str, str]) -> bytes:
@@ -61,8 +59,6 @@ def _textual_stamps() -> str:
     each module of its CSS package (an upgrade rewrites them). Not ``textual.__version__``:
     that reads the package's metadata (``importlib.metadata`` and the ``email`` parser,
     about 12 ms, more than the parse saved)."""
-    import hashlib
-
     root = os.path.dirname(os.path.abspath(textual.__file__))
     stamps = []
     for folder in (root, os.path.join(root, "css")):
@@ -71,7 +67,7 @@ def _textual_stamps() -> str:
                 if entry.name.endswith(".py") and (folder != root or entry.name == "__init__.py"):
                     info = entry.stat()
                     stamps.append((entry.path[len(root):], info.st_size, info.st_mtime_ns))
-    return hashlib.blake2b(repr(stamps).encode(), digest_size=16).hexdigest()
+    return blake2b(repr(stamps).encode(), digest_size=16).hexdigest()
 
 
 def _folder() -> Path:

@@ -36,6 +36,8 @@ from typing import Any
 
 from textual.css.stylesheet import Stylesheet
 
+from quiz.digest import blake2b
+
 FILE = "textual-css.prebuilt"
 """The file's name in the prebuilt folder."""
 
@@ -49,8 +51,6 @@ def textual_identity() -> str | None:
     installed it. ``None`` when it cannot be read (not one ``textual-*.dist-info`` beside the
     package, no ``RECORD``). Not ``textual.__version__``: reading the package's metadata costs
     about 12 ms, more than half the parse it saves."""
-    import hashlib
-
     import textual
 
     site = os.path.dirname(os.path.dirname(os.path.abspath(textual.__file__)))
@@ -67,7 +67,7 @@ def textual_identity() -> str | None:
         return None
     if not lines:
         return None
-    return hashlib.blake2b(b"\n".join(lines), digest_size=16).hexdigest()
+    return blake2b(b"\n".join(lines), digest_size=16).hexdigest()
 
 
 def key_line(variables: dict[str, str]) -> bytes | None:
