@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from textual import events
 from textual.app import App
 from textual.binding import Binding
+from textual.screen import Screen
 
 from quiz.bank.terminal import terminal_safe
 from quiz.tui.ahead import ScreensAhead, freeze_young, unfreeze
@@ -37,8 +38,6 @@ CSS_DIR = Path(__file__).parent
 
 if TYPE_CHECKING:
     from datetime import datetime
-
-    from textual.screen import Screen
 
     from quiz.bank.library import Library
     from quiz.footprint import FootprintSpec
@@ -463,7 +462,7 @@ class QuizApp(LoadsBanks, AppCommands, App[int]):
             self.pop_screen()
 
 
-class BaseScreen(StyledOnceWhenFirstShown):
+class BaseScreen(StyledOnceWhenFirstShown, Screen[None]):
     """The app's first screen, under the start screen: as Textual's default screen, but its
     first showing, at the start-up, does not style its widgets again (they were just styled
     as they mounted; :class:`~quiz.tui.textual_internals.StyledOnceWhenFirstShown`)."""

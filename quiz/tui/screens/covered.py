@@ -6,7 +6,8 @@ from quiz.tui.textual_internals import SkipsRepaintWhileHidden
 
 
 class HiddenWhenCovered(SkipsRepaintWhileHidden):
-    """A screen that draws nothing while an opaque screen covers it.
+    """A screen that draws nothing while an opaque screen covers it: a mixin, listed before the
+    screen's Textual base (see :mod:`quiz.tui.textual_internals`).
 
     Textual counts the screen right under the top one as visible whatever the top one's
     background (``App._background_screens``), and a change on it repaints the whole top

@@ -20,6 +20,7 @@ from collections.abc import Awaitable, Callable
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.screen import Screen
 from textual.timer import Timer
 
 from quiz.bank.terminal import terminal_safe
@@ -45,7 +46,7 @@ WARN_AT_MINUTES = (10, 5, 1)
 """Minutes left at which the exam warns (each once)."""
 
 
-class ExamScreen(QuestionKeys, HiddenWhenCovered):
+class ExamScreen(QuestionKeys, HiddenWhenCovered, Screen[None]):
     """A running exam: question, options, the clock, flags; the report after submitting."""
 
     BINDINGS = [

@@ -32,7 +32,7 @@ from quiz.tui.screens.footprint_form import (
     section_shown,
 )
 from quiz.tui.screens.reshown import ReshownScreen
-from quiz.tui.textual_internals import NoLayoutForScrollHeight
+from quiz.tui.textual_internals.widget_hooks import NoLayoutForScrollHeight
 from quiz.tui.widgets.choice_field import ChoiceField
 from quiz.tui.widgets.key_bar import KeyBar
 from quiz.tui.widgets.report_view import ReportView

@@ -6,11 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 from textual import events, on
+from textual.screen import Screen
 
 from quiz.tui.screens.covered import HiddenWhenCovered
 
 
-class ReshownScreen(HiddenWhenCovered):
+class ReshownScreen(HiddenWhenCovered, Screen[None]):
     """A screen shown again without being styled again when nothing its styles depend on has
     changed since it was last styled.
 

@@ -13,6 +13,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
+from textual.screen import Screen
 from textual.widgets import (
     Button,
     Input,
@@ -74,7 +75,8 @@ def progress_text(progress: LoadProgress) -> str:
             f"{questions} so far")
 
 
-class StartScreen(HiddenWhenCovered, StyledOnceWhenFirstShown, DrawsOnlyWhatIsShown):
+class StartScreen(HiddenWhenCovered, StyledOnceWhenFirstShown, DrawsOnlyWhatIsShown,
+                  Screen[None]):
     """Choose what to study, then start. Enter on the focused Start button begins.
 
     Made with ``library`` ``None`` while the banks load: it shows the progress

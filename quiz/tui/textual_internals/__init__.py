@@ -6,7 +6,15 @@ canary) fails when a name used here moves or changes shape. Each was checked aga
 Textual 8.2.8 (:data:`CHECKED_AGAINST`).
 
 The hooks are small base classes whose override of a private method calls a public-looking
-method of ours, so a subclass never names the private one.
+method of ours, so a subclass never names the private one. The screen hooks and the radio
+button's are mixins: plain classes (the type checker sees them as subclasses of ``Screen`` or
+``RadioButton``) that a class lists before its Textual base, as in
+``class StartScreen(HiddenWhenCovered, StyledOnceWhenFirstShown, DrawsOnlyWhatIsShown,
+Screen[None])``. Making a Textual class runs its ``__init_subclass__`` (bindings, CSS type
+names, reactives merged: 0.15–0.25 ms), and the start screen's first frame made five such hooks;
+a mixin costs next to nothing and, not being a Textual class, leaves the CSS of the class that
+uses it as it was (its CSS type names and default CSS still come from its first Textual base).
+The hooks only the question, summary and calculator screens use are in :mod:`.widget_hooks`.
 """
 
 from __future__ import annotations
@@ -29,6 +37,11 @@ if TYPE_CHECKING:
     from textual.content import Content
     from textual.driver import Driver
 
+    _ScreenMixin = Screen[None]
+    _RadioButtonMixin = RadioButton
+else:  # at run time the mixins are plain classes (see the module docstring)
+    _ScreenMixin = _RadioButtonMixin = object
+
 CHECKED_AGAINST = "8.2.8"
 """The Textual version every name below was read against."""
 
@@ -37,13 +50,15 @@ PRIVATE_NAMES: dict[str, tuple[type[Any] | str, str]] = {}
 name) and the name. The canary test checks each still exists."""
 
 
-def _uses(owner: type[Any] | str, name: str) -> None:
+def uses_private(owner: type[Any] | str, name: str) -> None:
+    """Register the private ``name`` looked up on ``owner`` (a class, or a module's dotted
+    name) in :data:`PRIVATE_NAMES`."""
     PRIVATE_NAMES[f"{owner if isinstance(owner, str) else owner.__name__}.{name}"] = (owner,
                                                                                        name)
 
 
 # -- the clock of key events -------------------------------------------------------------------
-_uses("textual._time", "get_time")
+uses_private("textual._time", "get_time")
 
 
 def event_clock() -> float:
@@ -53,7 +68,7 @@ def event_clock() -> float:
 
 
 # -- screens made ahead of time ----------------------------------------------------------------
-_uses(App, "_get_screen")
+uses_private(App, "_get_screen")
 
 
 def mount_off_stack(app: App[Any], screen: Screen[Any]) -> Awaitable[Any]:
@@ -64,8 +79,8 @@ def mount_off_stack(app: App[Any], screen: Screen[Any]) -> Awaitable[Any]:
     return mounted
 
 
-_uses(Screen, "_layout_required")
-_uses(Screen, "_refresh_layout")
+uses_private(Screen, "_layout_required")
+uses_private(Screen, "_refresh_layout")
 
 
 def layout_pending(widget: Widget) -> bool:
@@ -82,7 +97,7 @@ def lay_out_off_screen(screen: Screen[Any], size: Size) -> None:
     screen._layout_required = False
 
 
-_uses(Screen, "_compositor")
+uses_private(Screen, "_compositor")
 
 
 def draw_off_screen(screen: Screen[Any]) -> None:
@@ -127,12 +142,12 @@ SCREEN_LAYOUT = "_refresh_layout"
 """The name of the method that lays a screen out (``Screen._refresh_layout``, Textual 8.2.8),
 for a test that counts layouts."""
 
-_uses(Screen, "_on_timer_update")
+uses_private(Screen, "_on_timer_update")
 
 
-class SkipsRepaintWhileHidden(Screen[None]):
-    """A screen that can drop its pending repaints: when :meth:`draws_now` says ``False``, a
-    refresh of the screen's compositor is dropped (``Screen._compositor_refresh``, its
+class SkipsRepaintWhileHidden(_ScreenMixin):
+    """A screen mixin: a screen that can drop its pending repaints: when :meth:`draws_now` says
+    ``False``, a refresh of the screen's compositor is dropped (``Screen._compositor_refresh``, its
     ``_compositor._dirty_regions`` and ``_dirty_widgets``; Textual 8.2.8)."""
 
     def draws_now(self) -> bool:
@@ -147,14 +162,14 @@ class SkipsRepaintWhileHidden(Screen[None]):
         super()._compositor_refresh()
 
 
-_uses(Screen, "_compositor_refresh")
-_uses(Screen, "_dirty_widgets")
-_uses(Screen, "_repaint_required")
+uses_private(Screen, "_compositor_refresh")
+uses_private(Screen, "_dirty_widgets")
+uses_private(Screen, "_repaint_required")
 
 
-class StyledOnceWhenFirstShown(Screen[None]):
-    """A screen whose first ``ScreenResume`` (it is shown for the first time, its widgets
-    just mounted and styled) does not restyle every widget again.
+class StyledOnceWhenFirstShown(_ScreenMixin):
+    """A screen mixin: a screen whose first ``ScreenResume`` (it is shown for the first time, its
+    widgets just mounted and styled) does not restyle every widget again.
 
     ``Screen._on_screen_resume`` applies the stylesheet to the whole screen again at each
     resume (``ScreenResume.refresh_styles``), in case something changed while it was covered.
@@ -172,12 +187,12 @@ class StyledOnceWhenFirstShown(Screen[None]):
             event.refresh_styles = False
 
 
-_uses(Screen, "_on_screen_resume")
+uses_private(Screen, "_on_screen_resume")
 
 
-class DrawsOnlyWhatIsShown(Screen[None]):
-    """A screen laid out once for its first frame, and again only when its size or its content
-    changes.
+class DrawsOnlyWhatIsShown(_ScreenMixin):
+    """A screen mixin: a screen laid out once for its first frame, and again only when its size or
+    its content changes.
 
     Textual lays a screen out whole at each Resize it gets (``Screen._screen_resized``), also
     at one of the size it was laid out at, and a start-up sends it two: its own first layout
@@ -226,13 +241,13 @@ class DrawsOnlyWhatIsShown(Screen[None]):
             self._repaint_required = False
 
 
-_uses(Screen, "_screen_resized")
-_uses(App, "_batch_count")
+uses_private(Screen, "_screen_resized")
+uses_private(App, "_batch_count")
 
 
 # -- the stylesheet's parsed rules ----------------------------------------------------------------
-_uses(Stylesheet, "_parse_cache")
-_uses(Stylesheet, "_variables")
+uses_private(Stylesheet, "_parse_cache")
+uses_private(Stylesheet, "_variables")
 
 
 def parsed_css(stylesheet: Stylesheet) -> list[tuple[Any, Any]]:
@@ -258,8 +273,7 @@ def css_variables(stylesheet: Stylesheet) -> dict[str, str]:
 
 
 # -- keys ----------------------------------------------------------------------------------------
-_uses(Widget, "_bindings")
-_uses(Widget, "_on_key")
+uses_private(Widget, "_bindings")
 
 
 def bindings_for_key(widget: Widget, key: str) -> tuple[Binding, ...]:
@@ -268,54 +282,15 @@ def bindings_for_key(widget: Widget, key: str) -> tuple[Binding, ...]:
     return tuple(widget._bindings.key_to_bindings.get(key, ()))
 
 
-class TakesKeysItself(Widget):
-    """A widget that takes its key events itself, in :meth:`take_key`, instead of Textual's
-    default handling (dispatching to ``key_…`` methods): ``Widget._on_key`` (Textual 8.2.8)."""
-
-    async def take_key(self, event: events.Key) -> None:
-        """Handle a key event (default: nothing; the key bubbles up)."""
-
-    async def _on_key(self, event: events.Key) -> None:
-        await self.take_key(event)
-
-
 # -- scrolling and layout caches -------------------------------------------------------------
-_uses(Widget, "_scroll_update")
-_uses(Widget, "_layout_cache")
+uses_private(Widget, "_scroll_update")
+uses_private(Widget, "_layout_cache")
 
 
 def update_scrollbars(widget: Widget, virtual_size: Size) -> None:
     """Update ``widget``'s scrollbars for a new ``virtual_size`` without a layout of the
     screen. ``Widget._scroll_update`` (Textual 8.2.8)."""
     widget._scroll_update(virtual_size)
-
-
-class ChecksScrollUpdates(Widget):
-    """A widget that decides whether a scrollbar update is needed: :meth:`scrollbars_stale`
-    is asked before each (``Widget._scroll_update``, Textual 8.2.8)."""
-
-    def scrollbars_stale(self, virtual_size: Size) -> bool:
-        """Whether the scrollbars must be updated for ``virtual_size`` (default: always)."""
-        return True
-
-    def _scroll_update(self, virtual_size: Size) -> None:
-        if self.scrollbars_stale(virtual_size):
-            super()._scroll_update(virtual_size)
-
-
-_uses(Widget, "_size_updated")
-
-
-class NoLayoutForScrollHeight(Widget):
-    """A scrolling container whose scrollable size changes without a second layout of the
-    screen: Textual lays the whole screen out again when a widget's virtual size changes
-    (``Widget._size_updated`` sets the ``virtual_size`` reactive, which asks for a layout),
-    because a scrollbar may appear. With ``scrollbar-gutter: stable`` its column is kept
-    either way, so nothing else moves: only the scrollbars are updated (Textual 8.2.8)."""
-
-    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size,
-                      layout: bool = True) -> bool:
-        return super()._size_updated(size, virtual_size, container_size, layout=False)
 
 
 def clear_layout_cache(widget: Widget) -> None:
@@ -325,7 +300,7 @@ def clear_layout_cache(widget: Widget) -> None:
 
 
 # -- toggle buttons ------------------------------------------------------------------------------
-_uses("textual.widgets._toggle_button", "ToggleButton")
+uses_private("textual.widgets._toggle_button", "ToggleButton")
 
 
 def selection_glyph() -> str:
@@ -336,7 +311,7 @@ def selection_glyph() -> str:
     return ToggleButton.BUTTON_INNER
 
 
-_uses(RadioButton, "_button")
+uses_private(RadioButton, "_button")
 
 
 def toggle_glyph(button: RadioButton) -> Content:
@@ -346,9 +321,10 @@ def toggle_glyph(button: RadioButton) -> Content:
     return glyph
 
 
-class GlyphRadioButton(RadioButton):
-    """A radio button whose glyph's inner character is :meth:`inner_glyph` (``●`` or blank)
-    rather than Textual's ``●`` in both states (``ToggleButton._button``, Textual 8.2.8)."""
+class GlyphRadioButton(_RadioButtonMixin):
+    """A radio button mixin (list it before ``RadioButton``): a radio button whose glyph's inner
+    character is :meth:`inner_glyph` (``●`` or blank) rather than Textual's ``●`` in both states
+    (``ToggleButton._button``, Textual 8.2.8)."""
 
     def inner_glyph(self) -> str:
         """The character inside the button's glyph (default ``●``)."""
@@ -361,7 +337,7 @@ class GlyphRadioButton(RadioButton):
 
 
 # -- the terminal driver -------------------------------------------------------------------------
-_uses(App, "_driver")
+uses_private(App, "_driver")
 
 
 def driver_of(app: App[Any]) -> Driver | None:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from textual.widgets import RadioButton
+
 from quiz.tui.textual_internals import GlyphRadioButton
 
 
-class ModeButton(GlyphRadioButton):
+class ModeButton(GlyphRadioButton, RadioButton):
     """A radio button whose state reads without colour: ``●`` when chosen, blank when not
     (Textual's own shows ``●`` in both states and tells them apart by colour only)."""
 

@@ -25,7 +25,8 @@ from textual.timer import Timer
 
 from quiz.bank.model import OPTION_KEYS
 from quiz.study.shown import Outcome, ShownOption, ShownQuestion, build_outcome
-from quiz.tui.textual_internals import TakesKeysItself, bindings_for_key
+from quiz.tui.textual_internals import bindings_for_key
+from quiz.tui.textual_internals.widget_hooks import TakesKeysItself
 from quiz.tui.widgets.document import Block, Pen, Runs, prose, runs_text, segments
 from quiz.tui.widgets.reveal import (
     QUESTION_PARTS,

@@ -29,7 +29,7 @@ from quiz.bank.terminal import cell_width, terminal_safe
 from quiz.study.score import Score
 from quiz.study.session import StudySession
 from quiz.study.shown import ShownQuestion
-from quiz.tui.textual_internals import ChecksScrollUpdates
+from quiz.tui.textual_internals.widget_hooks import ChecksScrollUpdates
 from quiz.tui.widgets.document import Block, Document, Pen, Runs, line, runs_text
 from quiz.wording import plural
 
