@@ -66,3 +66,40 @@ def test_no_other_module_of_quiz_names_a_private_textual_name() -> None:
 
 def test_the_module_says_which_textual_it_was_checked_against() -> None:
     assert CHECKED_AGAINST in (textual_internals.__doc__ or "")
+
+
+def test_the_hooks_used_before_the_first_paint_are_plain_mixins_before_their_base() -> None:
+    """The screen hooks and the radio button's are plain mixins (no Textual class is made for
+    them before the first paint): each class using one lists it before its Textual base, so its
+    overrides come first, and none holds what Textual reads only from its own classes."""
+    from textual.dom import DOMNode
+    from textual.reactive import Reactive
+    from textual.screen import Screen
+    from textual.widgets import RadioButton
+
+    from quiz.tui.app import BaseScreen
+    from quiz.tui.screens.covered import HiddenWhenCovered
+    from quiz.tui.screens.exam import ExamScreen
+    from quiz.tui.screens.reshown import ReshownScreen
+    from quiz.tui.screens.start import StartScreen
+    from quiz.tui.textual_internals import (
+        DrawsOnlyWhatIsShown,
+        GlyphRadioButton,
+        SkipsRepaintWhileHidden,
+        StyledOnceWhenFirstShown,
+    )
+    from quiz.tui.widgets.mode_button import ModeButton
+
+    mixins = (SkipsRepaintWhileHidden, StyledOnceWhenFirstShown, DrawsOnlyWhatIsShown,
+              HiddenWhenCovered, GlyphRadioButton)
+    for mixin in mixins:
+        assert not issubclass(mixin, DOMNode), mixin
+        held = [name for name, value in vars(mixin).items()
+                if name in ("BINDINGS", "CSS", "DEFAULT_CSS", "COMPONENT_CLASSES",
+                            "_decorated_handlers") or isinstance(value, Reactive)]
+        assert held == [], f"{mixin.__name__} holds {held}"
+    for cls, uses, base in ((StartScreen, mixins[:4], Screen), (BaseScreen, mixins[1:2], Screen),
+                            (ExamScreen, mixins[3:4], Screen), (ReshownScreen, mixins[3:4], Screen),
+                            (ModeButton, mixins[4:], RadioButton)):
+        for mixin in uses:
+            assert cls.__mro__.index(mixin) < cls.__mro__.index(base), (cls, mixin)
