@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 from quiz.bank import shipped
-from quiz.bank.cache import content_hash
 from tests.conftest import BUNDLED_BANK
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -50,7 +49,8 @@ def test_the_wheel_ships_the_bundled_banks_validated(wheel: Path, tmp_path: Path
                                and n.endswith(shipped.SUFFIX))
         banks = sorted(BUNDLED_BANK.glob("*.yaml"))
         assert shipped_names == sorted(
-            shipped.entry_name(p.stat().st_size, content_hash(p.read_bytes())) for p in banks)
+            shipped.entry_name(p.stat().st_size, shipped.file_digest(p.read_bytes()))
+            for p in banks)
         for name in shipped_names:
             head = archive.read("quiz/_bundled_cache/" + name).split(b"\n", 2)
             assert head[0] + b"\n" == shipped.MAGIC

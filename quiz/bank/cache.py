@@ -237,11 +237,14 @@ class Stored:
     """An entry served by :meth:`BankCache.get`: its ``index``, checked and unpickled, and
     where its payload lies (not read yet: see :meth:`decode`)."""
 
-    __slots__ = ("index", "_entry", "_offset", "_section", "_mac", "_unsafe")
+    __slots__ = ("index", "index_bytes", "_entry", "_offset", "_section", "_mac", "_unsafe")
 
     def __init__(self, index: Any, entry: Path, offset: int, section: bytes,
-                 mac: Any, unsafe: Callable[[os.stat_result], str | None] | None = None) -> None:
+                 mac: Any, unsafe: Callable[[os.stat_result], str | None] | None = None,
+                 index_bytes: bytes = b"") -> None:
         self.index = index
+        self.index_bytes = index_bytes
+        """The index section's bytes as read and authenticated (pickled ``index``)."""
         self._entry = entry
         self._offset = offset
         self._section = section
@@ -266,14 +269,7 @@ class Stored:
             Exception: whatever unpickling raises (only ever of a payload this user's key
                 authenticated).
         """
-        with open_entry(self._entry) as file:
-            problem = self._unsafe(os.fstat(file.fileno()))
-            if problem is not None:
-                raise ValueError(f"{self._entry}: {problem}")
-            file.seek(self._offset)
-            if file.read(_SECTION) != self._section:
-                raise ValueError(f"{self._entry}: this cache entry was replaced")
-            data = _read_section(file, self._section, self._mac.copy(), b"payload")
+        data = self.payload_bytes()
         enabled = gc.isenabled()
         gc.disable()
         try:
@@ -281,6 +277,23 @@ class Stored:
         finally:
             if enabled:
                 gc.enable()
+
+    @property
+    def entry(self) -> Path:
+        """The entry file this was read from."""
+        return self._entry
+
+    def payload_bytes(self) -> bytes:
+        """The payload section's bytes (pickled), read from the entry and checked, as
+        :meth:`decode` reads them before unpickling; raises what it raises for that."""
+        with open_entry(self._entry) as file:
+            problem = self._unsafe(os.fstat(file.fileno()))
+            if problem is not None:
+                raise ValueError(f"{self._entry}: {problem}")
+            file.seek(self._offset)
+            if file.read(_SECTION) != self._section:
+                raise ValueError(f"{self._entry}: this cache entry was replaced")
+            return _read_section(file, self._section, self._mac.copy(), b"payload")
 
 
 def _read_section(file: IO[bytes], head: bytes, mac: Any, name: bytes) -> bytes:
@@ -323,8 +336,17 @@ def write_entry(target: Path, magic: bytes, key_line: bytes, key: bytes, index: 
     Raises:
         OSError: the entry cannot be written (nothing is left behind).
         pickle.PicklingError: a section cannot be pickled."""
-    head = pickle.dumps(index, protocol=pickle.HIGHEST_PROTOCOL)
-    body = pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
+    write_sections(target, magic, key_line, key,
+                   pickle.dumps(index, protocol=pickle.HIGHEST_PROTOCOL),
+                   pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL), mode)
+
+
+def write_sections(target: Path, magic: bytes, key_line: bytes, key: bytes, head: bytes,
+                   body: bytes, mode: int | None = None) -> None:
+    """:func:`write_entry` with its index and payload pickled already (``head``, ``body``).
+
+    Raises:
+        OSError: the entry cannot be written (nothing is left behind)."""
     header = magic + key_line + b"\n"
     mac = _keyed(key, header)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".entry-")
@@ -367,7 +389,7 @@ def read_index(file: IO[bytes], entry: Path, header: bytes, key: bytes,
     finally:
         if enabled:
             gc.enable()
-    return Stored(index, entry, offset, payload, mac, unsafe)
+    return Stored(index, entry, offset, payload, mac, unsafe, data)
 
 
 def _keyed(key: bytes, header: bytes) -> Any:
@@ -497,6 +519,11 @@ class Prebuilt(Protocol):
         Refusals are said through ``note``."""
         ...  # pragma: no cover - a protocol
 
+    def made_from(self, data: bytes, stored: Stored) -> bool:
+        """Whether ``stored`` (an entry :meth:`lookup` served) was made from a file of these
+        bytes."""
+        ...  # pragma: no cover - a protocol
+
 
 class BankCache:
     """Entries in one folder (created 0700 when the first entry is written), authenticated with
@@ -507,12 +534,15 @@ class BankCache:
     Attributes:
         notes: what was refused and why (an unsafe folder, entry or key), one sentence each,
             for the user.
+        served_by_prebuilt: each file :meth:`get` served from the prebuilt entries (its
+            resolved path, its ``stat`` and the entry), for :meth:`adopt`.
     """
 
     def __init__(self, folder: Path, key_file: Path | None = None, *,
                  prebuilt: Prebuilt | None = None) -> None:
         self.folder = folder
         self.notes: list[str] = []
+        self.served_by_prebuilt: list[tuple[Path, os.stat_result, Stored]] = []
         self._key_file = key_file
         self._prebuilt = prebuilt
         self._folder_ok = False
@@ -609,8 +639,54 @@ class BankCache:
         else ``None``; with the file's :func:`content_hash` when it was computed."""
         stored, digest = self._get_own(path, info, bank)
         if stored is None and self._prebuilt is not None:
-            return self._prebuilt.lookup(info, bank, digest, self._note)
+            stored, digest = self._prebuilt.lookup(info, bank, digest, self._note)
+            if stored is not None:
+                self.served_by_prebuilt.append((path, info, stored))
         return stored, digest
+
+    def adopt(self, stat_ns: int) -> int:
+        """Store in this cache, for each file :meth:`get` served from the prebuilt entries
+        (:attr:`served_by_prebuilt`, then emptied), the entry that served it: its index and
+        payload bytes (the payload read and checked again) under this cache's key, with the
+        key line of the file's ``stat`` (taken at ``stat_ns``, ``time.time_ns()`` just before
+        it, as :meth:`put`'s) and content hash. A later start of the bundled banks is then
+        served by this cache as any bank's, where the ``stat`` vouches for the file: the file
+        is not hashed, and the code is fingerprinted by its files' stamps
+        (:func:`code_fingerprint`, 0.8 ms) rather than their content
+        (:func:`quiz.bank.shipped.fingerprint`, 5 ms). Run it once the start is drawn.
+
+        A file whose ``stat`` or bytes are no longer those the prebuilt entry was served for
+        is passed over (its next start looks it up again). Returns how many entries were
+        written; failures are ignored (the cache only saves time)."""
+        served, self.served_by_prebuilt = self.served_by_prebuilt, []
+        written = 0
+        for path, info, stored in served:
+            try:
+                written += self._adopt(path, info, stored, stat_ns)
+            except Exception:  # the cache only saves time: never fail a start for it
+                continue
+        return written
+
+    def _adopt(self, path: Path, info: os.stat_result, stored: Stored, stat_ns: int) -> bool:
+        if self._prebuilt is None:
+            return False
+        key = self._usable_key(create=True)
+        if key is None:
+            return False
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+        with open(fd, "rb") as file:
+            now = os.fstat(file.fileno())
+            if (now.st_size, now.st_mtime_ns, now.st_ctime_ns, now.st_ino) != (
+                    info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino):
+                return False
+            data = file.read(info.st_size + 1)
+        if len(data) != info.st_size or not self._prebuilt.made_from(data, stored):
+            return False
+        verify = not stat_vouches(info, stat_ns)
+        key_line = json.dumps(self._key(path, info, content_hash(data), verify)).encode()
+        write_sections(self._entry(path), _MAGIC, key_line, key, stored.index_bytes,
+                       stored.payload_bytes())
+        return True
 
     def _get_own(self, path: Path, info: os.stat_result,
                  bank: IO[bytes]) -> tuple[Stored | None, str | None]:

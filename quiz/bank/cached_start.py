@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -34,7 +35,8 @@ frame back longer than a loading screen takes."""
 
 def library_from_cache(paths: Sequence[str | os.PathLike[str]], *,
                        cache_dir: Path | None = None,
-                       max_bytes: int = FIRST_FRAME_BYTES) -> LoadReport | None:
+                       max_bytes: int = FIRST_FRAME_BYTES,
+                       cache_writes: list[Callable[[], None]] | None = None) -> LoadReport | None:
     """The load report of ``paths`` (as :func:`quiz.bank.load.load_for_study` would give it,
     every bank served by the cache and decoded when its questions are first read) when every
     bank file ``paths`` stand for has an entry that serves it, in the validated-bank cache
@@ -47,7 +49,10 @@ def library_from_cache(paths: Sequence[str | os.PathLike[str]], *,
     full (:func:`~quiz.bank.load.load_for_study`), which says what went wrong.
 
     The one place where a start asks the caches for its banks (the same lookups as
-    :func:`~quiz.bank.load.load_library` with a ``cache_dir``).
+    :func:`~quiz.bank.load.load_library` with a ``cache_dir``). When banks were served by
+    prebuilt entries, what stores those in the user's cache (:meth:`~quiz.bank.cache.
+    BankCache.adopt`, so that later starts neither hash the files nor fingerprint the code's
+    content) is appended to ``cache_writes``, for the caller to run once the start is drawn.
     """
     files: list[Path] = []
     seen: set[Path] = set()
@@ -65,6 +70,7 @@ def library_from_cache(paths: Sequence[str | os.PathLike[str]], *,
             files.append(path)
     if not files:
         return None
+    stat_ns = time.time_ns()  # before the stats: see quiz.bank.cache.stat_vouches
     sizes = []
     for path in files:
         try:
@@ -95,6 +101,11 @@ def library_from_cache(paths: Sequence[str | os.PathLike[str]], *,
     report = _report(results)
     if report.library is None or bank_cache.notes:
         return None
+    if cache_writes is not None and bank_cache.served_by_prebuilt:
+        def adopt() -> None:
+            bank_cache.adopt(stat_ns)
+
+        cache_writes.append(adopt)
     return report
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from quiz.bank.cache import BankCache, Stored, write_entry
-from quiz.bank.shipped import CHECK_KEY, MAGIC, SUFFIX, entry_key, entry_name
+from quiz.bank.shipped import CHECK_KEY, MAGIC, SUFFIX, entry_key, entry_name, file_digest
 
 ENTRY_MODE = 0o644
 """Mode of a written entry: readable by whoever can read the code beside it."""
@@ -28,7 +28,8 @@ ENTRY_MODE = 0o644
 
 class _Collector(BankCache):
     """A cache that serves nothing and keeps what the loader would store: each file's size,
-    content hash, index and payload, in :attr:`entries`."""
+    :func:`~quiz.bank.shipped.file_digest` (of the bytes it has now, as the loader read them),
+    index and payload, in :attr:`entries`."""
 
     def __init__(self, folder: Path) -> None:
         super().__init__(folder)
@@ -40,7 +41,7 @@ class _Collector(BankCache):
 
     def put(self, path: Path, info: os.stat_result, digest: str, index: Any,
             payload: Any, *, stat_ns: int | None = None) -> None:
-        self.entries.append((info.st_size, digest, index, payload))
+        self.entries.append((info.st_size, file_digest(path.read_bytes()), index, payload))
 
 
 class PrebuildError(Exception):

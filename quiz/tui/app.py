@@ -216,7 +216,8 @@ class QuizApp(LoadsBanks, AppCommands, App[int]):
         composed twice. What can wait (the resume offer and notices, decoding the questions)
         waits until that frame is drawn. Returns whether it did (also when :attr:`check`
         refused the library: the app then ends); ``False``: the banks are to be loaded."""
-        served = self._served_by_cache(paths)
+        writes: list[Callable[[], None]] = []
+        served = self._served_by_cache(paths, writes)
         if served is None:
             return False
         if self._refused(served):
@@ -227,7 +228,7 @@ class QuizApp(LoadsBanks, AppCommands, App[int]):
         self._say_loaded(served)
         self.call_after_refresh(self._library_ready)
         # Its thread starts once the first frame is drawn: nothing of it is in that frame.
-        self.call_after_refresh(self._decode_served, self.library, self._first_frame)
+        self.call_after_refresh(self._decode_served, self.library, self._first_frame, writes)
         return True
 
     def _drawn_first(self) -> None:

@@ -135,14 +135,16 @@ class LoadsBanks(AppState):
 
                 show_traceback(exc)
 
-    def _served_by_cache(self, paths: list[str]) -> LoadReport | None:
+    def _served_by_cache(self, paths: list[str],
+                         writes: list[Callable[[], None]]) -> LoadReport | None:
         """The library of ``paths`` when the validated-bank cache serves every bank, read now,
-        before the first paint (:func:`quiz.bank.cached_start.library_from_cache`); ``None``
-        (the worker loads them) otherwise, or should reading the cache fail unexpectedly."""
+        before the first paint (:func:`quiz.bank.cached_start.library_from_cache`; what it
+        leaves to write to the cache is appended to ``writes``); ``None`` (the worker loads
+        them) otherwise, or should reading the cache fail unexpectedly."""
         from quiz.bank.cached_start import library_from_cache
 
         try:
-            return library_from_cache(paths)
+            return library_from_cache(paths, cache_writes=writes)
         except Exception as exc:  # the cache only saves time: the worker loads in full
             from quiz.debug import show_traceback
 
@@ -150,13 +152,16 @@ class LoadsBanks(AppState):
             return None
 
     @work(thread=True, group="load", exit_on_error=False)
-    def _decode_served(self, library: Library, shown: threading.Event) -> None:
+    def _decode_served(self, library: Library, shown: threading.Event,
+                       writes: list[Callable[[], None]]) -> None:
         """Once the start screen shows a library the cache served (``shown`` is set, or after
         :data:`SHOWN_WAIT_S`), decode its questions behind it (a session then starts without
         waiting for them) and move them out of the garbage collector's way
-        (:func:`quiz.bank.load.load_for_study` does the same for the worker's load). A reload
-        waits for this. A decode that fails costs the first session a full load of that file
-        (:class:`~quiz.bank.library.LoadedBank`), nothing else."""
+        (:func:`quiz.bank.load.load_for_study` does the same for the worker's load), then run
+        ``writes`` (the cache entries the start left to write). A reload waits for this. A
+        decode that fails costs the first session a full load of that file
+        (:class:`~quiz.bank.library.LoadedBank`), nothing else; a write that fails, the next
+        start the time it would have saved."""
         with self._load_lock:
             shown.wait(SHOWN_WAIT_S)
             if get_current_worker().is_cancelled:  # the app ends: nothing to decode for
@@ -170,6 +175,13 @@ class LoadsBanks(AppState):
                 from quiz.debug import show_traceback
 
                 show_traceback(exc)
+            for write in writes:
+                try:
+                    write()
+                except Exception as exc:
+                    from quiz.debug import show_traceback
+
+                    show_traceback(exc)
 
     def on_banks_loading(self, message: BanksLoading) -> None:
         start = self._start_screen()

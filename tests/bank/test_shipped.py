@@ -9,6 +9,7 @@ import pickle
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -74,6 +75,63 @@ def test_matching_entries_serve_the_first_start_and_write_nothing(
     same(report, banks)
     assert sorted(p.name for p in prebuilt.iterdir()) == sorted(
         shipped.entry_name(p.stat().st_size, _hash(p)) for p in banks.glob("*.yaml"))
+
+
+def test_a_start_they_serve_leaves_them_to_be_adopted_by_the_users_cache(
+        banks: Path, prebuilt: Path, tmp_path: Path, full_load_names: list[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A start served by prebuilt entries writes nothing before its frame; what it leaves to
+    run once the frame is drawn stores them in the user's cache, which then serves the next
+    start without them, without hashing a file (its stat vouches for it) and without the
+    content fingerprint of the code."""
+    from quiz.bank import cache as cache_module
+    from quiz.bank.cached_start import library_from_cache
+
+    cache = tmp_path / "cache"
+    writes: list[Callable[[], None]] = []
+    first = library_from_cache([banks], cache_dir=cache, cache_writes=writes)
+    assert first is not None and len(writes) == 1
+    assert list(cache.glob("*.bank")) == []  # nothing before the caller runs it
+    monkeypatch.setattr(cache_module, "STAT_SETTLED_NS", 0)  # the banks were just written
+    writes[0]()
+    assert len(list(cache.glob("*.bank"))) == 2
+    monkeypatch.setenv("QUIZ_PREBUILT_DIR", "")  # no prebuilt entries any more
+
+    def no_hashing(*args: object) -> str:
+        raise AssertionError("a file was hashed")
+
+    monkeypatch.setattr(cache_module, "hash_file", no_hashing)
+    monkeypatch.setattr(shipped, "fingerprint", no_hashing)
+    again: list[Callable[[], None]] = []
+    second = library_from_cache([banks], cache_dir=cache, cache_writes=again)
+    assert second is not None and again == []
+    assert second.library is not None
+    second.library.decode()
+    assert full_load_names == []
+    same(second, banks)
+
+
+def test_a_bank_changed_after_the_start_is_not_adopted(
+        banks: Path, prebuilt: Path, tmp_path: Path) -> None:
+    from quiz.bank.cache import BankCache
+    from quiz.bank.cached_start import library_from_cache
+
+    cache = tmp_path / "cache"
+    writes: list[Callable[[], None]] = []
+    assert library_from_cache([banks], cache_dir=cache, cache_writes=writes) is not None
+    path = banks / "b.yaml"
+    path.write_text(path.read_text(encoding="utf-8") + "# changed\n", encoding="utf-8")
+    writes[0]()
+    assert len(list(cache.glob("*.bank"))) == 1  # a.yaml's only
+    # And an entry is adopted only for the bytes it was made from.
+    entries = shipped.ShippedEntries(prebuilt)
+    served = BankCache(tmp_path / "other", prebuilt=entries)
+    a = banks / "a.yaml"
+    with a.open("rb") as file:
+        stored, _ = served.get(a.resolve(), a.stat(), file)
+    assert stored is not None
+    assert entries.made_from(a.read_bytes(), stored)
+    assert not entries.made_from(a.read_bytes().replace(b"Training", b"Trainink", 1), stored)
 
 
 def test_the_study_loader_serves_them_and_a_copy_of_the_same_bytes_too(
@@ -177,9 +235,7 @@ def _entry(prebuilt: Path, bank: Path) -> Path:
 
 
 def _hash(path: Path) -> str:
-    from quiz.bank.cache import content_hash
-
-    return content_hash(path.read_bytes())
+    return shipped.file_digest(path.read_bytes())
 
 
 def test_a_damaged_index_is_never_unpickled(
