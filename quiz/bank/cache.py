@@ -38,7 +38,6 @@ as :attr:`~quiz.bank.library.LoadReport.notes`), and the bank is loaded in full.
 from __future__ import annotations
 
 import gc
-import importlib.util
 import json
 import os
 import pickle
@@ -218,14 +217,29 @@ def _source_stamps(folder: str, name: str, stamps: list[Any]) -> None:
         stamps.append((child, info.st_size, info.st_mtime_ns))
 
 
+def package_folders(name: str) -> list[str]:
+    """The folders of the installed top-level package ``name``, found without importing it
+    (empty when it is not installed): on ``sys.path``, as the path finder finds it
+    (``importlib.machinery.PathFinder``, which every start has loaded); else through the other
+    finders (an editable install's, say) with ``importlib.util.find_spec``, whose import is
+    0.3 ms more before the first frame where the path finder finds it."""
+    from importlib.machinery import PathFinder
+
+    spec = PathFinder.find_spec(name)
+    if spec is None:
+        import importlib.util
+
+        spec = importlib.util.find_spec(name)
+    if spec is None or not spec.submodule_search_locations:
+        return []
+    return list(spec.submodule_search_locations)
+
+
 def _package_stamps(name: str) -> list[tuple[str, int, int]]:
     """Name, size and modification time (ns) of each file of an installed package's top
     folder, found without importing it (empty when it is not installed)."""
-    spec = importlib.util.find_spec(name)
-    if spec is None or not spec.submodule_search_locations:
-        return []
     stamps = []
-    for folder in spec.submodule_search_locations:
+    for folder in package_folders(name):
         for entry in sorted(os.scandir(folder), key=lambda e: e.name):
             if entry.is_file():
                 info = entry.stat()

@@ -39,7 +39,14 @@ from pathlib import Path
 from typing import IO
 
 from quiz import __version__
-from quiz.bank.cache import FORMAT, Stored, open_entry, read_index, source_files
+from quiz.bank.cache import (
+    FORMAT,
+    Stored,
+    open_entry,
+    package_folders,
+    read_index,
+    source_files,
+)
 from quiz.digest import blake2b
 
 SHIPPED_FORMAT = 2
@@ -99,7 +106,6 @@ def fingerprint() -> str:
     (``sys.implementation.cache_tag``, e.g. ``cpython-311``). Unlike the user cache's
     :func:`~quiz.bank.cache.code_fingerprint`, no time stamp: a wheel's files are written at
     install time. About 2.5 ms (109 files, 1.1 MB, read and hashed); nothing is imported."""
-    import importlib.util  # as json above
 
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     digest = blake2b(digest_size=16)
@@ -114,8 +120,7 @@ def fingerprint() -> str:
         digest.update(name.encode() + b"\0")
         digest.update(len(data).to_bytes(8, "big") + data)
     for package, name in (("yaml", "__init__.py"), ("pydantic", "version.py")):
-        spec = importlib.util.find_spec(package)
-        folders = spec.submodule_search_locations if spec is not None else None
+        folders = package_folders(package)
         data = b""
         if folders:
             try:

@@ -478,3 +478,17 @@ def test_the_loader_fingerprint_stamps_every_source_below_bank_and_footprint(
     cache_module._source_stamps(os.path.dirname(cache_module.__file__), "bank", real)
     assert ("bank/cache.py" in {name for name, _, _ in real}
             and not any("__pycache__" in name for name, _, _ in real))
+
+
+def test_package_folders_are_the_import_systems_without_importing_it() -> None:
+    """The path finder's answer (no importlib.util before the first frame) is the import
+    system's; a package that is not installed has none."""
+    import importlib.util
+
+    from quiz.bank.cache import package_folders
+
+    for name in ("yaml", "pydantic", "pydantic_core"):
+        spec = importlib.util.find_spec(name)
+        assert spec is not None and spec.submodule_search_locations
+        assert package_folders(name) == list(spec.submodule_search_locations) != []
+    assert package_folders("no_such_package_quiz_test") == []
