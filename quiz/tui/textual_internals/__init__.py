@@ -1,9 +1,9 @@
 """Every use of a name Textual keeps private, each behind one named function or hook (issue 18).
 
-Nothing else in :mod:`quiz.tui` touches a private Textual name: on a Textual upgrade this is
-the one module to read against its diff, and ``tests/tui/test_textual_internals.py`` (the
-canary) fails when a name used here moves or changes shape. Each was checked against
-Textual 8.2.8 (:data:`CHECKED_AGAINST`).
+Nothing else in :mod:`quiz.tui` touches a private Textual name: on a Textual upgrade this
+package (this module and :mod:`.widget_hooks`) is what to read against its diff, and
+``tests/tui/test_textual_internals.py`` (the canary) fails when a name used here moves or
+changes shape. Each was checked against Textual 8.2.8 (:data:`CHECKED_AGAINST`).
 
 The hooks are small base classes whose override of a private method calls a public-looking
 method of ours, so a subclass never names the private one. The screen hooks and the radio
@@ -12,8 +12,9 @@ button's are mixins: plain classes (the type checker sees them as subclasses of 
 ``class StartScreen(HiddenWhenCovered, StyledOnceWhenFirstShown, DrawsOnlyWhatIsShown,
 Screen[None])``. Making a Textual class runs its ``__init_subclass__`` (bindings, CSS type
 names, reactives merged: 0.15–0.25 ms), and the start screen's first frame made five such hooks;
-a mixin costs next to nothing and, not being a Textual class, leaves the CSS of the class that
-uses it as it was (its CSS type names and default CSS still come from its first Textual base).
+a mixin costs next to nothing. Not being a Textual class, it leaves the styles of the class
+that uses it as they were: its default CSS still comes from its first Textual base, and only
+the mixin's own name is no longer a CSS type name (no stylesheet of quiz names one).
 The hooks only the question, summary and calculator screens use are in :mod:`.widget_hooks`.
 """
 
