@@ -658,7 +658,7 @@ class BankCache:
                 self.served_by_prebuilt.append((path, info, stored))
         return stored, digest
 
-    def adopt(self, stat_ns: int) -> int:
+    def adopt(self, stat_ns: int) -> None:
         """Store in this cache, for each file :meth:`get` served from the prebuilt entries
         (:attr:`served_by_prebuilt`, then emptied), the entry that served it: its index and
         payload bytes (the payload read and checked again) under this cache's key, with the
@@ -670,37 +670,35 @@ class BankCache:
         (:func:`quiz.bank.shipped.fingerprint`, 5 ms). Run it once the start is drawn.
 
         A file whose ``stat`` or bytes are no longer those the prebuilt entry was served for
-        is passed over (its next start looks it up again). Returns how many entries were
-        written; failures are ignored (the cache only saves time)."""
+        is passed over (its next start looks it up again). An entry of this cache that was
+        refused for that file (a link, one others can write) is replaced. Failures are ignored
+        (the cache only saves time)."""
         served, self.served_by_prebuilt = self.served_by_prebuilt, []
-        written = 0
         for path, info, stored in served:
             try:
-                written += self._adopt(path, info, stored, stat_ns)
+                self._adopt(path, info, stored, stat_ns)
             except Exception:  # the cache only saves time: never fail a start for it
                 continue
-        return written
 
-    def _adopt(self, path: Path, info: os.stat_result, stored: Stored, stat_ns: int) -> bool:
+    def _adopt(self, path: Path, info: os.stat_result, stored: Stored, stat_ns: int) -> None:
         if self._prebuilt is None:
-            return False
+            return
         key = self._usable_key(create=True)
         if key is None:
-            return False
+            return
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
         with open(fd, "rb") as file:
             now = os.fstat(file.fileno())
             if (now.st_size, now.st_mtime_ns, now.st_ctime_ns, now.st_ino) != (
                     info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino):
-                return False
+                return
             data = file.read(info.st_size + 1)
         if len(data) != info.st_size or not self._prebuilt.made_from(data, stored):
-            return False
+            return
         verify = not stat_vouches(info, stat_ns)
         key_line = json.dumps(self._key(path, info, content_hash(data), verify)).encode()
         write_sections(self._entry(path), _MAGIC, key_line, key, stored.index_bytes,
                        stored.payload_bytes())
-        return True
 
     def _get_own(self, path: Path, info: os.stat_result,
                  bank: IO[bytes]) -> tuple[Stored | None, str | None]:
@@ -728,14 +726,14 @@ class BankCache:
         except OSError:
             if os.path.islink(entry):
                 self._note(f"validated-bank cache entry {entry}: a link, skipped unread; not "
-                           "used (the bank is loaded in full; a new entry replaces it)")
+                           "used (the bank is loaded without it; a new entry replaces it)")
             return None, None
         try:
             with file:
                 problem = unsafe_entry(os.fstat(file.fileno()))
                 if problem is not None:
                     self._note(f"validated-bank cache entry {entry}: {problem}; not used (the "
-                               "bank is loaded in full; a new entry replaces it)")
+                               "bank is loaded without it; a new entry replaces it)")
                     return None, None
                 if file.readline(len(_MAGIC)) != _MAGIC:
                     return None, None

@@ -15,6 +15,7 @@ import os
 import stat
 import time
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -102,10 +103,7 @@ def library_from_cache(paths: Sequence[str | os.PathLike[str]], *,
     if report.library is None or bank_cache.notes:
         return None
     if cache_writes is not None and bank_cache.served_by_prebuilt:
-        def adopt() -> None:
-            bank_cache.adopt(stat_ns)
-
-        cache_writes.append(adopt)
+        cache_writes.append(partial(bank_cache.adopt, stat_ns))
     return report
 
 

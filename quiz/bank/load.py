@@ -25,6 +25,7 @@ import os
 import stat
 import time
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -70,8 +71,10 @@ def load_library(paths: Sequence[str | os.PathLike[str]], *,
     (:mod:`quiz.bank.shipped`), which serve a file of the same bytes as a bundled bank.
     With ``cache_writes``, the entries to store are not written here: a function that writes
     each is appended to that list, for the caller to run when it has time (the study app runs
-    them once the start screen is ready); without ``parses`` and ``each``, the function that
-    writes the last file's entry lets its parse go first (when no bank came from the cache).
+    them once the start screen is ready), and one that stores the prebuilt entries that served
+    files in the cache of ``cache_dir`` (:meth:`~quiz.bank.cache.BankCache.adopt`); without
+    ``parses`` and ``each``, the function that writes the last file's entry lets its parse go
+    first (when no bank came from the cache).
     A bank served by the cache has its questions decoded when they are first read
     (:class:`~quiz.bank.library.LoadedBank`).
     ``progress``, if given, is called with a :class:`LoadProgress` as each file starts, a few
@@ -100,9 +103,11 @@ def load_library(paths: Sequence[str | os.PathLike[str]], *,
     give different display names is a warning at the second name (the first one is used).
     """
     results: list[_FileResult] = []
+    own_cache = False
     if pure_python:
         bank_cache = None
     elif bank_cache is None and cache_dir is not None:
+        own_cache = True
         from quiz.bank.cache import BankCache
         from quiz.bank.shipped import default_entries
 
@@ -128,6 +133,7 @@ def load_library(paths: Sequence[str | os.PathLike[str]], *,
             files.append((_size(path), path))
     tracker = ProgressTracker(progress, sum(1 for _, f in files if isinstance(f, Path)),
                        sum(size for size, _ in files))
+    stat_ns = time.time_ns()  # before any file's stat: see quiz.bank.cache.stat_vouches
     # With cache_writes (the app, which shows the library first), the parse of the last file
     # is let go when its cache entry is written, not before the library is shown (freeing the
     # values and marks of a 10,000-question file takes 60-90 ms); an earlier file's goes as
@@ -157,11 +163,15 @@ def load_library(paths: Sequence[str | os.PathLike[str]], *,
             kept[0].parsed = None  # banks served by the cache are decoded first: not alongside
         else:
             cache_writes[kept[1]] = _after(kept[0].let_go, cache_writes[kept[1]])
+    if own_cache and cache_writes is not None and bank_cache is not None \
+            and bank_cache.served_by_prebuilt:
+        cache_writes.append(partial(bank_cache.adopt, stat_ns))
     report = _report(results)
     if bank_cache is not None:
         report.notes += bank_cache.notes
     tracker.done()
     return report
+
 
 
 def _after(first: Callable[[], None], then: Callable[[], None]) -> Callable[[], None]:

@@ -125,7 +125,7 @@ def test_an_entry_others_can_write_is_refused_with_a_note(
     assert full_loads == [str(bank), str(bank)] and report.library is not None
     assert report.notes == [
         f"validated-bank cache entry {entry}: this entry can be written by other users (mode "
-        f"{mode:04o}); not used (the bank is loaded in full; a new entry replaces it)"]
+        f"{mode:04o}); not used (the bank is loaded without it; a new entry replaces it)"]
 
 
 @pytest.mark.parametrize("mode", [0o775, 0o777, 0o1777])
@@ -152,8 +152,8 @@ def test_an_entry_or_folder_owned_by_someone_else_is_refused(
     report = load_library([bank], cache_dir=folder)
     assert full_loads == [str(bank), str(bank)]
     assert report.notes == [f"validated-bank cache entry {entry}: this entry belongs to another "
-                            f"user (uid {NOBODY}); not used (the bank is loaded in full; a new "
-                            "entry replaces it)"]
+                            f"user (uid {NOBODY}); not used (the bank is loaded without it; a "
+                            "new entry replaces it)"]
     os.chown(folder, NOBODY, NOBODY)
     report = load_library([bank], cache_dir=folder)
     assert len(full_loads) == 3
@@ -195,8 +195,8 @@ def test_an_entry_that_is_no_regular_file_is_skipped_without_reading_or_hanging(
     assert lines[0] == "2"
     if kind == "fifo":
         assert lines[1:] == [f"validated-bank cache entry {entry}: not a regular file: skipped "
-                             "unread; not used (the bank is loaded in full; a new entry "
-                             "replaces it)"]
+                             "unread; not used (the bank is loaded without it; a new "
+                             "entry replaces it)"]
     else:
         assert len(lines) == 2 and lines[1].startswith(
             f"validated-bank cache entry {entry}: a link, skipped unread")

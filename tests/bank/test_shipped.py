@@ -134,6 +134,54 @@ def test_a_bank_changed_after_the_start_is_not_adopted(
     assert not entries.made_from(a.read_bytes().replace(b"Training", b"Trainink", 1), stored)
 
 
+def test_the_full_loader_leaves_them_to_be_adopted_too(
+        banks: Path, prebuilt: Path, tmp_path: Path, full_load_names: list[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A start that loads one file in full (it changed) and is served prebuilt entries for the
+    others stores both in the user's cache once its writes run: the next start loads nothing
+    in full and needs no prebuilt entry."""
+    path = banks / "b.yaml"
+    path.write_text(path.read_text(encoding="utf-8") + "# a comment\n", encoding="utf-8")
+    cache = tmp_path / "cache"
+    writes: list[Callable[[], None]] = []
+    report = load_library([banks], cache_dir=cache, cache_writes=writes)
+    assert report.library is not None and full_load_names == ["b.yaml"]
+    assert list(cache.glob("*.bank")) == []
+    for write in writes:
+        write()
+    assert len(list(cache.glob("*.bank"))) == 2
+    full_load_names.clear()
+    monkeypatch.setenv("QUIZ_PREBUILT_DIR", "")  # no prebuilt entries any more
+    again = load(banks, tmp_path / "cache")
+    assert full_load_names == []
+    same(again, banks)
+
+
+def test_a_refused_entry_of_a_bank_they_serve_is_replaced_once(
+        banks: Path, prebuilt: Path, tmp_path: Path) -> None:
+    """An entry of the user's cache that is refused (others can write it) for a file the
+    prebuilt entries serve: said once, then replaced by the adopted entry, not said again."""
+    from quiz.bank.cached_start import library_from_cache
+
+    cache = tmp_path / "cache"
+    writes: list[Callable[[], None]] = []
+    assert library_from_cache([banks], cache_dir=cache, cache_writes=writes) is not None
+    writes[0]()
+    entries = sorted(cache.glob("*.bank"))
+    assert len(entries) == 2
+    entries[0].chmod(0o660)
+    assert library_from_cache([banks], cache_dir=cache) is None  # a note: the worker loads
+    writes.clear()
+    report = load_library([banks], cache_dir=cache, cache_writes=writes)
+    assert report.library is not None and len(report.notes) == 1
+    assert "can be written by other users" in report.notes[0]
+    for write in writes:
+        write()
+    assert oct(entries[0].stat().st_mode & 0o777) == "0o600"
+    served = library_from_cache([banks], cache_dir=cache)
+    assert served is not None and served.notes == []
+
+
 def test_the_study_loader_serves_them_and_a_copy_of_the_same_bytes_too(
         banks: Path, prebuilt: Path, tmp_path: Path, full_load_names: list[str]) -> None:
     elsewhere = tmp_path / "elsewhere"
