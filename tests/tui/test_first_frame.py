@@ -105,3 +105,10 @@ async def test_the_exam_fields_are_made_when_first_needed() -> None:
         assert start.query_one("#strict", Switch).value is True
         assert str(start.query_one("#strict-state", Static).content) == "on"
         assert start.minutes() == 30.0
+        # Laid out as the fields above and below them: the minutes as wide as the count (it
+        # ran past the form's right edge), the strict state beside its switch's middle row.
+        count, minutes = start.query_one("#count", Input), start.query_one("#minutes", Input)
+        assert minutes.region.width == count.region.width == 14
+        strict, shuffle = start.query_one("#strict-state"), start.query_one("#shuffle-state")
+        assert strict.content_region.y - strict.parent.region.y == 1  # type: ignore[union-attr]
+        assert shuffle.content_region.y - shuffle.parent.region.y == 1  # type: ignore[union-attr]
