@@ -78,6 +78,18 @@ async def test_key_bar_shows_each_action_once_and_the_palette_key_at_the_right()
             ("g", 0, 6, True), ("w", 6, 14, False), ("ctrl+p", 48, 60, True)]
 
 
+async def test_a_key_that_does_not_fit_is_left_out_whole() -> None:
+    """At 24 columns " g Go " fits before the palette key and " w Wait " does not: it is left
+    out, not cut to " w Wa" (at 60 columns both fit: the test above)."""
+    app = KeysApp()
+    async with app.run_test(size=(24, 10)) as pilot:
+        await pilot.pause()
+        bar = app.screen.query_one(KeyBar)
+        line = bar_text(bar)
+        assert line == " g Go " + " " * 6 + "▏^p palette ", repr(line)
+        assert [(c.key, c.start, c.end) for c in bar.cells] == [("g", 0, 6), ("ctrl+p", 12, 24)]
+
+
 async def test_the_key_bar_draws_a_line_once_per_keys_and_look_and_hovers_subtly() -> None:
     app = KeysApp()
     async with app.run_test(size=(60, 10)) as pilot:

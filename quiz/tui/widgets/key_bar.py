@@ -44,7 +44,8 @@ class KeyBar(Widget, can_focus=False):
     """The keys of the screen it is on, in one line: `` n Next  p Previous … ^p palette``.
 
     Each key reads ``" key description "``; the command palette key sits at the right edge
-    behind a thin rule. What does not fit is cut off at the palette key. Hovering a key
+    behind a thin rule. Keys are shown whole: those that do not fit before the palette key are
+    left out (``?`` lists every key), never cut mid-word. Hovering a key
     highlights it (with its tooltip, if the binding has one); clicking it presses the key, or
     rings the bell when its action waits.
     """
@@ -146,8 +147,8 @@ class KeyBar(Widget, can_focus=False):
         # The palette key, as wide as the others: a rule, the key, a space, its description
         # and a space.
         room = width if palette is None else max(0, width - palette.end)
-        # A key cut off at the edge is clickable on the cells shown.
-        cells = [c._replace(end=min(c.end, room)) for c in left if c.start < room]
+        left = [c for c in left if c.end <= room]  # whole keys only: no "q Qu"
+        cells = list(left)
         if palette is not None:
             cells.append(palette._replace(start=room, end=width))
         self._cells = cells
