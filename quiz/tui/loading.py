@@ -261,8 +261,11 @@ class LoadsBanks(AppState):
         self.title = terminal_safe(self.library.title)
         self._close_dialogs()
         self.study.forget_drawn()
+        # What the form showed (an unsaved mode, topics, count) is shown again, not the last
+        # session's settings.
+        remembered = {**self._remembered(), **(start.form_now() if start is not None else {})}
         fresh = StartScreen(self.library, shuffle=self.shuffle, seed=self.seed,
-                            remembered=self._remembered())
+                            remembered=remembered)
         if start is not None and self.screen is start:
             self.switch_screen(fresh)
         elif start is not None:

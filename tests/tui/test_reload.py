@@ -85,3 +85,43 @@ async def test_r_without_paths_says_there_is_nothing_to_reload(tmp_path: Path) -
         await pilot.pause()
         assert isinstance(app.screen, StartScreen)
         assert any("nothing to reload" in str(n.message) for n in app._notifications)
+
+
+async def test_r_keeps_what_the_form_shows(tmp_path: Path) -> None:
+    """A reload shows the form as it was (found by a tester: Exam went back to Practice): the
+    mode, the topics, the count, the shuffle switch and the exam's minutes and strict switch,
+    none of them saved yet."""
+    from textual.widgets import Input, SelectionList, Switch
+
+    bank = tmp_path / "demo.yaml"
+    head = HEAD.replace("topics: {memory: Memory}", "topics: {memory: Memory, io: Storage}")
+    bank.write_text(head + "".join(QUESTION.format(qid=f"q{i}") for i in range(4))
+                    + QUESTION.format(qid="s1").replace("topic: memory", "topic: io"),
+                    encoding="utf-8")
+    library = load_library([bank]).library
+    assert library is not None
+    app = make_app(library, shuffle=False, paths=[str(tmp_path)])
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.pause()
+        start = app.screen
+        assert isinstance(start, StartScreen) and start.mode == "practice"
+        await pilot.click("#mode-exam")
+        await pilot.pause()
+        start.query_one("#topics", SelectionList).deselect("io")
+        start.query_one("#count", Input).value = "3"
+        start.query_one("#minutes", Input).value = "12"
+        start.query_one("#strict", Switch).value = True
+        start.query_one("#shuffle", Switch).value = True
+        await pilot.pause()
+        await pilot.press("r")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        fresh = app.screen
+        assert isinstance(fresh, StartScreen) and fresh is not start
+        assert fresh.mode == "exam"
+        assert fresh.query_one("#topics", SelectionList).selected == ["memory"]
+        assert fresh.query_one("#count", Input).value == "3"
+        assert fresh.query_one("#minutes", Input).value == "12"
+        assert fresh.query_one("#strict", Switch).value is True
+        assert fresh.query_one("#shuffle", Switch).value is True
+        assert fresh.query_one("#minutes-row").display

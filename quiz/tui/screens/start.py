@@ -117,6 +117,10 @@ class StartScreen(HiddenWhenCovered, StyledOnceWhenFirstShown, DrawsOnlyWhatIsSh
         self.default_topics: set[str] | None = None
         """Topics ticked at first: the command line's, else last run's (if any still exist)."""
         self.default_count = 0
+        self.default_mode = MODE_CHOICES[0][0]
+        """The mode chosen at first: Practice, or the one a reload found chosen."""
+        self.default_minutes: str | None = None
+        """The exam minutes typed before a reload (the command line's win)."""
         if library is not None:
             self._take(library, remembered)
 
@@ -135,6 +139,10 @@ class StartScreen(HiddenWhenCovered, StyledOnceWhenFirstShown, DrawsOnlyWhatIsSh
             self.default_topics = set(launch.topics)
         elif isinstance(kept_topics, list) and set(kept_topics) & set(self.topic_counts):
             self.default_topics = set(kept_topics)
+        mode = remembered.get("mode")
+        self.default_mode = mode if mode in dict(MODE_CHOICES) else MODE_CHOICES[0][0]
+        minutes = remembered.get("minutes")
+        self.default_minutes = minutes if isinstance(minutes, str) else None
         kept_count = remembered.get("count")
         self.default_count = library.question_count
         if launch is not None and launch.count:
@@ -169,8 +177,8 @@ class StartScreen(HiddenWhenCovered, StyledOnceWhenFirstShown, DrawsOnlyWhatIsSh
                 yield Prose(descriptions[0], id="bank-description")
             yield Label("Mode", classes="field-label")
             with RadioSet(id="mode"):
-                for i, (_key, text) in enumerate(MODE_CHOICES):
-                    yield ModeButton(text, value=i == 0, id=f"mode-{_key}")
+                for key, text in MODE_CHOICES:
+                    yield ModeButton(text, value=key == self.default_mode, id=f"mode-{key}")
             yield Label("Topics to include", classes="field-label")
             yield TopicList(
                 *(
@@ -242,11 +250,11 @@ class StartScreen(HiddenWhenCovered, StyledOnceWhenFirstShown, DrawsOnlyWhatIsSh
             return
         launch = self.launch
         minutes = launch.minutes if launch is not None and launch.minutes else None
+        typed = f"{minutes:g}" if minutes is not None else self.default_minutes or ""
         minutes_row.mount(
             Label("Exam minutes (empty: bank's limit or 1.2 per question)",
                   classes="field-label"),
-            Input("" if minutes is None else f"{minutes:g}", type="number", id="minutes",
-                  max_length=6, valid_empty=True))
+            Input(typed, type="number", id="minutes", max_length=6, valid_empty=True))
         self.query_one("#strict-row", Horizontal).mount(
             Label("Strict: no pause, the clock runs through a quit", classes="field-label"),
             Switch(value=self.strict, id="strict"),
@@ -402,6 +410,26 @@ class StartScreen(HiddenWhenCovered, StyledOnceWhenFirstShown, DrawsOnlyWhatIsSh
             tags=launch.tags if launch is not None else None,
             difficulties=launch.difficulties if launch is not None else None,
         )
+
+    def form_now(self) -> dict[str, Any]:
+        """The form's choices now, in the shape of the remembered settings the screen is made
+        with (``topics``, ``count`` when a valid one is typed, ``shuffle``, ``strict``), with
+        the ``mode`` and the exam ``minutes`` as typed: a reload shows them again rather than
+        the last session's. Empty while there is no form (the banks' first load)."""
+        if self.composing or not self.query("#topics"):
+            return {}
+        form: dict[str, Any] = {
+            "mode": self.mode,
+            "topics": sorted(self.query_one("#topics", SelectionList).selected),
+            "shuffle": self.query_one("#shuffle", Switch).value,
+        }
+        raw = self.query_one("#count", Input).value.strip()
+        if raw.isdigit() and int(raw) > 0:
+            form["count"] = int(raw)
+        if self.query("#minutes"):
+            form["minutes"] = self.query_one("#minutes", Input).value.strip()
+            form["strict"] = self.query_one("#strict", Switch).value
+        return form
 
     def minutes(self) -> float | None | str:
         """The exam minutes typed, ``None`` when empty, or a message saying what to fix."""
