@@ -272,7 +272,10 @@ class Stored:
 
     def decode(self) -> Any:
         """Read the payload from the entry, check it, and unpickle it (the garbage collector
-        paused meanwhile: unpickling builds many objects, none of them garbage).
+        paused meanwhile: unpickling builds many objects, none of them garbage). A user cache
+        entry whose payload fails its check is removed (when the file is still the one read),
+        so that the next start loads the bank in full and stores it again rather than find
+        the same damage at every start; a prebuilt entry is never touched.
 
         Raises:
             OSError: the entry cannot be read any more.
@@ -301,13 +304,30 @@ class Stored:
         """The payload section's bytes (pickled), read from the entry and checked, as
         :meth:`decode` reads them before unpickling; raises what it raises for that."""
         with open_entry(self._entry) as file:
-            problem = self._unsafe(os.fstat(file.fileno()))
+            info = os.fstat(file.fileno())
+            problem = self._unsafe(info)
             if problem is not None:
                 raise ValueError(f"{self._entry}: {problem}")
             file.seek(self._offset)
             if file.read(_SECTION) != self._section:
                 raise ValueError(f"{self._entry}: this cache entry was replaced")
-            return _read_section(file, self._section, self._mac.copy(), b"payload")
+            try:
+                return _read_section(file, self._section, self._mac.copy(), b"payload")
+            except ValueError:
+                self._remove_damaged(info)
+                raise
+
+    def _remove_damaged(self, info: os.stat_result) -> None:
+        """Remove the entry read (``info``, its ``fstat``) when it is a user cache entry and
+        the file at its path is still that one (another quiz may have replaced it since)."""
+        if self._unsafe is not unsafe_entry:
+            return
+        try:
+            now = os.lstat(self._entry)
+            if (now.st_ino, now.st_dev) == (info.st_ino, info.st_dev):
+                os.unlink(self._entry)
+        except OSError:
+            pass
 
 
 def _read_section(file: IO[bytes], head: bytes, mac: Any, name: bytes) -> bytes:

@@ -327,6 +327,7 @@ def test_a_damaged_payload_is_never_served(
     report.library.decode()
     assert full_load_names == ["b.yaml"]
     same(report, banks)
+    assert entry.exists()  # a prebuilt entry is never removed (a user cache entry would be)
 
 
 def test_an_edited_key_line_is_ignored(
