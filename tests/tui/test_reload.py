@@ -125,3 +125,33 @@ async def test_r_keeps_what_the_form_shows(tmp_path: Path) -> None:
         assert fresh.query_one("#strict", Switch).value is True
         assert fresh.query_one("#shuffle", Switch).value is True
         assert fresh.query_one("#minutes-row").display
+
+
+async def test_r_after_the_bank_grew_ticks_and_counts_what_it_brings(tmp_path: Path) -> None:
+    """Every topic ticked and the whole count, untouched, stay "every topic" and "all" over a
+    reload (found by a reviewer: the form's explicit values unticked a topic the edit added
+    and kept the old count), as when they are remembered."""
+    from textual.widgets import Input, SelectionList
+
+    bank = tmp_path / "demo.yaml"
+    bank.write_text(HEAD + "".join(QUESTION.format(qid=f"q{i}") for i in range(3)),
+                    encoding="utf-8")
+    library = load_library([bank]).library
+    assert library is not None
+    app = make_app(library, shuffle=False, paths=[str(tmp_path)])
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.pause()
+        start = app.screen
+        assert isinstance(start, StartScreen)
+        assert start.query_one("#count", Input).value == "3"
+        head = HEAD.replace("topics: {memory: Memory}", "topics: {memory: Memory, io: Storage}")
+        bank.write_text(head + "".join(QUESTION.format(qid=f"q{i}") for i in range(4))
+                        + QUESTION.format(qid="s1").replace("topic: memory", "topic: io"),
+                        encoding="utf-8")
+        await pilot.press("r")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        fresh = app.screen
+        assert isinstance(fresh, StartScreen) and fresh is not start
+        assert fresh.query_one("#topics", SelectionList).selected == ["memory", "io"]
+        assert fresh.query_one("#count", Input).value == "5"

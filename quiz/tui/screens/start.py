@@ -413,18 +413,24 @@ class StartScreen(HiddenWhenCovered, StyledOnceWhenFirstShown, DrawsOnlyWhatIsSh
 
     def form_now(self) -> dict[str, Any]:
         """The form's choices now, in the shape of the remembered settings the screen is made
-        with (``topics``, ``count`` when a valid one is typed, ``shuffle``, ``strict``), with
-        the ``mode`` and the exam ``minutes`` as typed: a reload shows them again rather than
-        the last session's. Empty while there is no form (the banks' first load)."""
+        with (``topics``, ``count``, ``shuffle``, ``strict``; ``None`` for every topic and for
+        every question), with the ``mode`` and the exam ``minutes`` as typed: a reload shows
+        them again rather than the last session's. Empty while there is no form (the banks'
+        first load)."""
         if self.composing or not self.query("#topics"):
             return {}
+        ticked = set(self.query_one("#topics", SelectionList).selected)
         form: dict[str, Any] = {
             "mode": self.mode,
-            "topics": sorted(self.query_one("#topics", SelectionList).selected),
+            # Every topic (or none: no session starts so) stays "every topic", and a count of
+            # the whole bank stays "all", as when they are remembered: a topic or questions a
+            # reload brings in are ticked and counted (what r is pressed for after an edit).
+            "topics": None if not ticked or ticked >= set(self.topic_counts) else sorted(ticked),
+            "count": None,
             "shuffle": self.query_one("#shuffle", Switch).value,
         }
         raw = self.query_one("#count", Input).value.strip()
-        if raw.isdigit() and int(raw) > 0:
+        if not self.count_is_all and raw.isdigit() and int(raw) > 0:
             form["count"] = int(raw)
         if self.query("#minutes"):
             form["minutes"] = self.query_one("#minutes", Input).value.strip()
