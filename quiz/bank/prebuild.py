@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import IO, Any
 
-from quiz.bank.cache import BankCache, Stored, write_entry
+from quiz.bank.cache import BankCache, Stored, content_hash, write_entry
 from quiz.bank.shipped import CHECK_KEY, MAGIC, SUFFIX, entry_key, entry_name, file_digest
 
 ENTRY_MODE = 0o644
@@ -41,7 +41,16 @@ class _Collector(BankCache):
 
     def put(self, path: Path, info: os.stat_result, digest: str, index: Any,
             payload: Any, *, stat_ns: int | None = None) -> None:
-        self.entries.append((info.st_size, file_digest(path.read_bytes()), index, payload))
+        """Keep the entry, named by the file's bytes read again: they must be the bytes the
+        loader parsed (its content hash ``digest``), or the entry would serve a file of other
+        bytes with these questions.
+
+        Raises:
+            PrebuildError: the file changed while it was loaded (build again)."""
+        data = path.read_bytes()
+        if content_hash(data) != digest:
+            raise PrebuildError(f"{path}: the file changed while it was loaded; build again")
+        self.entries.append((len(data), file_digest(data), index, payload))
 
 
 class PrebuildError(Exception):
@@ -55,7 +64,8 @@ def prebuild(banks: Path, out: Path) -> tuple[int, int]:
     entries and questions were written.
 
     Raises:
-        PrebuildError: a bank has an error (nothing is written).
+        PrebuildError: a bank has an error, or a file changed while it was loaded (nothing
+            is written).
         OSError: ``out`` cannot be made or written."""
     from quiz.bank.load import load_library
 

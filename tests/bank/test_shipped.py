@@ -11,6 +11,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -421,3 +422,25 @@ def test_the_bundled_banks_are_served_whole(tmp_path: Path, monkeypatch: pytest.
     report = load_for_study([BUNDLED_BANK])
     assert full_load_names == [] and report.library is not None
     same(report, BUNDLED_BANK)
+
+
+def test_prebuild_refuses_a_bank_file_changed_while_it_was_loaded(
+        banks: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An entry is named by the bytes the loader parsed: a file edited between its parse and
+    its entry (the same size here) stops the prebuild, rather than name those questions by the
+    new bytes (found by a reviewer)."""
+    from quiz.bank import prebuild as prebuild_module
+
+    real_put = prebuild_module._Collector.put
+
+    def edited_then_put(self: prebuild_module._Collector, path: Path, *args: Any,
+                        **kwargs: Any) -> None:
+        text = path.read_text(encoding="utf-8")
+        path.write_text(text.replace("Training", "TRAINING", 1), encoding="utf-8")
+        real_put(self, path, *args, **kwargs)
+
+    monkeypatch.setattr(prebuild_module._Collector, "put", edited_then_put)
+    out = tmp_path / "out"
+    with pytest.raises(PrebuildError, match="changed while it was loaded"):
+        prebuild(banks, out)
+    assert not out.exists() or list(out.glob("*.bank")) == []
