@@ -189,17 +189,26 @@ class Library:
     """All banks of a study run. Question ids are unique across the library.
 
     ``topics`` maps topic key → display name over every bank (the first bank to name a topic wins);
-    a topic used by a question but not declared anywhere shows under its key. Two libraries are
-    equal when their banks and topics are; a library is not hashable. (A plain class, not a
-    frozen dataclass: this module is imported before the study app's first frame, and making
-    the dataclass took 0.3 ms of it.)
+    a topic used by a question but not declared anywhere shows under its key. Read-only (an
+    assignment raises ``AttributeError``); two libraries are equal when their banks and topics
+    are; a library is not hashable. (A plain class, not a frozen dataclass: this module is
+    imported before the study app's first frame, and making the dataclass took 0.3 ms of it.)
     """
 
     __hash__ = None  # type: ignore[assignment]  # its topics are a dict, as the dataclass's were
 
+    banks: tuple[LoadedBank, ...]
+    topics: dict[str, str]
+
     def __init__(self, banks: tuple[LoadedBank, ...], topics: dict[str, str] | None = None) -> None:
-        self.banks = banks
-        self.topics: dict[str, str] = {} if topics is None else topics
+        object.__setattr__(self, "banks", banks)
+        object.__setattr__(self, "topics", {} if topics is None else topics)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}: a Library is read-only")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete field {name!r}: a Library is read-only")
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Library):

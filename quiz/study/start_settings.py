@@ -18,18 +18,29 @@ class StartSettings:
     """The start screen's choices as remembered for one library: ``topics`` ticked (``None``:
     every topic), ``count`` (``None``: every question), ``shuffle``, ``strict`` exams.
 
-    Equal (and hashed) by value. Read-only by convention. (A plain class, not a frozen
-    dataclass: it is read for the study app's first frame, and making the dataclass took
-    0.4 ms of that start.)"""
+    Equal (and hashed) by value; read-only (an assignment raises ``AttributeError``). (A plain
+    class, not a frozen dataclass: it is read for the study app's first frame, and making the
+    dataclass took 0.4 ms of that start.)"""
 
     __slots__ = ("topics", "count", "shuffle", "strict")
 
+    topics: frozenset[str] | None
+    count: int | None
+    shuffle: bool
+    strict: bool
+
     def __init__(self, topics: frozenset[str] | None = None, count: int | None = None,
                  shuffle: bool = True, strict: bool = False) -> None:
-        self.topics = topics
-        self.count = count
-        self.shuffle = shuffle
-        self.strict = strict
+        object.__setattr__(self, "topics", topics)
+        object.__setattr__(self, "count", count)
+        object.__setattr__(self, "shuffle", shuffle)
+        object.__setattr__(self, "strict", strict)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}: StartSettings are read-only")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete field {name!r}: StartSettings are read-only")
 
     def _values(self) -> tuple[frozenset[str] | None, int | None, bool, bool]:
         return self.topics, self.count, self.shuffle, self.strict
