@@ -94,12 +94,54 @@ def test_the_hooks_used_before_the_first_paint_are_plain_mixins_before_their_bas
               HiddenWhenCovered, GlyphRadioButton)
     for mixin in mixins:
         assert not issubclass(mixin, DOMNode), mixin
+        # What Textual reads only from its own classes: bindings, CSS, reactives, and the
+        # handlers @on marks (Textual's "_textual_on"; collected by its metaclass only).
         held = [name for name, value in vars(mixin).items()
-                if name in ("BINDINGS", "CSS", "DEFAULT_CSS", "COMPONENT_CLASSES",
-                            "_decorated_handlers") or isinstance(value, Reactive)]
+                if name in ("BINDINGS", "CSS", "DEFAULT_CSS", "COMPONENT_CLASSES")
+                or isinstance(value, Reactive) or hasattr(value, "_textual_on")]
         assert held == [], f"{mixin.__name__} holds {held}"
     for cls, uses, base in ((StartScreen, mixins[:4], Screen), (BaseScreen, mixins[1:2], Screen),
                             (ExamScreen, mixins[3:4], Screen), (ReshownScreen, mixins[3:4], Screen),
                             (ModeButton, mixins[4:], RadioButton)):
         for mixin in uses:
             assert cls.__mro__.index(mixin) < cls.__mro__.index(base), (cls, mixin)
+
+
+def test_every_class_using_a_mixin_has_its_textual_base_after_it() -> None:
+    """The type checker sees each mixin as a Screen or a RadioButton; at run time it is a
+    plain class, so a class listing a mixin without the Textual base would type-check and fail
+    when made (found by a reviewer). Every class of quiz.tui using one, in every module, lists
+    the base after it."""
+    import pkgutil
+
+    from textual.dom import DOMNode
+    from textual.screen import Screen
+    from textual.widgets import RadioButton
+
+    import quiz.tui
+    from quiz.tui.screens.covered import HiddenWhenCovered
+    from quiz.tui.textual_internals import (
+        DrawsOnlyWhatIsShown,
+        GlyphRadioButton,
+        SkipsRepaintWhileHidden,
+        StyledOnceWhenFirstShown,
+    )
+
+    for module in pkgutil.walk_packages(quiz.tui.__path__, "quiz.tui."):
+        importlib.import_module(module.name)
+    bases: dict[type, type] = {SkipsRepaintWhileHidden: Screen, StyledOnceWhenFirstShown: Screen,
+                               DrawsOnlyWhatIsShown: Screen, HiddenWhenCovered: Screen,
+                               GlyphRadioButton: RadioButton}
+    users = 0
+    for mixin, base in bases.items():
+        stack = list(mixin.__subclasses__())
+        while stack:
+            cls = stack.pop()
+            stack.extend(cls.__subclasses__())
+            if cls in bases:  # a mixin built on a mixin
+                continue
+            assert issubclass(cls, DOMNode), f"{cls.__qualname__} uses {mixin.__name__} " \
+                f"without a Textual base: list {base.__name__} after it"
+            assert cls.__mro__.index(mixin) < cls.__mro__.index(base), (cls, mixin)
+            users += 1
+    assert users >= 9  # the start, base, exam and reshown screens and theirs, the mode button
