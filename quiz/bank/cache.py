@@ -273,7 +273,8 @@ class Stored:
     def decode(self) -> Any:
         """Read the payload from the entry, check it, and unpickle it (the garbage collector
         paused meanwhile: unpickling builds many objects, none of them garbage). A user cache
-        entry whose payload fails its check is removed (when the file is still the one read),
+        entry whose payload fails its check is removed (when the file at its path is still the
+        one read, as checked just before),
         so that the next start loads the bank in full and stores it again rather than find
         the same damage at every start; a prebuilt entry is never touched.
 
@@ -319,7 +320,9 @@ class Stored:
 
     def _remove_damaged(self, info: os.stat_result) -> None:
         """Remove the entry read (``info``, its ``fstat``) when it is a user cache entry and
-        the file at its path is still that one (another quiz may have replaced it since)."""
+        the file at its path is still that one (another quiz may have replaced it since). The
+        check and the removal are two steps: another quiz replacing the entry between them
+        loses its new entry, which costs the next start one full load, nothing else."""
         if self._unsafe is not unsafe_entry:
             return
         try:
@@ -732,8 +735,9 @@ class BankCache:
         payload is read and checked only by :meth:`Stored.decode`. A missing folder is made
         here (0700), as :meth:`put` would: one that cannot be made turns the cache off with a
         note at the first file, not silently at the first write. A missing key is not made
-        here (no entry could be authenticated without it): :meth:`put` makes it, so a start
-        that writes nothing (every bank served by prebuilt entries) makes none."""
+        here (no entry could be authenticated without it): :meth:`put` and :meth:`adopt` make
+        it, after the first frame, so a start served by prebuilt entries makes none before
+        that frame."""
         digest: str | None = None
         key = self._usable_key(create=True, make_key=False)
         if key is None:
