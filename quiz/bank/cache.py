@@ -274,9 +274,9 @@ class Stored:
         """Read the payload from the entry, check it, and unpickle it (the garbage collector
         paused meanwhile: unpickling builds many objects, none of them garbage). A user cache
         entry whose payload fails its check is removed (when the file at its path is still the
-        one read, as checked just before),
-        so that the next start loads the bank in full and stores it again rather than find
-        the same damage at every start; a prebuilt entry is never touched.
+        one read, as checked just before), so that the next start loads the bank in full and
+        stores it again rather than find the same damage at every start; a prebuilt entry is
+        never touched.
 
         Raises:
             OSError: the entry cannot be read any more.
