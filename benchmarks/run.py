@@ -137,6 +137,11 @@ COMMITS = 200
 FOOTPRINT_SPECS = 400
 """Spec objects (equal) per timed run of one footprint scenario: one for each estimate."""
 
+IMPORT_PAIRS = 5
+"""Imports timed per round, floor then quiz, this many times (each about 150 ms): one pair a
+round, right after the validate runs, varied by 10 ms and more with what ran before it (the
+row read 0.99-1.10 × in runs an hour apart); the median of all pairs is the row's."""
+
 FLOOR_A = """
 from textual.app import App
 from textual.widgets import Static
@@ -738,11 +743,12 @@ def main(argv: list[str] | None = None) -> int:
                                    "when its lint cache served it")
             add(f"validate later {n}", seconds)
             add(f"validate later rss {n}", peak)
-        for key, body in (("import floor", floor_modules), ("import quiz", quiz_modules)):
-            _, out = run_plain([PY, "-c", IMPORT_TIMER.format(body=body)], env)
-            seconds, pydantic = out.split()
-            add(key, float(seconds))
-            add(key + " pydantic", float(pydantic == "True"))
+        for _ in range(IMPORT_PAIRS):
+            for key, body in (("import floor", floor_modules), ("import quiz", quiz_modules)):
+                _, out = run_plain([PY, "-c", IMPORT_TIMER.format(body=body)], env)
+                seconds, pydantic = out.split()
+                add(key, float(seconds))
+                add(key + " pydantic", float(pydantic == "True"))
         add_all = samples.setdefault
         for value in asyncio.run(floor_k(ns.presses * 4)):
             add_all("K", []).append(value)
