@@ -4,11 +4,13 @@ panel, each at its place, and the app keeps the questions it had."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+from textual.pilot import Pilot
 from textual.widgets import Static
 
 from quiz.bank.load import load_library
-from quiz.tui.app import make_app
+from quiz.tui.app import QuizApp, make_app
 from quiz.tui.screens.bank_problems import BankProblemsScreen
 from quiz.tui.screens.start import StartScreen
 
@@ -87,6 +89,28 @@ async def test_r_without_paths_says_there_is_nothing_to_reload(tmp_path: Path) -
         assert any("nothing to reload" in str(n.message) for n in app._notifications)
 
 
+def _write_two_topics(bank: Path) -> None:
+    """Write ``bank`` with four questions of topic memory and one of a topic io."""
+    head = HEAD.replace("topics: {memory: Memory}", "topics: {memory: Memory, io: Storage}")
+    bank.write_text(head + "".join(QUESTION.format(qid=f"q{i}") for i in range(4))
+                    + QUESTION.format(qid="s1").replace("topic: memory", "topic: io"),
+                    encoding="utf-8")
+
+
+def _app_of(bank: Path) -> QuizApp:
+    """The app on ``bank``, loaded without a cache, reloading from its folder."""
+    library = load_library([bank]).library
+    assert library is not None
+    return make_app(library, shuffle=False, paths=[str(bank.parent)])
+
+
+async def _reload(pilot: Pilot[Any]) -> None:
+    """Press r and wait until the banks are loaded again and shown."""
+    await pilot.press("r")
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
 async def test_r_keeps_what_the_form_shows(tmp_path: Path) -> None:
     """A reload shows the form as it was (found by a tester: Exam went back to Practice): the
     mode, the topics, the count, the shuffle switch and the exam's minutes and strict switch,
@@ -94,13 +118,8 @@ async def test_r_keeps_what_the_form_shows(tmp_path: Path) -> None:
     from textual.widgets import Input, SelectionList, Switch
 
     bank = tmp_path / "demo.yaml"
-    head = HEAD.replace("topics: {memory: Memory}", "topics: {memory: Memory, io: Storage}")
-    bank.write_text(head + "".join(QUESTION.format(qid=f"q{i}") for i in range(4))
-                    + QUESTION.format(qid="s1").replace("topic: memory", "topic: io"),
-                    encoding="utf-8")
-    library = load_library([bank]).library
-    assert library is not None
-    app = make_app(library, shuffle=False, paths=[str(tmp_path)])
+    _write_two_topics(bank)
+    app = _app_of(bank)
     async with app.run_test(size=(100, 40)) as pilot:
         await pilot.pause()
         start = app.screen
@@ -113,9 +132,7 @@ async def test_r_keeps_what_the_form_shows(tmp_path: Path) -> None:
         start.query_one("#strict", Switch).value = True
         start.query_one("#shuffle", Switch).value = True
         await pilot.pause()
-        await pilot.press("r")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await _reload(pilot)
         fresh = app.screen
         assert isinstance(fresh, StartScreen) and fresh is not start
         assert fresh.mode == "exam"
@@ -136,21 +153,14 @@ async def test_r_after_the_bank_grew_ticks_and_counts_what_it_brings(tmp_path: P
     bank = tmp_path / "demo.yaml"
     bank.write_text(HEAD + "".join(QUESTION.format(qid=f"q{i}") for i in range(3)),
                     encoding="utf-8")
-    library = load_library([bank]).library
-    assert library is not None
-    app = make_app(library, shuffle=False, paths=[str(tmp_path)])
+    app = _app_of(bank)
     async with app.run_test(size=(100, 40)) as pilot:
         await pilot.pause()
         start = app.screen
         assert isinstance(start, StartScreen)
         assert start.query_one("#count", Input).value == "3"
-        head = HEAD.replace("topics: {memory: Memory}", "topics: {memory: Memory, io: Storage}")
-        bank.write_text(head + "".join(QUESTION.format(qid=f"q{i}") for i in range(4))
-                        + QUESTION.format(qid="s1").replace("topic: memory", "topic: io"),
-                        encoding="utf-8")
-        await pilot.press("r")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        _write_two_topics(bank)
+        await _reload(pilot)
         fresh = app.screen
         assert isinstance(fresh, StartScreen) and fresh is not start
         assert fresh.query_one("#topics", SelectionList).selected == ["memory", "io"]
