@@ -34,7 +34,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from quiz.bank import shipped
-from quiz.bank.cache import BankCache, Stored
+from quiz.bank.cache import BankCache
+from quiz.bank.cache_entry import Stored
 from quiz.bank.library import Diagnostic, LoadedBank, LoadReport
 
 LINT_FORMAT = 2

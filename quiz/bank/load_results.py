@@ -15,7 +15,7 @@ from quiz.bank.problems import Problem
 
 if TYPE_CHECKING:
     from quiz.bank import yaml_reader
-    from quiz.bank.cache import Stored
+    from quiz.bank.cache_entry import Stored
     from quiz.bank.model import BankFile, BankInfo, Question
 
     Parsed = tuple[Any, dict[int, yaml_reader.Marks], str]

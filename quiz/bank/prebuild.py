@@ -19,7 +19,8 @@ import sys
 from pathlib import Path
 from typing import IO, Any
 
-from quiz.bank.cache import BankCache, Stored, content_hash, write_entry
+from quiz.bank.cache import BankCache, content_hash
+from quiz.bank.cache_entry import Stored, write_entry
 from quiz.bank.shipped import CHECK_KEY, MAGIC, SUFFIX, entry_key, entry_name, file_digest
 
 ENTRY_MODE = 0o644

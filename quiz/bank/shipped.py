@@ -39,14 +39,8 @@ from pathlib import Path
 from typing import IO
 
 from quiz import __version__
-from quiz.bank.cache import (
-    FORMAT,
-    Stored,
-    open_entry,
-    package_folders,
-    read_index,
-    source_files,
-)
+from quiz.bank.cache import FORMAT, package_folders, source_files
+from quiz.bank.cache_entry import Stored, open_entry, read_index
 from quiz.digest import blake2b
 
 SHIPPED_FORMAT = 2

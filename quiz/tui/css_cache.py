@@ -80,7 +80,7 @@ def reuse_parsed(stylesheet: Stylesheet) -> int:
     """Give ``stylesheet`` the rule sets kept by :func:`keep_parsed` for its variables (and
     this Textual and Python), when the file is there, safe and authentic; returns how many
     sources it got (0 when none)."""
-    from quiz.bank.cache import KEY_FILE, open_entry, read_index, unsafe_entry, unsafe_owner
+    from quiz.bank.cache_entry import KEY_FILE, open_entry, read_index, unsafe_entry, unsafe_owner
     from quiz.paths import data_dir
 
     try:
@@ -88,7 +88,7 @@ def reuse_parsed(stylesheet: Stylesheet) -> int:
         key_file = data_dir(create=False) / KEY_FILE
         if not key_file.exists() or unsafe_owner(os.stat(folder), "folder") is not None:
             return 0
-        from quiz.bank.cache import read_key
+        from quiz.bank.cache_entry import read_key
 
         key = read_key(key_file)
         path = folder / FILE
@@ -120,7 +120,7 @@ def keep_parsed(key_line: bytes, parsed: list[tuple[Any, Any]]) -> None:
     """Write ``parsed`` (from :func:`parsed_now`) to the file, whole (a temporary file renamed
     over it), authenticated with the user's cache key (made if missing), in the user cache
     folder (made 0700 if missing; nothing is written into a folder others can write)."""
-    from quiz.bank.cache import KEY_FILE, read_key, unsafe_owner, write_entry
+    from quiz.bank.cache_entry import KEY_FILE, read_key, unsafe_owner, write_entry
     from quiz.paths import data_dir, make_private_dirs
 
     try:

@@ -56,7 +56,7 @@ def prebuild(banks: Path, out: Path) -> int:
         RuntimeError: the banks did not load, the start screen was not shown, or Textual's
             identity is unknown (:func:`textual_identity`).
         OSError: ``out`` cannot be made or written."""
-    from quiz.bank.cache import write_entry
+    from quiz.bank.cache_entry import write_entry
     from quiz.bank.shipped import CHECK_KEY
 
     variables, parsed = asyncio.run(_parsed_at_start(banks))

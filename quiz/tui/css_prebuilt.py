@@ -131,7 +131,7 @@ def reuse_prebuilt(stylesheet: Stylesheet, folder: Path | None = None) -> int:
     installation's prebuilt folder, :func:`quiz.paths.prebuilt_dir`) when it was made for its
     variables, this Textual and this Python, and may be read (see the module docstring);
     returns how many sources it got (0 when none)."""
-    from quiz.bank.cache import open_entry, read_index
+    from quiz.bank.cache_entry import open_entry, read_index
     from quiz.bank.shipped import CHECK_KEY, wider_writers
     from quiz.paths import prebuilt_dir
     from quiz.tui.textual_internals import css_variables, reuse_parsed_css

@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from quiz.bank import cache as cache_module
-from quiz.bank.cache import KEY_FILE, BankCache, content_hash
+from quiz.bank.cache import BankCache, content_hash
+from quiz.bank.cache_entry import KEY_FILE
 from quiz.bank.load import load_library
 from tests.conftest import SEED_BANK
 

@@ -17,7 +17,7 @@ import pytest
 
 from quiz.bank import load as load_module
 from quiz.bank import shipped
-from quiz.bank.cache import KEY_FILE
+from quiz.bank.cache_entry import KEY_FILE
 from quiz.bank.load import load_for_study, load_library
 from quiz.bank.prebuild import PrebuildError, main, prebuild
 from tests.conftest import BUNDLED_BANK, SEED_BANK
