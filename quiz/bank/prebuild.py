@@ -90,23 +90,35 @@ def prebuild(banks: Path, out: Path) -> tuple[int, int]:
     return len(written), questions
 
 
-def main(argv: list[str] | None = None) -> int:
-    """The command line (see the module docstring)."""
-    from quiz.paths import bundled_bank_dir, prebuild_out
+def prebuild_arguments(prog: str, description: str, argv: list[str] | None, *,
+                       banks: bool = False) -> tuple[argparse.Namespace, Path]:
+    """The arguments of a prebuild command (this one, ``quiz.tui.css_prebuild``): ``--out``,
+    the folder to write (:func:`quiz.paths.prebuild_out`), and with ``banks`` an optional
+    folder of bank files. Returns the namespace and the folder to write. Exits with argparse's
+    usage error (status 2) for an ``--out`` that cannot be used."""
+    from quiz.paths import prebuild_out
 
-    parser = argparse.ArgumentParser(
-        prog="python -m quiz.bank.prebuild",
-        description="Write the bundled banks' prebuilt validated-bank cache entries.")
-    parser.add_argument("banks", nargs="?", type=Path,
-                        help="the folder of bank files (default: the bundled banks)")
+    parser = argparse.ArgumentParser(prog=prog, description=description)
+    if banks:
+        parser.add_argument("banks", nargs="?", type=Path,
+                            help="the folder of bank files (default: the bundled banks)")
     parser.add_argument("--out", type=Path,
                         help="the folder to write (default: build/bundled-cache in this "
-                        "source checkout, where quiz finds them)")
+                        "source checkout, where quiz finds it)")
     ns = parser.parse_args(argv)
     try:
-        out = prebuild_out(ns.out)
+        return ns, prebuild_out(ns.out)
     except ValueError as exc:
         parser.error(str(exc))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The command line (see the module docstring)."""
+    from quiz.paths import bundled_bank_dir
+
+    ns, out = prebuild_arguments(
+        "python -m quiz.bank.prebuild",
+        "Write the bundled banks' prebuilt validated-bank cache entries.", argv, banks=True)
     banks: Path = ns.banks if ns.banks is not None else bundled_bank_dir()
     try:
         count, questions = prebuild(banks, out)

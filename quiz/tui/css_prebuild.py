@@ -71,21 +71,12 @@ def prebuild(banks: Path, out: Path) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """The command line (see the module docstring)."""
-    import argparse
+    from quiz.bank.prebuild import prebuild_arguments
+    from quiz.paths import bundled_bank_dir
 
-    from quiz.paths import bundled_bank_dir, prebuild_out
-
-    parser = argparse.ArgumentParser(
-        prog="python -m quiz.tui.css_prebuild",
-        description="Write Textual's parsed CSS of the start screen, for a first start.")
-    parser.add_argument("--out", type=Path,
-                        help="the folder to write (default: build/bundled-cache in this "
-                        "source checkout, where quiz finds it)")
-    ns = parser.parse_args(argv)
-    try:
-        out = prebuild_out(ns.out)
-    except ValueError as exc:
-        parser.error(str(exc))
+    _, out = prebuild_arguments(
+        "python -m quiz.tui.css_prebuild",
+        "Write Textual's parsed CSS of the start screen, for a first start.", argv)
     try:
         count = prebuild(bundled_bank_dir(), out)
     except (RuntimeError, OSError) as exc:
