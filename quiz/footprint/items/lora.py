@@ -493,19 +493,24 @@ def _split_text(t: TrainingSpec, r: ResolvedModel, stage: int) -> str:
     return (" " + " ".join(parts) + ", largest shard") if parts else ""
 
 
+def _weight_bytes_text(t: TrainingSpec, r: ResolvedModel) -> str:
+    """``2 bytes (BF16)`` and the split of the weights' shard, for a count of values stored in
+    the weight dtype."""
+    wd = weight_dtype(t)
+    return f"{_BYTES[wd]} bytes ({wd.upper()}){_split_text(t, r, 3)}"
+
+
 def _lora_base_text(t: TrainingSpec, r: ResolvedModel) -> str:
     """LoRA's frozen base: every parameter in the weight dtype."""
-    wd = weight_dtype(t)
-    return (f"frozen base: {count_noun(r.params, 'param')} × {_BYTES[wd]} bytes "
-            f"({wd.upper()}){_split_text(t, r, 3)}; no gradients or optimizer states")
+    return (f"frozen base: {count_noun(r.params, 'param')} × {_weight_bytes_text(t, r)}; "
+            "no gradients or optimizer states")
 
 
 def _qlora_base_text(t: TrainingSpec, r: ResolvedModel, base: Nf4Base) -> str:
     """QLoRA's frozen base: the linear layers' NF4 values and the parameters kept 16-bit."""
-    wd = weight_dtype(t)
     return (f"frozen base: {count_noun(base.values, 'weight')} of the linear layers in "
             f"NF4 × ½ byte + {count_noun(base.kept, 'param')} (embeddings, LM head, norms) × "
-            f"{_BYTES[wd]} bytes ({wd.upper()}){_split_text(t, r, 3)}")
+            f"{_weight_bytes_text(t, r)}")
 
 
 def _nf4_constants_text(t: TrainingSpec, r: ResolvedModel, base: Nf4Base) -> str:
@@ -524,9 +529,8 @@ def _nf4_constants_text(t: TrainingSpec, r: ResolvedModel, base: Nf4Base) -> str
 
 def _adapter_weights_text(t: TrainingSpec, r: ResolvedModel, n: int) -> str:
     """The adapters' weights: their shapes × the weight dtype's bytes."""
-    wd = weight_dtype(t)
-    return (f"{count_noun(n, 'adapter param')} = {adapter_shapes_text(t, r)} × {_BYTES[wd]} "
-            f"bytes ({wd.upper()}){_split_text(t, r, 3)}")
+    return (f"{count_noun(n, 'adapter param')} = {adapter_shapes_text(t, r)} × "
+            f"{_weight_bytes_text(t, r)}")
 
 
 def _adapter_gradients_text(t: TrainingSpec, r: ResolvedModel, n: int) -> str:
